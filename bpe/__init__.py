@@ -1,0 +1,18 @@
+"""bpe: exact, fast byte-pair encoding tokenizers, after minbpe's API and tiktoken's manners.
+
+>>> from bpe import RegexTokenizer
+>>> tok = RegexTokenizer().train("aaabdaaabac", 256 + 3)
+>>> tok.encode("aaabdaaabac")
+[258, 100, 258, 97, 99]
+"""
+from .base import Tokenizer, render_token
+from .basic import BasicTokenizer
+from .gpt4 import GPT4Tokenizer
+from .regex import PATTERNS, RegexTokenizer, compile_pattern
+from .train import MergeProgress
+from .model import load
+
+__all__ = [
+    "Tokenizer", "BasicTokenizer", "RegexTokenizer", "GPT4Tokenizer", "MergeProgress",
+    "PATTERNS", "compile_pattern", "render_token", "load",
+]

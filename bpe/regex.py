@@ -1,0 +1,98 @@
+"""Split patterns (the presets) and RegexTokenizer.
+
+A split pattern cuts text into chunks before BPE runs, so no token ever spans two
+chunks: letters, digits, punctuation and whitespace stay apart. The presets are the
+patterns tiktoken uses today (with the possessive quantifiers and `\\s++$` that
+older copies lack). This file does not train; see train.py.
+"""
+import regex
+
+from .base import Tokenizer
+
+GPT2_SPLIT_PATTERN = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+)
+GPT4_SPLIT_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+GPT4O_SPLIT_PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
+PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN}
+
+
+def compile_pattern(pattern):
+    """A preset name or a regex string -> (pattern string, compiled regex).
+
+    >>> compile_pattern("gpt2")[1].findall("Hello world!!")
+    ['Hello', ' world', '!!']
+    """
+    if pattern is None:
+        pattern = "gpt4"
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str (a regex or one of {sorted(PATTERNS)}), "
+                        f"not {type(pattern).__name__}")
+    pattern = PATTERNS.get(pattern, pattern)
+    if not pattern:
+        raise ValueError(f"the split pattern is empty; give a regex or one of {sorted(PATTERNS)}"
+                         ", or use BasicTokenizer for no split at all")
+    try:
+        compiled = regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError) as e:
+        raise ValueError(f"invalid split pattern {pattern[:80]!r}: {e}. Fix the regex or "
+                         f"use a preset: {', '.join(sorted(PATTERNS))}") from None
+    return pattern, compiled
+
+
+class RegexTokenizer(Tokenizer):
+    """BPE over bytes, within the chunks of a split pattern (GPT-4's by default)."""
+
+    def __init__(self, pattern=None):
+        """pattern: None (GPT-4's), a preset name ("gpt2", "gpt4", "gpt4o") or a regex."""
+        super().__init__()
+        self._set_pattern(pattern)
+
+    def _set_pattern(self, pattern):
+        self.pattern, self.compiled_pattern = compile_pattern(pattern)
+        # the presets match every character; a custom pattern may skip some, and
+        # findall would silently drop them, so those are checked on every split
+        self._covers_all = self.pattern in PATTERNS.values()
+
+    def _check_pattern(self, pattern, where):
+        try:
+            compile_pattern(pattern)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+
+    def _split(self, text):
+        chunks = self.compiled_pattern.findall(text)
+        if not self._covers_all and sum(map(len, chunks)) != len(text):
+            _raise_uncovered(self.compiled_pattern, text)
+        return chunks
+
+    def _encode_chunk(self, text_bytes):
+        return _merge_by_pairs(text_bytes, self.merges)
+
+
+def _raise_uncovered(compiled, text):
+    pos, end = 0, len(text)
+    for m in compiled.finditer(text):
+        if m.start() != pos:
+            end = m.start()
+            break
+        pos = m.end()
+    raise ValueError(f"the split pattern skips {text[pos:min(end, pos + 20)]!r} at character "
+                     f"{pos}, so that text would be lost; add an alternative that matches it "
+                     r"(ending the pattern with |\s+|. catches everything)")
+
+
+def _merge_by_pairs(text_bytes, merges):
+    from .encode import apply_merges
+    return apply_merges(list(text_bytes), lambda a, b: merges.get((a, b)))

@@ -1,0 +1,85 @@
+"""The fast trainer makes the textbook loop's merges, counts and tie-breaks, exactly."""
+import random
+
+import pytest
+
+from bpe import BasicTokenizer, RegexTokenizer
+from bpe.regex import GPT4_SPLIT_PATTERN, PATTERNS
+from reference import textbook_train
+
+UNICODE_TEXT = (
+    "Ｕｎｉｃｏｄｅ! 🅤🅝🅘🅒🅞🅓🅔‽ 🇺🇳🇮🇨🇴🇩🇪! a12a12a12a12a1212😄 안녕하세요 👋 (hello in Korean!) "
+    "Ünïcödé çàñ ßë tricky: 👩🏽‍💻👨‍👩‍👧 café naïve Ελληνικά русский 日本語のテキスト "
+) * 6
+
+
+def assert_same(tok, text, vocab_size, pattern=None, min_frequency=1):
+    tok.train(text, vocab_size, min_frequency=min_frequency)
+    merges, counts = textbook_train(text, vocab_size, pattern, min_frequency)
+    assert list(tok.merges.items()) == list(merges.items())
+    assert tok.merge_counts == counts
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_small_alphabets(seed):
+    # two or three letters make ties on nearly every merge
+    rng = random.Random(seed)
+    text = "".join(rng.choice("ab" if seed % 2 else "ab c") for _ in range(rng.randint(0, 300)))
+    vocab_size = 256 + rng.randint(0, 60)
+    assert_same(BasicTokenizer(), text, vocab_size)
+    assert_same(RegexTokenizer(), text, vocab_size, GPT4_SPLIT_PATTERN)
+
+
+def test_taylorswift_regex(taylorswift):
+    # the whole corpus, full split; the reference loop makes this the slowest test
+    assert_same(RegexTokenizer(), taylorswift, 256 + 48, GPT4_SPLIT_PATTERN)
+
+
+def test_taylorswift_basic(taylorswift):
+    assert_same(BasicTokenizer(), taylorswift[:20000], 256 + 64)
+
+
+def test_shakespeare_gpt2_pattern(shakespeare):
+    assert_same(RegexTokenizer("gpt2"), shakespeare[:60000], 256 + 64, PATTERNS["gpt2"])
+
+
+def test_unicode_heavy():
+    assert_same(RegexTokenizer(), UNICODE_TEXT, 256 + 80, GPT4_SPLIT_PATTERN)
+    assert_same(BasicTokenizer(), UNICODE_TEXT, 256 + 80)
+
+
+def test_min_frequency_stops_early(taylorswift):
+    tok = RegexTokenizer().train(taylorswift[:5000], 2000, min_frequency=3)
+    merges, counts = textbook_train(taylorswift[:5000], 2000, GPT4_SPLIT_PATTERN, 3)
+    assert tok.merges == merges and tok.merge_counts == counts
+    assert tok.stop_reason == "min_frequency" and min(counts.values()) >= 3
+
+
+def test_stops_when_pairs_run_out():
+    tok = BasicTokenizer().train("abcd", 10_000)
+    assert len(tok.merges) == 3 and tok.stop_reason == "no_pairs"
+    assert tok.encode("abcd") == [258]
+
+
+def test_ties_are_common_on_a_real_corpus(taylorswift):
+    # the issue quotes 67 ties among the first 256 merges: the tie rule really matters
+    tok = RegexTokenizer().train(taylorswift, 512)
+    counts = list(tok.merge_counts.values())
+    ties = sum(1 for a, b in zip(counts, counts[1:]) if a == b)
+    assert ties >= 60
+
+
+def test_progress_callback_reports_every_merge():
+    seen = []
+    tok = RegexTokenizer().train("hello hello hello world world", 256 + 5, progress=seen.append)
+    assert [p.done for p in seen] == list(range(1, len(tok.merges) + 1))
+    last = seen[-1]
+    assert last.total == 5 and last.idx == 255 + len(seen)
+    assert tok.vocab[last.idx] == last.token and tok.merge_counts[last.idx] == last.count
+    assert last.merges_per_s > 0 and last.pair in tok.merges
+
+
+def test_verbose_prints_through_progress(capsys):
+    RegexTokenizer().train("hello hello", 258, verbose=True)
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[0].startswith("merge 1/2:")
