@@ -127,13 +127,17 @@ class Tokenizer:
         if verbose:
             progress = _chain(progress, _print_progress)
         words = [(chunk.encode("utf-8"), freq)
-                 for chunk, freq in Counter(self._split(text)).items()]
+                 for chunk, freq in self._count_chunks(text).items()]
         result = train_merges(words, vocab_size, min_frequency, progress)
         self.merges = result.merges
         self.merge_counts = result.merge_counts
         self.stop_reason = result.stop_reason
         self._reset()
         return self
+
+    def _count_chunks(self, text):
+        """Counter of the text's chunks, in order of first occurrence."""
+        return Counter(self._split(text))
 
     # ----------------------------------------------------------------- encode
     def _split(self, text):

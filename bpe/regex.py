@@ -8,6 +8,7 @@ older copies lack). This file does not train; see train.py.
 import regex
 
 from .base import Tokenizer
+from .count import count_chunks
 
 GPT2_SPLIT_PATTERN = (
     r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -61,9 +62,10 @@ class RegexTokenizer(Tokenizer):
 
     def _set_pattern(self, pattern):
         self.pattern, self.compiled_pattern = compile_pattern(pattern)
-        # the presets match every character; a custom pattern may skip some, and
-        # findall would silently drop them, so those are checked on every split
-        self._covers_all = self.pattern in PATTERNS.values()
+        # the presets match every character and look neither behind nor far ahead; a
+        # custom pattern may skip characters (findall would silently drop them, so its
+        # splits are checked) and is split whole, not piece by piece
+        self._is_preset = self.pattern in PATTERNS.values()
 
     def _check_pattern(self, pattern, where):
         try:
@@ -73,9 +75,14 @@ class RegexTokenizer(Tokenizer):
 
     def _split(self, text):
         chunks = self.compiled_pattern.findall(text)
-        if not self._covers_all and sum(map(len, chunks)) != len(text):
+        if not self._is_preset and sum(map(len, chunks)) != len(text):
             _raise_uncovered(self.compiled_pattern, text)
         return chunks
+
+    def _count_chunks(self, text):
+        if self._is_preset:
+            return count_chunks(self._split, text)
+        return super()._count_chunks(text)
 
     def _encode_chunk(self, text_bytes):
         return _merge_by_pairs(text_bytes, self.merges)
