@@ -8,7 +8,7 @@ older copies lack). This file does not train; see train.py.
 import regex
 
 from .base import Tokenizer
-from .count import count_chunks
+from .count import auto_workers, count_chunks
 
 GPT2_SPLIT_PATTERN = (
     r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -81,7 +81,7 @@ class RegexTokenizer(Tokenizer):
 
     def _count_chunks(self, text):
         if self._is_preset:
-            return count_chunks(self._split, text)
+            return count_chunks(self._split, text, workers=auto_workers(text))
         return super()._count_chunks(text)
 
     def _encode_chunk(self, text_bytes):

@@ -2,7 +2,7 @@
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe import RegexTokenizer
 from bpe.count import count_chunks
@@ -42,3 +42,35 @@ def test_training_uses_it(taylorswift, monkeypatch):
     monkeypatch.setattr("bpe.count.PIECE_CHARS", 997)
     small = RegexTokenizer().train(taylorswift, 400)
     assert small.merges == tok.merges and small.merge_counts == tok.merge_counts
+
+
+@pytest.fixture
+def small_overlap(monkeypatch):
+    monkeypatch.setattr("bpe.count.OVERLAP", 200)
+
+
+@pytest.mark.parametrize("pattern", PRESETS)
+@pytest.mark.parametrize("workers", [2, 3])
+def test_parallel_equals_whole(pattern, workers, small_overlap, taylorswift, shakespeare):
+    tok = RegexTokenizer(pattern)
+    for text in (taylorswift, shakespeare[:300_000]):
+        whole = Counter(tok._split(text))
+        parallel = count_chunks(tok._split, text, 5000, workers=workers)
+        assert list(parallel.items()) == list(whole.items())
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # a constant patch
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab Z9's.!\n\r\t  é😉")), max_size=60),
+                min_size=40, max_size=80))
+def test_parallel_random_text(small_overlap, parts):
+    text = "".join(parts) * 3  # long enough for segments longer than the overlap
+    tok = RegexTokenizer()
+    assert list(count_chunks(tok._split, text, 50, workers=2).items()) == \
+        list(Counter(tok._split(text)).items())
+
+
+def test_parallel_falls_back_inside_one_huge_chunk(small_overlap):
+    tok = RegexTokenizer()
+    text = "a" * 5000 + " b" * 100
+    assert count_chunks(tok._split, text, 300, workers=2) == Counter(tok._split(text))
