@@ -20,6 +20,7 @@ import time
 from array import array
 from collections import defaultdict
 from functools import partial
+from itertools import chain, repeat
 from heapq import heapify, heappop, heappush
 from typing import Callable, NamedTuple, Optional
 
@@ -57,30 +58,27 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     """
     total = vocab_size - 256
     # --- lay the words out end to end; one-byte words hold no pair and are skipped
+    words = [(word, freq) for word, freq in words if len(word) >= 2]
+    layout = b"".join(word for word, _ in words)
+    n = len(layout)
     # lists are faster to index; arrays are 9x smaller, which matters past a few MB
-    size = sum(len(word) for word, _ in words)
-    new_array = list if size < LIST_LIMIT else partial(array, "l")
-    tok = new_array()  # token id starting at each position, -1 once absorbed into a merge
-    nxt = new_array()  # next token's position in the same word, -1 at the word's end
-    prv = new_array()  # previous token's position in the same word, -1 at its start
-    wt = new_array()   # freq of the word a position belongs to
+    new_array = list if n < LIST_LIMIT else partial(array, "l")
+    tok = new_array(layout)             # token id starting at each position, -1 once absorbed
+    nxt = new_array(range(1, n + 1))    # next token's position in its word, -1 at the end
+    prv = new_array(range(-1, n - 1))   # previous token's position in its word, -1 at the start
+    wt = new_array(chain.from_iterable(repeat(freq, len(word)) for word, freq in words))
     stats = defaultdict(int)   # (int, int) -> weighted count, always exact
     where = defaultdict(list)  # (int, int) -> positions where the pair starts, ascending;
     # subtle: entries go stale when a neighbour merges and are skipped when read. A pair
     # gains positions only in the step that creates its newer id, in ascending order,
     # so each list stays sorted and its first valid entry is the pair's first occurrence.
+    end = 0
     for word, freq in words:
-        n = len(word)
-        if n < 2:
-            continue
-        base = len(tok)
-        tok.extend(word)
-        wt.extend([freq] * n)
-        nxt.extend(range(base + 1, base + n))
-        nxt.append(-1)
-        prv.append(-1)
-        prv.extend(range(base, base + n - 1))
-        for pos, pair in enumerate(zip(word, word[1:]), base):
+        start, end = end, end + len(word)
+        nxt[end - 1] = -1
+        if end < n:
+            prv[end] = -1
+        for pos, pair in enumerate(zip(word, word[1:]), start):
             stats[pair] += freq
             where[pair].append(pos)
     heap = [(-count, where[pair][0], pair) for pair, count in stats.items()]
