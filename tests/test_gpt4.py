@@ -83,3 +83,17 @@ def trained(taylorswift):
 def test_property_round_trip(gpt4, trained, text):
     for tok in trained + [gpt4]:
         assert tok.decode(tok.encode_ordinary(text)) == text
+
+
+def test_every_code_point_falls_in_tiktokens_character_class(gpt4, cl100k):
+    # Each code point c is followed by "'LLe": whether c joins the apostrophe or stands
+    # alone shows whether the split pattern took c for a letter, number, space or other.
+    # The regex module's Unicode tables must be the version tiktoken's are (16.0).
+    code_points = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+    for start in range(0, len(code_points), 0x10000):
+        text = "".join(c + "'LLe\n" for c in code_points[start:start + 0x10000])
+        if gpt4.encode_ordinary(text) != cl100k.encode_ordinary(text):
+            bad = [c for c in code_points[start:start + 0x10000]
+                   if gpt4.encode_ordinary(c + "'LLe") != cl100k.encode_ordinary(c + "'LLe")]
+            raise AssertionError(f"{len(bad)} code points split unlike tiktoken, first "
+                                 f"U+{ord(bad[0]):04X}; is regex newer than Unicode 16?")
