@@ -1,0 +1,95 @@
+"""Replaying a tokenizer's merges: the text as it stands after only the first k merges,
+and how many tokens it takes for every k, all from one ordinary encode.
+
+Why one encode is enough: encoding applies merges lowest id first, and a pair that
+contains a token made by merge r can only merge into a later token, so the ids applied
+never decrease. Stopping after the first k merges therefore leaves exactly the final
+tokens taken apart, each down to its pieces with ids below 256 + k. Counting, for every
+merge, how often it was applied (the internal nodes of each final token's merge tree)
+gives the token count for every k at once.
+
+Works for any Tokenizer with merges, GPT-4's included (its merges are recovered from the
+ranks on first use). Special tokens are not replayed: give it ordinary text.
+It does not render anything; viz/ and the pages do.
+"""
+from collections import Counter
+from itertools import accumulate
+
+
+def merge_parents(tok):
+    """idx -> (p0, p1): the pair each merged token was made from.
+
+    >>> from bpe import BasicTokenizer
+    >>> merge_parents(BasicTokenizer().train("aaabdaaabac", 259))
+    {256: (97, 97), 257: (256, 97), 258: (257, 98)}
+    """
+    return {idx: pair for pair, idx in tok.merges.items()}
+
+
+def split_below(ids, parents, limit):
+    """Take each token apart until every piece has an id below limit (or is a byte).
+
+    >>> split_below([258, 100], {256: (97, 97), 257: (256, 97), 258: (257, 98)}, 257)
+    [256, 97, 98, 100]
+    """
+    out = []
+    for idx in ids:
+        stack = [idx]
+        while stack:
+            top = stack.pop()
+            pair = parents.get(top) if top >= limit else None
+            if pair is None:
+                out.append(top)
+            else:
+                stack.append(pair[1])  # subtle: right first, so the left pops first
+                stack.append(pair[0])
+    return out
+
+
+def encode_with_first_merges(tok, text, k, parents=None):
+    """The ids of text encoded with only the first k merges (k=0: the raw bytes).
+
+    >>> from bpe import BasicTokenizer
+    >>> tok = BasicTokenizer().train("aaabdaaabac", 259)
+    >>> encode_with_first_merges(tok, "aaabdaaabac", 1)
+    [256, 97, 98, 100, 256, 97, 98, 97, 99]
+    """
+    parents = merge_parents(tok) if parents is None else parents
+    return split_below(tok.encode_ordinary(text), parents, 256 + k)
+
+
+def merge_applications(ids, parents):
+    """Counter idx -> how many times merge idx was applied to produce ids.
+
+    >>> merge_applications([258, 100, 258], {256: (97, 97), 257: (256, 97), 258: (257, 98)})
+    Counter({258: 2, 257: 2, 256: 2})
+    """
+    need = Counter(idx for idx in ids if idx in parents)
+    applied = Counter()
+    # subtle: a token's parts have smaller ids, so visiting ids from the largest down
+    # hands each token's count to its parts before the parts themselves are visited
+    for idx in range(max(need, default=0), 255, -1):
+        times = need.get(idx)
+        if times:
+            applied[idx] = times
+            p0, p1 = parents[idx]
+            need[p0] += times
+            need[p1] += times
+    return applied
+
+
+def token_counts_by_merge(tok, text):
+    """counts[k] = how many tokens text takes with only the first k merges, for k from 0
+    (the UTF-8 bytes) to len(tok.merges) (the tokenizer as it is).
+
+    >>> from bpe import BasicTokenizer
+    >>> tok = BasicTokenizer().train("aaabdaaabac", 259)
+    >>> token_counts_by_merge(tok, "aaabdaaabac")
+    [11, 9, 7, 5]
+    """
+    parents = merge_parents(tok)
+    ids = tok.encode_ordinary(text)
+    applied = merge_applications(ids, parents)
+    per_merge = [applied.get(256 + i, 0) for i in range(len(parents))]
+    n_bytes = len(tok.decode_bytes(ids))  # after lone surrogates became U+FFFD
+    return [n_bytes - done for done in accumulate(per_merge, initial=0)]
