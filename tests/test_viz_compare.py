@@ -1,0 +1,139 @@
+"""viz.compare: byte-position alignment, shared boundaries, category crossings, domain table."""
+import re
+
+import pandas as pd
+import pytest
+
+from bpe import BasicTokenizer, RegexTokenizer
+from viz.compare import (BETTER, SAME_COLORS, WORSE, boundary_stats, char_category, compare,
+                         cross_category_count, diff_colors, differing_spans, domain_frame,
+                         domain_marks, domain_styler, token_boundaries)
+from viz.samples import SAMPLES
+from viz.tokens import PALETTE, token_spans
+
+TEXT = "The year 2026 had 365 days; 🫠 melted. 안녕!"
+
+
+@pytest.fixture(scope="module")
+def basic():
+    """A Basic tokenizer whose merges cross word and digit boundaries ("r 2", "d 3")."""
+    return BasicTokenizer().train("year 2026 had 365 days " * 50, 256 + 40)
+
+
+@pytest.fixture(scope="module")
+def regex():
+    return RegexTokenizer().train("year 2026 had 365 days " * 50, 256 + 40)
+
+
+def test_boundaries_are_the_token_starts_after_the_first(gpt4):
+    ids = gpt4.encode("hello world!")
+    assert token_boundaries(gpt4, ids) == [5, 11]  # "hello" | " world" | "!"
+
+
+def test_boundary_stats_share_over_union():
+    assert boundary_stats([1, 2, 3], [1, 2, 3])["shared_pct"] == 100.0
+    assert boundary_stats([1, 2], [3, 4]) == {"shared": 0, "union": 4, "shared_pct": 0.0}
+    assert boundary_stats([], [])["shared_pct"] == 100.0  # one token each: nothing differs
+
+
+def test_a_tokenizer_agrees_with_itself(gpt4):
+    result = compare(gpt4, gpt4, TEXT)
+    assert result.stats["shared_pct"] == 100.0
+    assert result.differ_a == set() and result.differ_b == set()
+    assert result.stats["tokens_a"] == result.stats["tokens_b"] == len(gpt4.encode(TEXT))
+
+
+def test_bytes_against_gpt4_share_every_gpt4_boundary(gpt4):
+    raw = BasicTokenizer()  # no merges: one token per byte, a cut everywhere
+    result = compare(gpt4, raw, TEXT)
+    n_bytes = len(TEXT.encode())
+    gpt4_cuts = len(gpt4.encode(TEXT)) - 1
+    assert result.stats["tokens_b"] == n_bytes
+    assert result.stats["shared"] == gpt4_cuts
+    assert result.stats["shared_pct"] == pytest.approx(100 * gpt4_cuts / (n_bytes - 1))
+    # a GPT-4 span differs exactly when it is more than one byte long
+    assert result.differ_a == {i for i, s in enumerate(result.spans_a)
+                               if s.byte_end - s.byte_start > 1}
+
+
+def test_same_outline_but_different_cuts_inside_is_marked(gpt4):
+    text = "🫠"  # GPT-4 spends more than one token on it; raw bytes spend four
+    raw = BasicTokenizer()
+    result = compare(gpt4, raw, text)
+    assert len(result.spans_a) == len(result.spans_b) == 1  # both draw one character
+    assert result.differ_a == {0} and result.differ_b == {0}
+
+
+def test_differing_spans_against_explicit_boundaries():
+    spans = token_spans(BasicTokenizer(), list(b"abcd"))  # a | b | c | d
+    # the other side cuts "ab" | "cd": every span differs from it
+    assert differing_spans(spans, [0, 2, 4]) == {0, 1, 2, 3}
+    # the other side cuts "a" | "bc" | "d": the middle two differ
+    assert differing_spans(spans, [0, 1, 3, 4]) == {1, 2}
+
+
+def test_categories_follow_the_split_pattern_classes():
+    assert [char_category(c) for c in "aé한1٣ \t\n,$😉\u200d"] == (
+        ["letter"] * 3 + ["digit"] * 2 + ["space"] * 3 + ["punctuation"] * 4)
+
+
+def test_basic_crosses_categories_regex_does_not(basic, regex):
+    text = "year 2026 had 365 days"
+    assert cross_category_count(basic, basic.encode(text)) > 0
+    assert cross_category_count(regex, regex.encode(text)) == 0
+    result = compare(regex, basic, text)
+    assert result.stats["cross_a"] == 0 and result.stats["cross_b"] > 0
+
+
+def test_a_leading_space_does_not_count_as_crossing(gpt4):
+    ids = gpt4.encode(" hello world")
+    assert cross_category_count(gpt4, ids) == 0
+    raw = BasicTokenizer()
+    assert cross_category_count(raw, raw.encode("a1 b,")) == 0  # single bytes never cross
+
+
+def test_special_token_text_is_compared_as_plain_text(gpt4, regex):
+    result = compare(gpt4, regex, "end <|endoftext|> here")
+    assert 100257 not in result.ids_a
+    assert gpt4.decode(result.ids_a) == "end <|endoftext|> here"
+
+
+def test_diff_colors_grey_where_agreeing_and_neighbours_differ(gpt4, basic):
+    result = compare(gpt4, basic, TEXT * 3)
+    colors = diff_colors(result.spans_a, result.differ_a)
+    assert all(a != b for a, b in zip(colors, colors[1:]))
+    for i, color in enumerate(colors):
+        assert (color in PALETTE) == (i in result.differ_a)
+        assert (color in SAME_COLORS) == (i not in result.differ_a)
+
+
+def test_domain_frame_is_bytes_per_token(gpt4):
+    raw = BasicTokenizer()
+    frame = domain_frame({"GPT-4": gpt4, "bytes": raw})
+    assert list(frame.columns) == ["GPT-4", "bytes"]
+    assert list(frame.index) == ["prose", "code", "numbers", "Korean", "emoji", "whitespace"]
+    assert (frame["bytes"] == 1.0).all()  # no merges: one byte per token
+    prose = SAMPLES["English prose"]
+    assert frame.at["prose", "GPT-4"] == len(prose.encode()) / len(gpt4.encode(prose))
+
+
+def test_domain_marks_say_better_or_worse():
+    frame = pd.DataFrame({"GPT-4": [2.0, 2.0, 2.0], "mine": [3.0, 1.0, 2.0]},
+                         index=["prose", "code", "numbers"])
+    shown = domain_marks(frame, "GPT-4")
+    assert list(shown["GPT-4"]) == ["2.00", "2.00", "2.00"]
+    assert list(shown["mine"]) == ["3.00 ▲ +50%", "1.00 ▼ -50%", "2.00 = +0%"]
+    with pytest.raises(ValueError, match="pick one of"):
+        domain_marks(frame, "GPT-5")
+
+
+def test_domain_styler_colors_cells_against_the_reference():
+    frame = pd.DataFrame({"GPT-4": [2.0, 2.0], "mine": [3.0, 1.0]}, index=["prose", "code"])
+    html_text = domain_styler(frame, "GPT-4").to_html()
+    # each CSS rule lists the cells (by row/col id) that get its declarations
+    rules = dict((decl.strip(), sel) for sel, decl in re.findall(r"([^{}]+)\{([^}]*)\}", html_text))
+    better = next(sel for decl, sel in rules.items() if BETTER in decl)
+    worse = next(sel for decl, sel in rules.items() if WORSE in decl)
+    assert "row0_col1" in better and "row1_col1" not in better
+    assert "row1_col1" in worse and "row0_col1" not in worse
+    assert "col0" not in better + worse  # the reference itself is not colored

@@ -1,0 +1,221 @@
+"""Two tokenizations of one text, aligned by byte position, and what differs between them.
+
+Boundaries are byte offsets, so tokenizers that split a character differently (or put
+the split inside a character) are still compared exactly. This module computes the
+alignment, the page's numbers (% of boundaries shared, tokens crossing a character
+category) and the table of bytes per token on the sample domains. It draws nothing and
+imports no streamlit: pages color the spans with viz.tokens.tokens_html.
+"""
+import unicodedata
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .samples import SAMPLES
+from .tokens import PALETTE, token_spans
+
+SAME_COLORS = ("#eceff3", "#dde1e7")  # two greys, so neighbouring agreed tokens still differ
+BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
+DOMAINS = {  # the table's rows: a short domain name -> the sample it is measured on
+    "prose": "English prose",
+    "code": "Python code",
+    "numbers": "Numbers and dates",
+    "Korean": "Korean",
+    "emoji": "Emoji",
+    "whitespace": "Whitespace",
+}
+LETTER, DIGIT, PUNCT, SPACE = "letter", "digit", "punctuation", "space"
+
+
+def token_boundaries(tok, ids):
+    """The byte offsets where a token starts, after the first: the interior boundaries.
+
+    >>> from bpe import BasicTokenizer
+    >>> token_boundaries(BasicTokenizer(), [104, 105, 33])
+    [1, 2]
+    """
+    return tok.token_byte_offsets(ids)[1:]
+
+
+def boundary_stats(boundaries_a, boundaries_b):
+    """How many interior boundaries the two tokenizations share.
+
+    shared_pct = shared / (boundaries in either) * 100: 100 when both cut the text at
+    exactly the same places, 0 when no cut agrees; 100 when neither cuts at all.
+
+    >>> boundary_stats([1, 3, 5], [3, 5, 6])
+    {'shared': 2, 'union': 4, 'shared_pct': 50.0}
+    """
+    a, b = set(boundaries_a), set(boundaries_b)
+    shared, union = len(a & b), len(a | b)
+    return {"shared": shared, "union": union,
+            "shared_pct": 100.0 * shared / union if union else 100.0}
+
+
+def differing_spans(spans, other_boundaries):
+    """Indices of spans whose cuts the other tokenization does not make exactly.
+
+    A span agrees when the other tokenization has a boundary at its start and its end
+    and, in between, exactly the token boundaries the span has inside it (the same
+    tokens). other_boundaries: every boundary of the other side, 0 and the end included.
+    """
+    other = sorted(set(other_boundaries))
+    differ = set()
+    for i, span in enumerate(spans):
+        own = [span.byte_start]
+        for token in span.token_bytes:
+            own.append(own[-1] + len(token))
+        inside = other[bisect_left(other, span.byte_start):bisect_right(other, span.byte_end)]
+        if inside != own:
+            differ.add(i)
+    return differ
+
+
+def diff_colors(spans, differ):
+    """A background per span: the palette (by position) where the sides differ, two
+    alternating greys where they agree, so the eye goes to the differences."""
+    colors = []
+    for i in range(len(spans)):
+        colors.append(PALETTE[i % len(PALETTE)] if i in differ else SAME_COLORS[i % 2])
+    return colors
+
+
+def char_category(ch):
+    """The class a split pattern keeps apart: letter, digit, space or punctuation
+    (everything else: punctuation, symbols, emoji, marks, controls), as GPT-4's pattern
+    uses \\p{L}, \\p{N}, \\s and the rest.
+
+    >>> [char_category(c) for c in "a1 ,😉"]
+    ['letter', 'digit', 'space', 'punctuation', 'punctuation']
+    """
+    if ch.isspace():
+        return SPACE
+    major = unicodedata.category(ch)[0]
+    if major == "L":
+        return LETTER
+    if major == "N":
+        return DIGIT
+    return PUNCT
+
+
+def cross_category_count(tok, ids):
+    """How many tokens cover characters of more than one category (see char_category).
+
+    One leading space is not counted: every split pattern keeps " word" together on
+    purpose. A token holding part of a character counts that character's category.
+
+    >>> from bpe import BasicTokenizer
+    >>> tok = BasicTokenizer().train("a1a1a1", 257)  # one merge: "a1"
+    >>> cross_category_count(tok, tok.encode("a1 b"))  # "a1" crosses; " ", "b" do not
+    1
+    """
+    token_bytes = tok.decode_tokens_bytes(ids)
+    text = b"".join(token_bytes).decode("utf-8", errors="replace")
+    # one category code per byte of the text, so a token's bytes index it directly
+    codes = {LETTER: b"L", DIGIT: b"N", SPACE: b"S", PUNCT: b"P"}
+    byte_codes = b"".join(codes[char_category(ch)] * len(ch.encode("utf-8")) for ch in text)
+    count = pos = 0
+    for token in token_bytes:
+        start, end = pos, pos + len(token)
+        pos = end
+        if end - start > 1 and token[0] == 0x20:
+            start += 1  # the word's leading space
+        if len(set(byte_codes[start:end])) > 1:
+            count += 1
+    return count
+
+
+@dataclass
+class Comparison:
+    """The same text tokenized by a and b, aligned."""
+    ids_a: list
+    ids_b: list
+    spans_a: list
+    spans_b: list
+    differ_a: set     # indices into spans_a that b does not cut the same way
+    differ_b: set
+    stats: dict       # tokens_a, tokens_b, shared, union, shared_pct, cross_a, cross_b
+
+
+def compare(tok_a, tok_b, text, allowed_special="none"):
+    """Tokenize text with both tokenizers and align the results by byte position.
+
+    allowed_special is passed to both encodes; "none" (the default) reads special-token
+    text as ordinary text, so a pasted "<|endoftext|>" never raises.
+    """
+    ids_a = tok_a.encode(text, allowed_special=allowed_special)
+    ids_b = tok_b.encode(text, allowed_special=allowed_special)
+    offsets_a, offsets_b = tok_a.token_byte_offsets(ids_a), tok_b.token_byte_offsets(ids_b)
+    end = len(tok_a.decode_bytes(ids_a))
+    if end != len(tok_b.decode_bytes(ids_b)):
+        raise ValueError("the two tokenizers decode the text to different bytes; compare "
+                         "them with allowed_special='none' so both read it as plain text")
+    spans_a, spans_b = token_spans(tok_a, ids_a), token_spans(tok_b, ids_b)
+    stats = {"tokens_a": len(ids_a), "tokens_b": len(ids_b),
+             **boundary_stats(offsets_a[1:], offsets_b[1:]),
+             "cross_a": cross_category_count(tok_a, ids_a),
+             "cross_b": cross_category_count(tok_b, ids_b)}
+    return Comparison(ids_a, ids_b, spans_a, spans_b,
+                      differing_spans(spans_a, offsets_b + [end]),
+                      differing_spans(spans_b, offsets_a + [end]), stats)
+
+
+def bytes_per_token(tok, text):
+    """len(text in UTF-8) / number of tokens; higher means better compression."""
+    ids = tok.encode(text, allowed_special="none")
+    return len(text.encode("utf-8")) / len(ids) if ids else 0.0
+
+
+def domain_frame(tokenizers, samples=None):
+    """Bytes per token of each tokenizer (columns) on each sample domain (rows).
+
+    tokenizers: name -> Tokenizer, in column order. samples: sample name -> text,
+    SAMPLES by default; rows follow DOMAINS.
+    """
+    samples = SAMPLES if samples is None else samples
+    rows = {domain: samples[name] for domain, name in DOMAINS.items() if name in samples}
+    data = {name: [bytes_per_token(tok, text) for text in rows.values()]
+            for name, tok in tokenizers.items()}
+    return pd.DataFrame(data, index=pd.Index(list(rows), name="domain"))
+
+
+def domain_marks(frame, reference):
+    """The frame as text with a marker against the reference column: "4.12 ▲ +8%" when
+    a tokenizer packs more bytes into a token than the reference (better), ▼ when fewer.
+    """
+    if reference not in frame.columns:
+        raise ValueError(f"reference {reference!r} is not a column; pick one of "
+                         f"{list(frame.columns)}")
+    ref = frame[reference]
+    shown = frame.map(lambda v: f"{v:.2f}")
+    for name in frame.columns:
+        if name == reference:
+            continue
+        for domain in frame.index:
+            value, base = frame.at[domain, name], ref[domain]
+            change = (value / base - 1) * 100 if base else 0.0
+            mark = "▲" if change > 0.5 else "▼" if change < -0.5 else "="
+            shown.at[domain, name] = f"{value:.2f} {mark} {change:+.0f}%"
+    return shown
+
+
+def domain_styler(frame, reference):
+    """domain_marks as a pandas Styler: better-than-reference cells green, worse red."""
+    shown = domain_marks(frame, reference)
+    ref = frame[reference]
+
+    def backgrounds(_):
+        css = pd.DataFrame("", index=frame.index, columns=frame.columns)
+        for name in frame.columns:
+            if name == reference:
+                continue
+            for domain in frame.index:
+                ratio = frame.at[domain, name] / ref[domain] if ref[domain] else 1.0
+                if ratio > 1.005:
+                    css.at[domain, name] = f"background-color: {BETTER}; color: #14361d"
+                elif ratio < 0.995:
+                    css.at[domain, name] = f"background-color: {WORSE}; color: #4a1212"
+        return css
+
+    return shown.style.apply(backgrounds, axis=None)
