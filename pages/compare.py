@@ -1,0 +1,157 @@
+"""Compare: one text, two tokenizers, aligned by byte position.
+
+Reads the two pickers and the text, lets viz.compare align the tokenizations, and
+renders both colored views (tokens cut differently in color, agreed ones in grey), the
+numbers, and bytes per token on every sample domain against GPT-4. With only GPT-4 in
+the session it offers to train a small Regex and Basic pair on the shipped Shakespeare
+sample, which is the textbook comparison, in about a second.
+"""
+import streamlit as st
+
+import bpe
+from lab import state
+from viz import compare as cmp
+from viz.samples import DEFAULT_SAMPLE, SAMPLES, sample_corpora
+from viz.tokens import tokens_html, truncated
+
+QUICK_VOCAB = 512  # small enough to train both in about a second, big enough to differ
+
+# widget key -> default; saved across visits to other pages (see _restore)
+DEFAULTS = {"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_markers": False}
+
+
+def _restore():
+    """Streamlit forgets the state of widgets a run does not draw; bring back the values
+    they had when the user left for another page."""
+    saved = st.session_state.setdefault("compare_saved", {})
+    for key, default in DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = saved.get(key, default)
+    for key in ("compare_a", "compare_b"):
+        if key not in st.session_state and key in saved:
+            st.session_state[key] = saved[key]
+
+
+def _save():
+    saved = st.session_state["compare_saved"]
+    for key in (*DEFAULTS, "compare_a", "compare_b"):
+        saved[key] = st.session_state[key]
+
+
+def _train_quick_pair():
+    """Train Regex and Basic on the shipped Shakespeare sample; pick them for A and B."""
+    corpora = sample_corpora()
+    corpus_name = next(name for name in corpora if name.startswith("Shakespeare"))
+    corpus = corpora[corpus_name]()
+    regex_name = state.add_tokenizer(f"Regex {QUICK_VOCAB} (Shakespeare)",
+                                     bpe.RegexTokenizer().train(corpus, QUICK_VOCAB))
+    basic_name = state.add_tokenizer(f"Basic {QUICK_VOCAB} (Shakespeare)",
+                                     bpe.BasicTokenizer().train(corpus, QUICK_VOCAB))
+    st.session_state["compare_a"], st.session_state["compare_b"] = regex_name, basic_name
+
+
+def _load_sample():
+    name = st.session_state["compare_sample"]
+    if name:
+        st.session_state["compare_text"] = SAMPLES[name]
+
+
+def _code(name):
+    """A tokenizer name as inline code, so markdown in a file name stays literal."""
+    return "`" + name.replace("`", "'") + "`"
+
+
+def _empty_state():
+    """Only GPT-4 here: say where a second tokenizer comes from, or make two now."""
+    st.info("Comparing needs a second tokenizer. Train one on the **Train** page or load a "
+            "`.model` file in the sidebar, or train the textbook pair right here: a Regex "
+            "tokenizer (GPT-4's split pattern) and a Basic one (no split), both on the same "
+            f"100 KB of Shakespeare with a vocabulary of {QUICK_VOCAB}.",
+            icon=":material/compare_arrows:")
+    with st.container(horizontal=True):
+        if st.button(f"Train Regex and Basic ({QUICK_VOCAB}) on Shakespeare", type="primary",
+                     icon=":material/bolt:", key="compare_quick_train"):
+            with st.spinner("Training two tokenizers…"):
+                _train_quick_pair()
+            st.rerun()
+        st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
+
+
+def _comparison(names):
+    """The pickers, the text, both aligned views, the numbers and the domain table."""
+    pick_a, pick_b = st.columns(2)
+    with pick_a:
+        name_a, tok_a = state.tokenizer_picker("compare_a", label="Tokenizer A",
+                                               default=state.GPT4_NAME)
+    with pick_b:
+        name_b, tok_b = state.tokenizer_picker("compare_b", label="Tokenizer B", default=names[-1])
+
+    st.session_state["compare_sample"] = next(
+        (s for s, t in SAMPLES.items() if t == st.session_state["compare_text"]), None)
+    st.pills("Samples", list(SAMPLES), key="compare_sample", on_change=_load_sample)
+    text = st.text_area("Text", key="compare_text", height=140,
+                        placeholder="Paste or type text here, then press Ctrl+Enter or click away.")
+    markers = st.toggle("Whitespace markers", key="compare_markers",
+                        help="Space ·, tab →, newline ↵ (then a real line break).")
+    _save()
+
+    if name_a == name_b:
+        st.info("A and B are the same tokenizer, so everything agrees; pick another one for B.")
+    if not text:
+        st.info("Type or paste some text above, or pick a sample, to compare the tokenizations.")
+        return
+    found = sorted({s for t in (tok_a, tok_b) for s in t.special_tokens if s in text})
+    if found:
+        st.caption(f"Special-token text ({', '.join(found)}) is compared as ordinary text.")
+
+    try:
+        result = cmp.compare(tok_a, tok_b, text)
+    except ValueError as e:  # e.g. a custom split pattern that skips characters
+        st.error(str(e))
+        return
+    stats = result.stats
+
+    m1, m2, m3, m4, m5 = st.columns(5)
+    m1.metric("Tokens A", f"{stats['tokens_a']:,}")
+    m2.metric("Tokens B", f"{stats['tokens_b']:,}",
+              delta=f"{stats['tokens_b'] - stats['tokens_a']:+,} vs A", delta_color="inverse")
+    m3.metric("Boundaries shared", f"{stats['shared_pct']:.1f}%",
+              help=f"{stats['shared']:,} of the {stats['union']:,} places where A or B starts a "
+                   "new token (inside the text) are cut by both.")
+    m4.metric("Cross a category (A)", f"{stats['cross_a']:,}",
+              help="Tokens whose characters mix letters, digits, punctuation and whitespace "
+                   "(a word's one leading space does not count). A split pattern prevents them.")
+    m5.metric("Cross a category (B)", f"{stats['cross_b']:,}",
+              help="Tokens whose characters mix letters, digits, punctuation and whitespace "
+                   "(a word's one leading space does not count). A split pattern prevents them.")
+
+    whitespace = "markers" if markers else None
+    for label, name, spans, differ in (("A", name_a, result.spans_a, result.differ_a),
+                                       ("B", name_b, result.spans_b, result.differ_b)):
+        st.markdown(f"**{label}** · {_code(name)} · {len(differ):,} of {len(spans):,} "
+                    "pieces cut differently")
+        note = truncated(spans)
+        if note:
+            st.caption(note)
+        with st.container(border=True):
+            st.html(tokens_html(spans, whitespace=whitespace,
+                                colors=cmp.diff_colors(spans, differ)))
+
+    st.subheader("Bytes per token on each sample")
+    tokenizers = {state.GPT4_NAME: state.gpt4(), name_a: tok_a, name_b: tok_b}
+    frame = cmp.domain_frame(tokenizers)
+    st.dataframe(cmp.domain_styler(frame, state.GPT4_NAME), width="stretch")
+    st.caption("Bytes of UTF-8 per token on each sample text: higher packs more text into each "
+               "token. ▲ green: more than GPT-4; ▼ red: fewer.")
+
+
+_restore()
+st.title("Compare")
+st.caption("The same text through two tokenizers, aligned by byte position. Tokens the two "
+           "cut differently are in color; tokens both cut the same way are grey.")
+
+names = state.tokenizer_names()
+if len(names) < 2:
+    _empty_state()
+else:
+    _comparison(names)
