@@ -1,0 +1,100 @@
+"""The Compare page in AppTest: the empty state and its one-click pair, two tokenizers
+compared on typed text and on a sample, the numbers, the views and the domain table."""
+import re
+
+import pytest
+
+from bpe import BasicTokenizer, RegexTokenizer
+from viz.compare import compare
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
+
+PAGE = "pages/compare.py"
+GPT4_NAME = "GPT-4 (cl100k_base)"
+CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40
+
+
+@pytest.fixture(scope="module")
+def pair():
+    return {"regex": RegexTokenizer().train(CORPUS, 256 + 60),
+            "basic": BasicTokenizer().train(CORPUS, 256 + 60)}
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def views(at):
+    """The ids of the A view and of the B view, read from their data-ids."""
+    bodies = [h.value for h in at.html if 'class="tokens"' in h.value]
+    return [[int(i) for ids in re.findall(r'data-ids="([^"]*)"', body) for i in ids.split()]
+            for body in bodies]
+
+
+def with_pair(open_page, pair):
+    at = open_page(PAGE)
+    at.session_state["lab_tokenizers"] = dict(pair)
+    at.run()
+    return at
+
+
+def test_only_gpt4_shows_the_empty_state(open_page):
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("second tokenizer" in i.value and "Train" in i.value for i in at.info)
+    assert at.button(key="compare_quick_train")
+    assert not at.metric
+
+
+def test_one_click_trains_regex_and_basic_and_compares_them(open_page):
+    at = open_page(PAGE)
+    at.button(key="compare_quick_train").click().run()
+    assert not at.exception
+    a, b = at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value
+    assert a.startswith("Regex 512") and b.startswith("Basic 512")
+    tok_a, tok_b = at.session_state["lab_tokenizers"][a], at.session_state["lab_tokenizers"][b]
+    assert isinstance(tok_a, RegexTokenizer) and type(tok_b) is BasicTokenizer
+    assert len(tok_a.merges) == len(tok_b.merges) == 512 - 256
+    expected = compare(tok_a, tok_b, SAMPLES[DEFAULT_SAMPLE]).stats
+    assert metric(at, "Tokens A") == f"{expected['tokens_a']:,}"
+    assert metric(at, "Tokens B") == f"{expected['tokens_b']:,}"
+    # the regex split keeps categories apart; Basic's merges cross them
+    assert metric(at, "Cross a category (B)") != "0"
+
+
+def test_compare_two_tokenizers_on_typed_text(open_page, pair):
+    at = with_pair(open_page, pair)
+    at.selectbox(key="compare_a").set_value("regex")
+    at.selectbox(key="compare_b").set_value("basic")
+    text = "In 2026 the days had 24 hours; the year had 365 days."
+    at.text_area(key="compare_text").input(text).run()
+    assert not at.exception
+    expected = compare(pair["regex"], pair["basic"], text).stats
+    assert metric(at, "Tokens A") == f"{expected['tokens_a']:,}"
+    assert metric(at, "Tokens B") == f"{expected['tokens_b']:,}"
+    assert metric(at, "Boundaries shared") == f"{expected['shared_pct']:.1f}%"
+    assert metric(at, "Cross a category (A)") == f"{expected['cross_a']:,}"
+    assert metric(at, "Cross a category (B)") == f"{expected['cross_b']:,}"
+    assert expected["cross_a"] == 0 < expected["cross_b"]
+    assert views(at) == [pair["regex"].encode(text), pair["basic"].encode(text)]
+
+
+def test_default_is_gpt4_against_the_latest_and_the_domain_table(open_page, pair, gpt4):
+    at = with_pair(open_page, pair)
+    assert at.selectbox(key="compare_a").value == GPT4_NAME
+    assert at.selectbox(key="compare_b").value == "basic"  # the most recently added
+    at.pills(key="compare_sample").set_value("Python code").run()
+    assert not at.exception
+    code = SAMPLES["Python code"]
+    assert views(at) == [gpt4.encode(code), pair["basic"].encode(code)]
+    table = at.dataframe[0].value
+    assert list(table.columns) == [GPT4_NAME, "basic"]
+    assert "prose" in table.index and "Korean" in table.index
+    assert all("▼" in cell for cell in table["basic"])  # 60 merges lose to GPT-4 everywhere
+
+
+def test_same_tokenizer_twice_says_so(open_page, pair):
+    at = with_pair(open_page, pair)
+    at.selectbox(key="compare_b").set_value(GPT4_NAME).run()
+    assert not at.exception
+    assert any("same tokenizer" in i.value for i in at.info)
+    assert metric(at, "Boundaries shared") == "100.0%"
