@@ -1,0 +1,78 @@
+"""Merge replay, ready to draw: the text's spans after the first k merges, the merge that
+step k applies and where it landed, and the token-count curve thinned for a chart.
+
+The ids come from bpe.replay (one encode, then tokens taken apart); this file adds what a
+page shows about them. Step k applies the merge that made token 255 + k, so step 0 is
+the raw bytes and step len(merges) is the tokenizer as it is. Nothing here imports
+streamlit.
+"""
+from dataclasses import dataclass, field
+from typing import Optional
+
+import pandas as pd
+
+from bpe.replay import split_below
+from viz.tokens import token_spans
+from viz.vocab import visible
+
+CHART_POINTS = 1500  # points of the count curve drawn; GPT-4 has 100,001
+
+
+@dataclass
+class ReplayStep:
+    k: int
+    ids: list                      # the text's ids with only the first k merges
+    spans: list                    # viz.tokens spans of those ids
+    idx: Optional[int] = None      # the token merge k made (None at k=0)
+    pair: Optional[tuple] = None   # the pair it was made from
+    count: Optional[int] = None    # the pair's count when merged, if recorded
+    occurrences: int = 0           # how many times idx stands in ids
+    highlight: set = field(default_factory=set)  # indices of the spans holding idx
+
+
+def replay_step(tok, ids, k, parents):
+    """The text after only the first k merges, from its fully merged ids.
+
+    >>> from bpe import BasicTokenizer
+    >>> from bpe.replay import merge_parents
+    >>> tok = BasicTokenizer().train("aaabdaaabac", 259)
+    >>> step = replay_step(tok, tok.encode("aaabdaaabac"), 2, merge_parents(tok))
+    >>> step.idx, step.pair, step.occurrences, sorted(step.highlight)
+    (257, (256, 97), 2, [0, 3])
+    """
+    n_merges = len(parents)
+    if not 0 <= k <= n_merges:
+        raise ValueError(f"k must be from 0 to {n_merges} (the number of merges), not {k}")
+    step_ids = split_below(ids, parents, 256 + k)
+    step = ReplayStep(k, step_ids, token_spans(tok, step_ids))
+    if k:
+        step.idx = 255 + k
+        step.pair = parents[step.idx]
+        step.count = tok.merge_counts.get(step.idx)
+        step.occurrences = step_ids.count(step.idx)
+        step.highlight = {i for i, span in enumerate(step.spans) if step.idx in span.ids}
+    return step
+
+
+def merge_name(tok, idx, pair):
+    """'[t] + [he] -> [the]': a merge in the visible text of its tokens.
+
+    >>> from bpe import BasicTokenizer
+    >>> merge_name(BasicTokenizer().train("aaabdaaabac", 259), 256, (97, 97))
+    '[a] + [a] -> [aa]'
+    """
+    left, right = (visible(tok.vocab[p]) for p in pair)
+    return f"[{left}] + [{right}] -> [{visible(tok.vocab[idx])}]"
+
+
+def counts_frame(counts, max_points=CHART_POINTS, keep=()):
+    """DataFrame (k, tokens) of counts[k], thinned to about max_points evenly spaced
+    steps; the first and last step and any step in keep are always in it.
+
+    >>> counts_frame([11, 9, 7, 5], max_points=2)["k"].tolist()
+    [0, 3]
+    """
+    last = len(counts) - 1
+    stride = max(1, -(-last // max(1, max_points - 1)))
+    ks = sorted({*range(0, last + 1, stride), last, *(k for k in keep if 0 <= k <= last)})
+    return pd.DataFrame({"k": ks, "tokens": [counts[k] for k in ks]})

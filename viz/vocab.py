@@ -1,0 +1,159 @@
+"""A tokenizer's vocabulary as one table: search, sort, one token's details, and which
+tokens a sample text uses.
+
+`vocab_frame` walks the vocabulary once (100k tokens for GPT-4: a few tenths of a
+second), so the page builds it once per tokenizer and caches it; everything after that
+is vectorized pandas on the frame. Nothing here imports streamlit or renders HTML.
+
+>>> from bpe import BasicTokenizer
+>>> frame = vocab_frame(BasicTokenizer().train("aaabdaaabac", 259))
+>>> [str(v) for v in frame.loc[258, ["token", "pair", "merge", "count"]]]
+['aaab', 'aaa + b', '3', '2']
+"""
+import time
+from collections import Counter
+
+import pandas as pd
+import regex
+
+from bpe import render_token
+
+SORTS = {"id": "id", "length": "length", "merge count": "count"}
+SEARCH_TIMEOUT = 1.0  # seconds a regex search may take over the whole vocabulary
+
+
+def visible(token: bytes) -> str:
+    """A token's text with spaces shown as · and control characters escaped (\\u000a),
+    invalid UTF-8 as U+FFFD: what the tables print, so ' the' and 'the' differ at a glance.
+
+    >>> visible(b" the\\n")
+    '·the\\\\u000a'
+    """
+    return render_token(token).replace(" ", "·")
+
+
+def is_whole_utf8(token: bytes) -> bool:
+    """True if the token's bytes are whole UTF-8 characters (it decodes on its own).
+
+    >>> is_whole_utf8("é".encode()), is_whole_utf8("é".encode()[:1])
+    (True, False)
+    """
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def vocab_frame(tok):
+    """One row per token, indexed by id: id, token (visible), text (decoded, for search),
+    length (bytes), hex, left/right (the pair it was merged from), pair (visible), merge
+    (its step k, from 1), count (pair occurrences when merged; <NA> if not recorded),
+    children (tokens built on it), whole_chars, special."""
+    parents = {idx: pair for pair, idx in tok.merges.items()}
+    specials = set(tok.special_tokens.values())
+    ids = sorted(tok.vocab)
+    rows = {"id": ids, "token": [], "text": [], "length": [], "hex": [], "whole_chars": []}
+    for idx in ids:
+        token = tok.vocab[idx]
+        rows["token"].append(visible(token))
+        rows["text"].append(token.decode("utf-8", errors="replace"))
+        rows["length"].append(len(token))
+        rows["hex"].append(token.hex(" "))
+        rows["whole_chars"].append(is_whole_utf8(token))
+    frame = pd.DataFrame(rows, index=pd.Index(ids, name="idx"))
+    frame["special"] = frame["id"].isin(specials)
+    pairs = pd.DataFrame.from_dict(parents, orient="index", columns=["left", "right"])
+    frame = frame.join(pairs.astype("Int64"))
+    frame["pair"] = (frame["left"].map(frame["token"]) + " + " +
+                     frame["right"].map(frame["token"])).fillna("")
+    frame["merge"] = (frame["id"] - 255).where(frame["left"].notna()).astype("Int64")
+    frame["count"] = pd.Series(tok.merge_counts, dtype="Int64").reindex(frame.index)
+    # a token used as both halves of one pair ("a" + "a") has one child there, not two
+    merged = frame.loc[frame["left"].notna(), ["left", "right"]]
+    children = pd.concat([merged["left"],
+                          merged["right"][merged["right"] != merged["left"]]]).value_counts()
+    frame["children"] = children.reindex(frame.index, fill_value=0).astype(int)
+    return frame[["id", "token", "text", "length", "hex", "left", "right", "pair",
+                  "merge", "count", "children", "whole_chars", "special"]]
+
+
+def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIMEOUT):
+    """The rows whose decoded text contains query ("substring") or matches the regex
+    query anywhere ("regex"). An empty query keeps every row.
+    ValueError for an invalid regex, TimeoutError if the regex takes longer than timeout
+    seconds over the whole vocabulary (catastrophic backtracking).
+
+    >>> from bpe import BasicTokenizer
+    >>> frame = vocab_frame(BasicTokenizer().train("aaabdaaabac", 259))
+    >>> search_tokens(frame, "a{3}", "regex")["id"].tolist()
+    [257, 258]
+    """
+    if not query:
+        return frame
+    if mode == "substring":
+        return frame[frame["text"].str.contains(query, case=case, regex=False)]
+    if mode != "regex":
+        raise ValueError(f"mode must be 'substring' or 'regex', not {mode!r}")
+    try:
+        compiled = regex.compile(query, 0 if case else regex.IGNORECASE)
+    except (regex.error, OverflowError, RecursionError) as e:
+        raise ValueError(f"invalid regex {query[:60]!r}: {e}. Fix it, or switch to "
+                         "substring search to find the text as typed.") from None
+    deadline = time.monotonic() + timeout
+    mask = []
+    for text in frame["text"]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        mask.append(compiled.search(text, timeout=left) is not None)
+    return frame[mask]
+
+
+def sort_tokens(frame, by="id", descending=False):
+    """frame sorted by "id", "length" or "merge count"; tokens without a count go last.
+
+    >>> from bpe import BasicTokenizer
+    >>> frame = vocab_frame(BasicTokenizer().train("aaabdaaabac", 259))
+    >>> sort_tokens(frame, "length", descending=True)["id"].tolist()[:2]
+    [258, 257]
+    """
+    if by not in SORTS:
+        raise ValueError(f"sort by one of {sorted(SORTS)}, not {by!r}")
+    # a stable sort keeps ids ascending among equal keys, so the order is reproducible
+    return frame.sort_values(SORTS[by], ascending=not descending, kind="stable",
+                             na_position="last")
+
+
+def token_detail(frame, idx):
+    """One token's row as a dict of plain values (None where missing) plus "built_on":
+    the rows of the tokens made from it.
+    KeyError with the valid range for an id not in the vocabulary."""
+    if idx not in frame.index:
+        raise KeyError(f"no token with id {idx}: ids run from {frame.index.min()} to "
+                       f"{frame.index.max()}")
+    # plain Python values: None for a missing pair or count, int rather than numpy ints
+    detail = {name: None if pd.isna(value) else
+              value.item() if hasattr(value, "item") else value
+              for name, value in frame.loc[idx].items()}
+    built_on = (frame["left"] == idx) | (frame["right"] == idx)
+    detail["built_on"] = frame[built_on.fillna(False)]
+    return detail
+
+
+def text_usage(tok, frame, text):
+    """Which tokens text uses: (frame of the used tokens with a "uses" column, most used
+    first; the number of ordinary tokens the text never touches).
+
+    >>> from bpe import BasicTokenizer
+    >>> tok = BasicTokenizer().train("aaabdaaabac", 259)
+    >>> used, untouched = text_usage(tok, vocab_frame(tok), "aaab")
+    >>> used["uses"].to_dict(), untouched
+    ({258: 1}, 258)
+    """
+    uses = Counter(tok.encode_ordinary(text))
+    used = frame.loc[list(uses)].copy()
+    used["uses"] = [uses[idx] for idx in used.index]
+    used = used.sort_values(["uses", "id"], ascending=[False, True], kind="stable")
+    ordinary = int((~frame["special"]).sum())
+    return used, ordinary - len(uses)
