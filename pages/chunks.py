@@ -1,0 +1,96 @@
+"""Regex chunk overlay: a split pattern's chunks underlined beneath a tokenizer's tokens,
+so one sees that no token crosses its own tokenizer's chunks (and which tokens cross an
+edited pattern's). Thin: chunks, crossings and the table are viz.chunks'."""
+import streamlit as st
+
+from lab import state
+from viz import chunks
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
+from viz.tokens import token_spans, tokens_html, truncated
+
+OWN = "The tokenizer's own"
+CUSTOM = "Custom"
+MAX_CHARS = 20_000
+
+st.title("Regex chunks")
+st.caption("Before BPE runs, a split pattern cuts the text into chunks, and merges never "
+           "cross a chunk: letters, digits, punctuation and whitespace stay apart. Each "
+           "token below is underlined in its chunk's color (chunks alternate dark and red).")
+
+name, tok = state.tokenizer_picker("chunks_tokenizer")
+
+presets = dict(chunks.PRESETS)
+if tok.pattern:
+    presets = {OWN: tok.pattern, **presets}
+choices = [*presets, CUSTOM]
+if st.session_state.get("chunks_preset") not in choices:
+    st.session_state["chunks_preset"] = choices[0]
+    st.session_state["chunks_pattern"] = presets[choices[0]]
+elif st.session_state.get("chunks_for") != name and st.session_state["chunks_preset"] == OWN:
+    st.session_state["chunks_pattern"] = presets[OWN]  # another tokenizer, its own pattern
+st.session_state["chunks_for"] = name
+
+
+def load_preset():
+    choice = st.session_state["chunks_preset"]
+    if choice in presets:
+        st.session_state["chunks_pattern"] = presets[choice]
+
+
+def mark_custom():
+    if st.session_state["chunks_pattern"] != presets.get(st.session_state["chunks_preset"]):
+        st.session_state["chunks_preset"] = CUSTOM
+
+
+st.session_state.setdefault("chunks_pattern", presets[choices[0]])
+c1, c2 = st.columns([1, 4])
+c1.selectbox("Pattern", choices, key="chunks_preset", on_change=load_preset)
+pattern = c2.text_area("Split pattern (a regex; edit it freely)", key="chunks_pattern",
+                       height=90, on_change=mark_custom)
+if not tok.pattern:
+    st.caption(f"“{name}” has no split pattern (a BasicTokenizer merges across "
+               "everything), so its tokens may cross any pattern's chunks.")
+
+sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
+                      key="chunks_sample")
+if st.session_state.get("chunks_text_sample") != sample:
+    st.session_state["chunks_text_sample"] = sample
+    st.session_state["chunks_text"] = SAMPLES[sample]
+text = st.text_area("Text", key="chunks_text", height=110, max_chars=MAX_CHARS)
+
+try:
+    found = chunks.find_chunks(pattern, text)
+except (ValueError, TypeError) as e:
+    st.error(str(e))
+    st.stop()
+except TimeoutError as e:
+    st.error(str(e))
+    st.stop()
+
+ids = tok.encode_ordinary(text)
+spans = token_spans(tok, ids)
+crossing = chunks.crossing_spans(spans, found)
+skipped = [c for c in found if not c.matched]
+
+m1, m2, m3 = st.columns(3)
+m1.metric("Chunks", f"{len(found):,}")
+m2.metric("Tokens", f"{len(ids):,}")
+m3.metric("Tokens crossing a chunk", f"{len(crossing):,}")
+if crossing:
+    st.warning(f"{len(crossing):,} of “{name}”'s tokens cross a boundary of this pattern "
+               "(outlined in red): the tokenizer was built with a different split, so its "
+               "merges never saw these chunks.")
+else:
+    st.success("Every token lies inside one chunk.")
+if skipped:
+    st.warning(f"The pattern skips {len(skipped):,} piece{'s' if len(skipped) != 1 else ''} "
+               "of the text (rows with matched = false): a RegexTokenizer with this pattern "
+               r"would refuse this text. End the pattern with |\s+|. to match everything.")
+
+st.html(tokens_html(spans, whitespace="markers", chunk_starts=chunks.chunk_starts(found),
+                    highlight=crossing))
+if truncated(spans):
+    st.caption(truncated(spans))
+st.dataframe(chunks.chunk_frame(text, found, spans), hide_index=True, height=300,
+             column_config={"tokens": st.column_config.NumberColumn(
+                 "tokens", help="Tokens that start in this chunk")})

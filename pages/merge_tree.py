@@ -1,0 +1,91 @@
+"""Merge tree: how one token was built from raw bytes, merge by merge. Thin: the tree and
+its DOT source are viz.tree's; st.graphviz_chart lays the DOT out in the browser (no
+Graphviz install needed). ?token=ID (and &tokenizer=NAME) opens a token directly."""
+import streamlit as st
+
+from lab import derived, state
+from viz import tree
+from viz.tokens import token_spans, tokens_html, truncated
+from viz.vocab import visible
+
+HOW = ["From a text", "By id", "By its text"]
+DEFAULT_TEXT = "Byte pair encoding glues bytes into tokenizers' tokens."
+
+st.title("Merge tree")
+st.caption("Pick a token and see how BPE built it: bytes at the bottom, each box above "
+           "them one merge, with its step k (the k-th merge learned) and, where the "
+           "tokenizer recorded it, how often the pair occurred when it was merged.")
+
+# a link (?token=ID&tokenizer=NAME, e.g. from the Vocabulary page) opens that token once
+params = dict(st.query_params)
+if params.get("token") and st.session_state.get("tree_applied_link") != params:
+    st.session_state["tree_applied_link"] = params
+    if params.get("tokenizer") in state.tokenizer_names():
+        st.session_state["tree_tokenizer"] = params["tokenizer"]
+    if params["token"].isdigit():
+        st.session_state["tree_how"] = "By id"
+        st.session_state["tree_id"] = int(params["token"])
+
+name, tok = state.tokenizer_picker("tree_tokenizer")
+parents = derived.cached_parents(derived.tokenizer_key(name, tok), tok)
+
+st.session_state.setdefault("tree_how", HOW[0])
+how = st.radio("Pick the token", HOW, key="tree_how", horizontal=True)
+idx = None
+if how == "By id":
+    st.session_state.setdefault("tree_id", 256 + len(parents) // 2 if parents else 97)
+    idx = int(st.number_input("Token id", min_value=0, max_value=max(tok.vocab), step=1,
+                              key="tree_id"))
+elif how == "By its text":
+    st.session_state.setdefault("tree_text", "ing")
+    typed = st.text_input("The token's exact text (spaces count; · ↵ → stand for space, "
+                          "newline and tab)", key="tree_text")
+    try:
+        idx = tree.find_token(tok, typed)
+    except ValueError as e:
+        st.error(str(e))
+else:
+    st.session_state.setdefault("tree_sample", DEFAULT_TEXT)
+    sample = st.text_input("A short text", key="tree_sample", max_chars=2000)
+    ids = tok.encode_ordinary(sample)
+    if not ids:
+        st.info("Type some text to pick one of its tokens.")
+    else:
+        spans = token_spans(tok, ids)
+        st.html(tokens_html(spans, whitespace="markers", limit=300))
+        if truncated(spans, 300):
+            st.caption(truncated(spans, 300))
+        # the longest token first: it has the most interesting tree
+        default = max(range(len(ids)), key=lambda i: len(tok.vocab[ids[i]]))
+        if st.session_state.get("tree_pick", -1) >= len(ids):
+            st.session_state["tree_pick"] = default
+        st.session_state.setdefault("tree_pick", default)
+        pick = st.selectbox(
+            "Token", range(len(ids)), key="tree_pick",
+            format_func=lambda i: f"#{i}: {visible(tok.vocab[ids[i]])}  (id {ids[i]})")
+        idx = ids[pick]
+
+if idx is not None:
+    try:
+        dot = tree.tree_dot(tok, idx, parents)
+    except ValueError as e:
+        st.error(str(e))
+    else:
+        st.query_params["token"] = str(idx)
+        st.query_params["tokenizer"] = name
+        steps = tree.merge_steps(tok, idx, parents)
+        token = tok.vocab[idx]
+        st.markdown(f"Token **{idx}**: {len(token)} byte{'s' if len(token) != 1 else ''}, "
+                    f"{len(steps)} distinct merge{'s' if len(steps) != 1 else ''}.")
+        if not tok.merge_counts:
+            st.caption("This tokenizer has no merge counts recorded (GPT-4's ranks and "
+                       ".model files do not keep them).")
+        graph_col, table_col = st.columns([3, 2])
+        graph_col.graphviz_chart(dot, width="stretch")
+        table_col.write("The merges, in the order they were learned:")
+        table_col.dataframe(steps, hide_index=True,
+                            column_order=["merge", "pair", "token", "id", "count"],
+                            column_config={"merge": "merge k", "pair": "pair merged",
+                                           "token": "makes"})
+        with st.expander("DOT source"):
+            st.code(dot, language="dot")

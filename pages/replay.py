@@ -1,0 +1,126 @@
+"""Merge replay: a text tokenized with only the first k merges, k from 0 (raw bytes) to
+all of them, with the merge that step k applies named and outlined, a play button that
+steps through, and the token count against k. Thin: ids from bpe.replay, the step and
+the chart data from viz.replay, colors from viz.tokens."""
+import altair as alt
+import streamlit as st
+
+from lab import derived, state
+from viz import replay
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
+from viz.tokens import tokens_html, truncated
+
+TICK = 0.7          # seconds between steps while playing
+MAX_TICKS = 300     # a play stops by itself after this many steps
+STRIDES = [1, 10, 100, 1000]
+MAX_CHARS = 20_000  # text replayed; every step redraws it
+
+st.title("Merge replay")
+st.caption("Slide k: the text as it stands after the tokenizer's first k merges. k = 0 is "
+           "the raw UTF-8 bytes; the last k is the tokenizer as it is. The tokens made by "
+           "merge k are outlined in red.")
+
+name, tok = state.tokenizer_picker("replay_tokenizer")
+key = derived.tokenizer_key(name, tok)
+parents = derived.cached_parents(key, tok)
+n_merges = len(parents)
+
+sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
+                      key="replay_sample")
+if st.session_state.get("replay_text_sample") != sample:
+    st.session_state["replay_text_sample"] = sample
+    st.session_state["replay_text"] = SAMPLES[sample]
+text = st.text_area("Text", key="replay_text", height=100, max_chars=MAX_CHARS)
+
+if n_merges == 0:
+    st.info("This tokenizer has no merges: every text stays raw bytes. Train one on the "
+            "Train page and pick it here.")
+    st.stop()
+
+ids = tok.encode_ordinary(text)
+counts = derived.cached_counts_by_merge(key, tok, text)
+
+# k lives in two widgets (slider and exact number), kept equal by their callbacks
+st.session_state.setdefault("replay_k", min(n_merges, 100))
+st.session_state.setdefault("replay_playing", False)
+if st.session_state["replay_k"] > n_merges:  # a smaller tokenizer was picked
+    st.session_state["replay_k"] = n_merges
+st.session_state["replay_k_num"] = st.session_state["replay_k"]
+
+
+def copy_k(source, target):
+    st.session_state[target] = st.session_state[source]
+
+
+def toggle_play():
+    st.session_state["replay_playing"] = not st.session_state["replay_playing"]
+    st.session_state["replay_ticks"] = 0
+
+
+p1, p2, _ = st.columns([1, 1.2, 4])
+p1.button("Stop" if st.session_state["replay_playing"] else "Play",
+          icon=":material/pause:" if st.session_state["replay_playing"] else
+          ":material/play_arrow:", on_click=toggle_play, key="replay_play")
+stride = p2.selectbox("Merges per step", STRIDES, key="replay_stride",
+                      label_visibility="collapsed", format_func=lambda s: f"{s:,} per step")
+
+
+@st.fragment(run_every=TICK if st.session_state["replay_playing"] else None)
+def replay_view():
+    if st.session_state["replay_playing"]:
+        ticks = st.session_state.get("replay_ticks", 0)
+        k = st.session_state["replay_k"]
+        if k >= n_merges or ticks >= MAX_TICKS:
+            # the end (or the step budget): stop, and rerun the page so the timer goes
+            st.session_state["replay_playing"] = False
+            st.rerun()
+        st.session_state["replay_ticks"] = ticks + 1
+        st.session_state["replay_k"] = st.session_state["replay_k_num"] = min(n_merges,
+                                                                             k + stride)
+
+    s1, s2 = st.columns([5, 1])
+    s1.slider("k: merges applied", 0, n_merges, key="replay_k",
+              on_change=copy_k, args=("replay_k", "replay_k_num"))
+    s2.number_input("exact k", 0, n_merges, step=1, key="replay_k_num",
+                    on_change=copy_k, args=("replay_k_num", "replay_k"))
+    k = st.session_state["replay_k"]
+    step = replay.replay_step(tok, ids, k, parents)
+
+    view_col, chart_col = st.columns([3, 2])
+    with view_col:
+        m1, m2 = st.columns(2)
+        m1.metric("Tokens at this k", f"{len(step.ids):,}",
+                  f"{len(step.ids) - counts[0]:,} vs raw bytes" if k else None,
+                  delta_color="inverse")
+        m2.metric("With all merges", f"{counts[-1]:,}")
+        if step.idx is None:
+            st.write("Step 0: no merge yet, one token per byte.")
+        else:
+            st.write(f"Step {k:,} merges the pair {step.pair[0]} + {step.pair[1]} into "
+                     f"token {step.idx}:")
+            st.code(replay.merge_name(tok, step.idx, step.pair), language=None)
+            recorded = (f"When it was learned the pair occurred {step.count:,} times. "
+                        if step.count is not None else "")
+            st.write(recorded + (f"It stands **{step.occurrences:,}** time"
+                                 f"{'s' if step.occurrences != 1 else ''} in this text."
+                                 if step.occurrences else
+                                 "It does not occur in this text."))
+        st.html(tokens_html(step.spans, color_by="id", whitespace="markers",
+                            highlight=step.highlight))
+        if truncated(step.spans):
+            st.caption(truncated(step.spans))
+    with chart_col:
+        data = replay.counts_frame(counts, keep=[k])
+        line = alt.Chart(data).mark_line().encode(
+            x=alt.X("k:Q", title="merges applied (k)"),
+            y=alt.Y("tokens:Q", title="tokens", scale=alt.Scale(zero=False)),
+            tooltip=["k", "tokens"])
+        here = alt.Chart(data[data["k"] == k]).mark_point(color="#d62828", size=80,
+                                                          filled=True).encode(
+            x="k:Q", y="tokens:Q", tooltip=["k", "tokens"])
+        st.altair_chart((line + here).properties(height=260), width="stretch")
+        st.caption("Token count of this text against k. Most of the drop comes from the "
+                   "first merges: frequent pairs first.")
+
+
+replay_view()

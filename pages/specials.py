@@ -1,0 +1,68 @@
+"""Special-token sandbox: register special tokens on a copy of a tokenizer, type text that
+contains them, and see it encoded under each allowed_special policy side by side.
+Thin: parsing, the copy and the encodings are viz.specials'."""
+import streamlit as st
+
+from lab import state
+from viz import specials
+from viz.tokens import token_spans, tokens_html
+
+DEFAULT_SPECIALS = "<|endoftext|>\n<|im_start|>\n<|im_end|>"
+DEFAULT_TEXT = ("<|im_start|>user\nPlease summarize: \"...and that is the end.<|endoftext|>"
+                "\"<|im_end|>")
+
+st.title("Special tokens")
+st.caption("Special tokens are ids that no text merges into: control signals such as "
+           "“end of text” or “a new turn starts”. Register some, type text containing "
+           "them, and see how encode treats them under each policy.")
+
+name, tok = state.tokenizer_picker("specials_tokenizer")
+with st.expander("Why does the default policy, none_raise, refuse them?", expanded=True):
+    st.markdown(specials.WHY_NONE_RAISE)
+
+st.session_state.setdefault("specials_defs", DEFAULT_SPECIALS)
+st.session_state.setdefault("specials_text", DEFAULT_TEXT)
+d1, d2 = st.columns([1, 2])
+defs = d1.text_area("Special tokens, one a line (an id after a space is optional)",
+                    key="specials_defs", height=140)
+text = d2.text_area("Text", key="specials_text", height=140, max_chars=20_000)
+
+try:
+    wanted = specials.parse_specials(defs, tok.special_tokens, tok.n_vocab)
+    twin = specials.with_specials(tok, wanted)
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+
+registered = twin.special_tokens
+d1.caption(f"Registered on a copy of “{name}” (the original is untouched): "
+           + ", ".join(f"{s} = {i}" for s, i in registered.items()))
+
+options = list(registered)
+chosen_default = [s for s in wanted if s in text][:1] or options[:1]
+st.session_state.setdefault("specials_chosen", chosen_default)
+# drop choices that are no longer registered (the list above was edited)
+st.session_state["specials_chosen"] = [s for s in st.session_state["specials_chosen"]
+                                       if s in registered]
+chosen = st.multiselect("The chosen set (allowed_special={...}): only these become special "
+                        "tokens; other special-token text is encoded as ordinary text",
+                        options, key="specials_chosen")
+
+outcomes = specials.encode_policies(twin, text, chosen)
+special_ids = set(registered.values())
+for column, outcome in zip(st.columns(len(outcomes)), outcomes):
+    with column:
+        # the policy as code: user-typed token names never reach markdown
+        st.code(f"allowed_special={outcome.policy}", language="python", wrap_lines=True)
+        if outcome.error is not None:
+            st.warning("encode raised ValueError — as it should: the text holds "
+                       "special-token text that this policy does not allow.")
+            st.caption(outcome.error)
+            continue
+        spans = token_spans(twin, outcome.ids)
+        st.html(tokens_html(spans, whitespace="markers",
+                            highlight={i for i, span in enumerate(spans)
+                                       if special_ids & set(span.ids)}))
+        st.write(f"{len(outcome.ids):,} tokens, {outcome.specials} special"
+                 + (" (outlined in red)" if outcome.specials else ""))
+        st.code(str(outcome.ids), language=None, wrap_lines=True)

@@ -1,0 +1,145 @@
+"""Vocabulary explorer: search, sort and inspect every token of a tokenizer, and see which
+tokens a sample text uses. Thin: the table and its queries are viz.vocab's."""
+import streamlit as st
+
+from lab import derived, state
+from viz import vocab
+from viz.tokens import token_spans, tokens_html
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
+
+TABLE_ROWS = 1000  # rows sent to the browser at once; the counts cover all matches
+
+
+
+def token_chips(tok, ids):
+    """Tokens drawn as the lab draws them everywhere: escaped, whitespace marked."""
+    return tokens_html(token_spans(tok, ids), whitespace="markers")
+
+
+st.title("Vocabulary")
+st.caption("Every token of a tokenizer: what it is, what pair it was merged from, what "
+           "was built on top of it. Spaces show as ·, control characters as \\u000a.")
+
+name, tok = state.tokenizer_picker("vocab_tokenizer")
+key = derived.tokenizer_key(name, tok)
+frame = derived.cached_vocab_frame(key, tok)
+counts_recorded = bool(tok.merge_counts)
+
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Tokens", f"{len(frame):,}")
+c2.metric("Merges", f"{int(frame['merge'].notna().sum()):,}")
+c3.metric("Special tokens", f"{int(frame['special'].sum()):,}")
+c4.metric("Not whole UTF-8 characters", f"{int((~frame['whole_chars']).sum()):,}",
+          help="Tokens whose bytes end or start inside a character (part of an emoji, "
+               "say): they never decode on their own.")
+if not counts_recorded:
+    st.info("This tokenizer has no merge counts recorded (GPT-4's ranks and .model files "
+            "do not keep them), so the count column is empty.")
+
+# ------------------------------------------------------------------ search and sort
+st.session_state.setdefault("vocab_query", "")
+q1, q2, q3, q4 = st.columns([3, 1.3, 1.3, 1.2])
+query = q1.text_input("Search tokens", key="vocab_query",
+                      placeholder="e.g.  token   or, as a regex,  ^ [A-Z]")
+mode = q2.radio("Match", ["substring", "regex"], key="vocab_mode", horizontal=True)
+sort_by = q3.selectbox("Sort by", list(vocab.SORTS), key="vocab_sort")
+descending = q4.toggle("Descending", key="vocab_desc")
+only_partial = st.checkbox("Only tokens that are not whole UTF-8 characters",
+                           key="vocab_partial")
+
+try:
+    found = vocab.search_tokens(frame, query, mode)
+except ValueError as e:
+    st.error(str(e))
+    found = frame.iloc[:0]
+except TimeoutError:
+    st.error(f"The regex took more than {vocab.SEARCH_TIMEOUT:g} s over the vocabulary and "
+             "was stopped; simplify it (avoid nested repeats like (a+)+).")
+    found = frame.iloc[:0]
+if only_partial:
+    found = found[~found["whole_chars"]]
+found = vocab.sort_tokens(found, sort_by, descending)
+
+st.caption(f"{len(found):,} matching token{'s' if len(found) != 1 else ''}"
+           + (f"; showing the first {TABLE_ROWS:,}" if len(found) > TABLE_ROWS else "")
+           + ". Select a row to see it in detail.")
+table_col, detail_col = st.columns([3, 2])
+shown = found.head(TABLE_ROWS)
+event = table_col.dataframe(
+    shown[["id", "token", "length", "hex", "pair", "merge", "count", "children",
+           "whole_chars"]],
+    hide_index=True, height=420, on_select="rerun", selection_mode="single-row",
+    key="vocab_table",
+    column_config={
+        "token": st.column_config.TextColumn("token", width="medium"),
+        "pair": st.column_config.TextColumn("merged from"),
+        "merge": st.column_config.NumberColumn("merge k", help="Made by the k-th merge"),
+        "count": st.column_config.NumberColumn("count", help="How often the pair occurred "
+                                               "when it was merged"),
+        "children": st.column_config.NumberColumn("built on it"),
+        "whole_chars": st.column_config.CheckboxColumn("whole UTF-8"),
+    })
+
+# ------------------------------------------------------------------ one token
+rows = event.selection.rows if event else []
+if rows:
+    picked = int(shown.iloc[rows[0]]["id"])
+    # a new selection moves the id box; typing an id afterwards still works
+    if st.session_state.get("vocab_selected") != picked:
+        st.session_state["vocab_selected"] = picked
+        st.session_state["vocab_id"] = picked
+st.session_state.setdefault("vocab_id", 256 if 256 in frame.index else int(frame.index[0]))
+
+with detail_col:
+    idx = st.number_input("Token id", min_value=0, max_value=int(frame.index.max()), step=1,
+                          key="vocab_id")
+    try:
+        detail = vocab.token_detail(frame, int(idx))
+    except KeyError as e:
+        st.error(e.args[0])
+    else:
+        st.html(token_chips(tok, [detail["id"]]))
+        st.markdown(f"id **{detail['id']}** · {detail['length']} byte"
+                    f"{'s' if detail['length'] != 1 else ''} · hex `{detail['hex']}`")
+        if detail["special"]:
+            st.write("A special token: added whole, never made by a merge.")
+        elif detail["left"] is None:
+            st.write("A single byte: one of the 256 tokens every byte-level BPE starts with.")
+        else:
+            count = detail["count"]
+            st.write(f"Made by merge **{detail['merge']:,}** from the pair "
+                     f"{detail['left']} + {detail['right']}:")
+            st.html(token_chips(tok, [detail["left"], detail["right"]]))
+            st.write(f"The pair occurred **{count:,}** times when it was merged."
+                     if count is not None else "Its count at merge time was not recorded.")
+        if not detail["whole_chars"]:
+            st.warning("Not whole UTF-8 characters: this token holds part of a character.")
+        children = detail["built_on"]
+        st.write(f"**{len(children):,}** token{'s' if len(children) != 1 else ''} "
+                 "built on top of it" + (":" if len(children) else "."))
+        if len(children):
+            st.dataframe(children[["id", "token", "pair", "merge"]].head(TABLE_ROWS),
+                         hide_index=True, height=200)
+        if not detail["special"]:
+            st.page_link("pages/merge_tree.py", label="See its merge tree",
+                         icon=":material/account_tree:",
+                         query_params={"token": str(detail["id"]), "tokenizer": name})
+
+# ------------------------------------------------------------------ a sample text
+st.subheader("Which tokens does a text use?")
+sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
+                      key="vocab_sample")
+if st.session_state.get("vocab_text_sample") != sample:
+    st.session_state["vocab_text_sample"] = sample
+    st.session_state["vocab_text"] = SAMPLES[sample]
+text = st.text_area("Text", key="vocab_text", height=120)
+used, untouched = vocab.text_usage(tok, frame, text)
+ordinary = len(frame) - int(frame["special"].sum())
+u1, u2, u3 = st.columns(3)
+u1.metric("Tokens in the text", f"{int(used['uses'].sum()):,}")
+u2.metric("Distinct tokens used", f"{len(used):,}")
+u3.metric("Vocabulary never touched", f"{untouched:,}",
+          f"{untouched / ordinary:.1%} of {ordinary:,}", delta_color="off")
+st.dataframe(used[["id", "token", "uses", "pair", "merge", "whole_chars"]],
+             hide_index=True, height=300,
+             column_config={"whole_chars": st.column_config.CheckboxColumn("whole UTF-8")})
