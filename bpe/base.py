@@ -8,6 +8,7 @@ import os
 import unicodedata
 
 from collections import Counter
+from itertools import chain
 
 import regex
 
@@ -28,6 +29,8 @@ def clean_text(text):
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}; "
                         "decode bytes first, e.g. data.decode('utf-8')")
+    if text.isascii():
+        return text  # O(1): CPython flags ASCII strings, and they hold no surrogates
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -55,7 +58,7 @@ class Tokenizer:
         self.pattern = ""         # str, the split pattern ("" = no split)
         self.special_tokens = {}  # str -> int, e.g. {'<|endoftext|>': 100257}
         self.vocab = self._build_vocab()  # int -> bytes
-        self._cache = {}          # chunk str -> list of ids
+        self._cache = _ChunkCache(self._encode_chunk)  # chunk str -> list of ids
         self.stop_reason = None   # why the last train() stopped
 
     # ------------------------------------------------------------------ vocab
@@ -70,7 +73,7 @@ class Tokenizer:
     def _reset(self):
         """Call after merges or special tokens change: rebuild what derives from them."""
         self.vocab = self._build_vocab()
-        self._cache = {}
+        self._cache = _ChunkCache(self._encode_chunk)
         self._special_regex = None
 
     @property
@@ -153,15 +156,8 @@ class Tokenizer:
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
-        ids = []
-        for chunk in self._split(text):
-            chunk_ids = cache.get(chunk)
-            if chunk_ids is None:
-                chunk_ids = self._encode_chunk(chunk.encode("utf-8"))
-                if len(chunk) <= CACHE_CHUNK_CHARS:
-                    cache[chunk] = chunk_ids
-            ids.extend(chunk_ids)
-        return ids
+        # one C-level pass: the cache encodes (and keeps) each chunk it has not seen
+        return list(chain.from_iterable(map(cache.__getitem__, self._split(text))))
 
     def encode(self, text, allowed_special="none_raise"):
         """Encode text to ids. allowed_special says which special tokens may appear:
@@ -344,6 +340,23 @@ class Tokenizer:
 
     def _set_pattern(self, pattern):
         self.pattern = pattern
+
+
+class _ChunkCache(dict):
+    """chunk str -> list of ids; a missing chunk is encoded on lookup, and kept
+    unless it is long (long chunks are rare, and keeping them would only cost memory)."""
+
+    __slots__ = ("encode_chunk",)
+
+    def __init__(self, encode_chunk):
+        super().__init__()
+        self.encode_chunk = encode_chunk  # text_bytes -> list of ids
+
+    def __missing__(self, chunk):
+        chunk_ids = self.encode_chunk(chunk.encode("utf-8"))
+        if len(chunk) <= CACHE_CHUNK_CHARS:
+            self[chunk] = chunk_ids
+        return chunk_ids
 
 
 def _print_progress(p):

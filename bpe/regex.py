@@ -9,6 +9,7 @@ import regex
 
 from .base import Tokenizer
 from .count import auto_workers, count_chunks
+from .split import gpt4_split
 
 GPT2_SPLIT_PATTERN = (
     r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -66,6 +67,9 @@ class RegexTokenizer(Tokenizer):
         # custom pattern may skip characters (findall would silently drop them, so its
         # splits are checked) and is split whole, not piece by piece
         self._is_preset = self.pattern in PATTERNS.values()
+        # GPT-4's pattern has an exact, faster splitter (split.py); the others use regex
+        self._findall = (gpt4_split if self.pattern == GPT4_SPLIT_PATTERN
+                         else self.compiled_pattern.findall)
 
     def _check_pattern(self, pattern, where):
         try:
@@ -74,7 +78,7 @@ class RegexTokenizer(Tokenizer):
             raise ValueError(f"{where}: {e}") from None
 
     def _split(self, text):
-        chunks = self.compiled_pattern.findall(text)
+        chunks = self._findall(text)
         if not self._is_preset and sum(map(len, chunks)) != len(text):
             _raise_uncovered(self.compiled_pattern, text)
         return chunks
