@@ -102,22 +102,30 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             if count:
                 heappush(heap, (-count, key, pair))
             continue
-        first = _first_valid(where[pair], pair, tok, nxt)
-        if first != key:
+        a, b = pair
+        positions = where[pair]
+        first = positions[0]
+        if tok[first] != a or nxt[first] < 0 or tok[nxt[first]] != b:
+            first = _first_valid(positions, pair, tok, nxt)
+            if first != key:
+                heappush(heap, (negcount, first, pair))
+                continue
+        elif first != key:
             heappush(heap, (negcount, first, pair))
             continue
         if count < min_frequency:
             stop_reason = "min_frequency"
             break
         # --- merge every occurrence, left to right, without overlap. Count changes
-        # are gathered per neighbour id and applied once the step is done.
-        a, b = pair
-        del stats[pair]
-        lost_left = defaultdict(int)    # x -> weight lost by pair (x, a)
-        lost_right = defaultdict(int)   # y -> weight lost by pair (b, y)
-        new_left = defaultdict(list)    # x -> positions of new pair (x, idx), ascending
-        new_right = defaultdict(list)   # y -> positions of new pair (idx, y), ascending
-        for p in where.pop(pair):
+        # are gathered per neighbour id and applied once the step is done. A new pair
+        # (x, idx) or (idx, y) sits in the same word as the pair it replaces, so its
+        # count is the weight that pair lost there.
+        del stats[pair], where[pair]
+        lost_left = {}    # x -> weight lost by pair (x, a) = count of new pair (x, idx)
+        lost_right = {}   # y -> weight lost by pair (b, y) = count of new pair (idx, y)
+        new_left = {}     # x -> positions of new pair (x, idx), ascending
+        new_right = {}    # y -> positions of new pair (idx, y), ascending
+        for p in positions:
             if tok[p] != a:
                 continue  # stale, or absorbed by the previous occurrence (a run like "aaa")
             q = nxt[p]
@@ -128,26 +136,47 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             r = nxt[q]
             if o >= 0:
                 x = tok[o]
-                if x != idx:  # else (idx, a) is a pair of this step, dropped below
+                found = new_left.get(x)
+                if found is None:
+                    new_left[x] = [o]
+                    lost_left[x] = w
+                else:
+                    found.append(o)
                     lost_left[x] += w
-                new_left[x].append(o)
             if r >= 0:
                 y = tok[r]
-                lost_right[y] += w
-                new_right[y].append(p)
+                found = new_right.get(y)
+                if found is None:
+                    new_right[y] = [p]
+                    lost_right[y] = w
+                else:
+                    found.append(p)
+                    lost_right[y] += w
                 prv[r] = p
             tok[p] = idx
             tok[q] = -1
             nxt[p] = r
         for x, w in lost_left.items():
-            _forget(stats, where, (x, a), w, pair)
+            new = (x, idx)
+            positions = where[new] = new_left[x]
+            stats[new] = w
+            heappush(heap, (-w, positions[0], new))
+            if x != idx:  # else (idx, a) is a pair of this step, already accounted for
+                _forget(stats, where, (x, a), w, pair)
         for y, w in lost_right.items():
             _forget(stats, where, (b, y), w, pair)
-        for (x, y), positions in _new_pairs(new_left, new_right, idx, a, tok, nxt):
-            new = (x, y)
+            positions = new_right[y]
+            if y == a:
+                # subtle: (idx, a) is gone where its a began a later occurrence
+                # ("abab" -> [idx, idx]); only the others are counted
+                positions = [p for p in positions if tok[nxt[p]] == a]
+                if not positions:
+                    continue
+                w = sum(map(wt.__getitem__, positions))
+            new = (idx, y)
             where[new] = positions
-            count_new = stats[new] = sum(map(wt.__getitem__, positions))
-            heappush(heap, (-count_new, positions[0], new))
+            stats[new] = w
+            heappush(heap, (-w, positions[0], new))
         merges[pair] = idx
         merge_counts[idx] = count
         vocab[idx] = vocab[a] + vocab[b]
@@ -183,19 +212,3 @@ def _forget(stats, where, pair, w, merging):
         stats[pair] = count
     else:
         del stats[pair], where[pair]  # every entry left in its list is stale
-
-
-def _new_pairs(new_left, new_right, idx, a, tok, nxt):
-    """The pairs a merge step created, with their positions.
-
-    (x, idx) always survives the step. (idx, a) does not where its a was itself the
-    start of a later occurrence ("abab" -> [idx, idx]), so those are checked.
-    """
-    for x, positions in new_left.items():
-        yield (x, idx), positions
-    for y, positions in new_right.items():
-        if y == a:
-            positions = [p for p in positions if tok[nxt[p]] == a]
-            if not positions:
-                continue
-        yield (idx, y), positions
