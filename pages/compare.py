@@ -68,7 +68,7 @@ def _empty_state():
             "tokenizer (GPT-4's split pattern) and a Basic one (no split), both on the same "
             f"100 KB of Shakespeare with a vocabulary of {QUICK_VOCAB}.",
             icon=":material/compare_arrows:")
-    with st.container(horizontal=True):
+    with st.container(horizontal=True, vertical_alignment="center"):
         if st.button(f"Train Regex and Basic ({QUICK_VOCAB}) on Shakespeare", type="primary",
                      icon=":material/bolt:", key="compare_quick_train"):
             with st.spinner("Training two tokenizers…"):

@@ -110,7 +110,7 @@ with sample_col:
 text = st.text_area("Text", key="tokenize_text", height=180,
                     placeholder="Paste or type text here, then press Ctrl+Enter or click away.")
 
-t1, t2, t3, t4 = st.columns(4)
+t1, t2, t3, t4 = st.columns([1, 1, 1.4, 1.1])  # the Ġ label is the longest
 by_id = t1.toggle("Color by token id", key="tokenize_by_id",
                   help="Same token, same color. Off: neighbours never share a color.")
 markers = t2.toggle("Whitespace markers", key="tokenize_markers",

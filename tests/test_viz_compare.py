@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.compare import (BETTER, SAME_COLORS, WORSE, boundary_stats, char_category, compare,
+from viz.compare import (BETTER, DIFF_PALETTE, SAME_COLORS, WORSE, boundary_stats, char_category, compare,
                          cross_category_count, diff_colors, differing_spans, domain_frame,
                          domain_marks, domain_styler, token_boundaries)
 from viz.samples import SAMPLES
@@ -102,8 +102,10 @@ def test_diff_colors_grey_where_agreeing_and_neighbours_differ(gpt4, basic):
     result = compare(gpt4, basic, TEXT * 3)
     colors = diff_colors(result.spans_a, result.differ_a)
     assert all(a != b for a, b in zip(colors, colors[1:]))
+    assert set(DIFF_PALETTE) < set(PALETTE) and not set(DIFF_PALETTE) & set(SAME_COLORS)
+    assert all(len({c[1:3], c[3:5], c[5:7]}) > 1 for c in DIFF_PALETTE)  # no greys
     for i, color in enumerate(colors):
-        assert (color in PALETTE) == (i in result.differ_a)
+        assert (color in DIFF_PALETTE) == (i in result.differ_a)
         assert (color in SAME_COLORS) == (i not in result.differ_a)
 
 

@@ -16,6 +16,8 @@ from .samples import SAMPLES
 from .tokens import PALETTE, token_spans
 
 SAME_COLORS = ("#eceff3", "#dde1e7")  # two greys, so neighbouring agreed tokens still differ
+# the palette without its greys, so a differing token never looks like an agreed one
+DIFF_PALETTE = tuple(c for c in PALETTE if len({c[1:3], c[3:5], c[5:7]}) > 1)
 BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
 DOMAINS = {  # the table's rows: a short domain name -> the sample it is measured on
     "prose": "English prose",
@@ -73,12 +75,10 @@ def differing_spans(spans, other_boundaries):
 
 
 def diff_colors(spans, differ):
-    """A background per span: the palette (by position) where the sides differ, two
+    """A background per span: colors (by position, no greys) where the sides differ, two
     alternating greys where they agree, so the eye goes to the differences."""
-    colors = []
-    for i in range(len(spans)):
-        colors.append(PALETTE[i % len(PALETTE)] if i in differ else SAME_COLORS[i % 2])
-    return colors
+    return [DIFF_PALETTE[i % len(DIFF_PALETTE)] if i in differ else SAME_COLORS[i % 2]
+            for i in range(len(spans))]
 
 
 def char_category(ch):
