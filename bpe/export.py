@@ -138,8 +138,9 @@ def tokenizer_from_ranks(ranks, pattern="gpt4", special_tokens=None, source="ran
 
 def save_tiktoken(tok, path):
     """Write tok's ranks to path (a .tiktoken file)."""
+    text = tiktoken_text(tok)  # before opening, so a refused export leaves no file
     with open(os.fspath(path), "w", encoding="ascii") as f:
-        f.write(tiktoken_text(tok))
+        f.write(text)
 
 
 # --------------------------------------------------------------- Hugging Face JSON
@@ -294,8 +295,9 @@ def hf_json(tok):
 
 def save_hf(tok, path):
     """Write tok as a Hugging Face tokenizer.json to path."""
+    doc = hf_json(tok)  # before opening, so a refused export leaves no file
     with open(os.fspath(path), "w", encoding="utf-8") as f:
-        json.dump(hf_json(tok), f, ensure_ascii=False)
+        json.dump(doc, f, ensure_ascii=False)
 
 
 def tokenizer_from_hf(data, source="tokenizer.json"):

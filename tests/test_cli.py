@@ -1,0 +1,165 @@
+"""The command line, run as a user would: `python -m bpe ...` in a subprocess."""
+import json
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+import tiktoken
+from tiktoken.load import load_tiktoken_bpe
+from tokenizers import Tokenizer as HFTokenizer
+
+import bpe
+from conftest import ROOT
+
+SAMPLE = "Hello world! It's 2026.\n  def f(x):\n\treturn x ** 2   \n\n🫠 café 東京\n"
+
+
+def run(*args, cwd, stdin=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "bpe", *args], cwd=cwd, env=env,
+                          input=stdin, capture_output=True, timeout=120)
+
+
+@pytest.fixture
+def corpus(tmp_path, taylorswift):
+    (tmp_path / "a.txt").write_text(taylorswift[:40_000], encoding="utf-8")
+    (tmp_path / "b.txt").write_text(taylorswift[40_000:80_000], encoding="utf-8")
+    return tmp_path
+
+
+def one_error_line(result):
+    """The single stderr line of a failed run (no traceback)."""
+    assert result.returncode != 0
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("bpe: error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("kind, pattern", [("regex", "gpt4"), ("regex", "gpt2"),
+                                           ("basic", None)])
+def test_train_then_encode(corpus, taylorswift, kind, pattern):
+    args = ["train", "a.txt", "b.txt", "--vocab-size", "500", "--kind", kind, "-o", "out/m"]
+    result = run(*args, *(["--pattern", pattern] if pattern else []), cwd=corpus)
+    assert result.returncode == 0, result.stderr
+    assert "wrote out/m.model and out/m.vocab: 244 merges" in result.stderr.decode()
+    assert "\r" not in result.stderr.decode()  # not a terminal: no progress bar
+    tok = bpe.load(corpus / "out" / "m.model")
+    assert type(tok).__name__ == ("BasicTokenizer" if kind == "basic" else "RegexTokenizer")
+    expected = bpe.RegexTokenizer(pattern) if pattern else bpe.BasicTokenizer()
+    expected.train(taylorswift[:80_000], 500)
+    assert tok.merges == expected.merges
+
+    from_stdin = run("encode", "--model", "out/m.model", cwd=corpus, stdin=SAMPLE.encode())
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert json.loads(from_stdin.stdout) == tok.encode(SAMPLE)
+    (corpus / "s.txt").write_text(SAMPLE, encoding="utf-8")
+    from_file = run("encode", "--model", "out/m.model", "s.txt", cwd=corpus)
+    assert json.loads(from_file.stdout) == tok.encode(SAMPLE)
+
+
+def test_export_both_formats(corpus):
+    assert run("train", "a.txt", "--vocab-size", "400", "-o", "m", cwd=corpus).returncode == 0
+    tok = bpe.load(corpus / "m.model")
+    hf = run("export", "m.model", "--format", "hf", "-o", "tokenizer.json", cwd=corpus)
+    assert hf.returncode == 0, hf.stderr
+    assert HFTokenizer.from_file(str(corpus / "tokenizer.json")).encode(SAMPLE).ids == \
+        tok.encode(SAMPLE)
+    tt = run("export", "m.model", "--format", "tiktoken", "-o", "m.tiktoken", cwd=corpus)
+    assert tt.returncode == 0, tt.stderr
+    assert "pat_str=" in tt.stderr.decode()
+    enc = tiktoken.Encoding("m", pat_str=tok.pattern, special_tokens={},
+                            mergeable_ranks=load_tiktoken_bpe(str(corpus / "m.tiktoken")))
+    assert enc.encode(SAMPLE) == tok.encode(SAMPLE)
+    # encode reads the exported files too
+    ids = run("encode", "--model", "tokenizer.json", cwd=corpus, stdin=SAMPLE.encode())
+    assert json.loads(ids.stdout) == tok.encode(SAMPLE)
+
+
+def test_progress_bar_on_a_terminal(corpus):
+    main, secondary = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "bpe", "train", "a.txt", "--vocab-size",
+                             "400", "-o", "m"], cwd=corpus, env=env, stderr=secondary,
+                            stdout=subprocess.DEVNULL)
+    os.close(secondary)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    assert proc.wait(timeout=60) == 0
+    text = out.decode()
+    assert "\r[" + "#" * 30 + "] 144/144 merges" in text
+    assert "counting the chunks of 40,000 characters" in text
+
+
+def test_missing_file(corpus):
+    line = one_error_line(run("train", "nope.txt", "--vocab-size", "300", "-o", "m", cwd=corpus))
+    assert line == "bpe: error: nope.txt: no such file"
+
+
+def test_not_utf8(corpus):
+    (corpus / "latin1.txt").write_bytes("café".encode("latin-1"))
+    line = one_error_line(run("train", "latin1.txt", "--vocab-size", "300", "-o", "m",
+                              cwd=corpus))
+    assert "latin1.txt is not UTF-8 text (byte 0xe9 at offset 3)" in line
+    line = one_error_line(run("encode", "--model", "x.model", cwd=corpus, stdin=b"\xff"))
+    assert "x.model: no such file" in line
+
+
+def test_vocab_size_below_256(corpus):
+    line = one_error_line(run("train", "a.txt", "--vocab-size", "255", "-o", "m", cwd=corpus))
+    assert "--vocab-size must be at least 256" in line
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"not a model\n", "bad.model line 1: expected 'minbpe v1'"),
+    (b"minbpe v1\n\n0\n1 2 3\n", "bad.model line 4: expected a merge"),
+    (b"\xff\xfe", "bad.model is not UTF-8 text"),
+])
+def test_malformed_model(corpus, content, message):
+    (corpus / "bad.model").write_bytes(content)
+    line = one_error_line(run("encode", "--model", "bad.model", cwd=corpus, stdin=b"hi"))
+    assert message in line
+    line = one_error_line(run("export", "bad.model", "--format", "hf", "-o", "x.json",
+                              cwd=corpus))
+    assert message in line
+
+
+def test_bad_pattern_and_bad_arguments(corpus):
+    line = one_error_line(run("train", "a.txt", "--vocab-size", "300", "--pattern", "(a",
+                              "-o", "m", cwd=corpus))
+    assert "invalid split pattern '(a'" in line
+    line = one_error_line(run("train", "a.txt", "--vocab-size", "many", "-o", "m", cwd=corpus))
+    assert "invalid int value: 'many'" in line and "python -m bpe train --help" in line
+    one_error_line(run(cwd=corpus))
+
+
+def test_special_token_text_refused_unless_allowed(corpus):
+    tok = bpe.RegexTokenizer().train("hello hello", 260)
+    tok.register_special_tokens({"<|endoftext|>": 300})
+    tok.save(corpus / "s")
+    text = b"hi<|endoftext|>"
+    assert "allowed_special" in one_error_line(
+        run("encode", "--model", "s.model", cwd=corpus, stdin=text))
+    ok = run("encode", "--model", "s.model", "--allowed-special", "all", cwd=corpus, stdin=text)
+    assert json.loads(ok.stdout) == tok.encode(text.decode(), allowed_special="all")
+
+
+def test_export_refuses_what_tiktoken_would_encode_differently(corpus):
+    tok = bpe.RegexTokenizer()
+    tok.merges = {(97, 98): 256, (98, 99): 257, (97, 257): 258}
+    tok._reset()
+    tok.save(corpus / "odd")
+    line = one_error_line(run("export", "odd.model", "--format", "tiktoken", "-o", "o.tiktoken",
+                              cwd=corpus))
+    assert "token 258" in line and "not to itself" in line
+    assert not (corpus / "o.tiktoken").exists()
