@@ -71,8 +71,11 @@ if idx is not None:
     except ValueError as e:
         st.error(str(e))
     else:
+        # the URL names the token shown, so it can be shared; marked applied so the next
+        # run does not take it for a new link
         st.query_params["token"] = str(idx)
         st.query_params["tokenizer"] = name
+        st.session_state["tree_applied_link"] = dict(st.query_params)
         steps = tree.merge_steps(tok, idx, parents)
         token = tok.vocab[idx]
         st.markdown(f"Token **{idx}**: {len(token)} byte{'s' if len(token) != 1 else ''}, "
