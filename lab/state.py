@@ -1,21 +1,55 @@
-"""The tokenizers a session can pick: GPT-4 for everyone, plus the session's own.
+"""The tokenizers a session can pick: the reference tokenizers for everyone, plus the session's own.
 
-GPT-4's tokenizer is built once per server (`st.cache_resource`) and shared by every
-session, so nothing here may mutate it. Tokenizers trained or uploaded in a session live
-in `st.session_state` under one key, name -> Tokenizer, in the order they were added.
+References (GPT-4 always; GPT-4o when its vocabulary ships in an installed package) are
+built once per server (`st.cache_resource`) and shared by every session, so nothing here
+may mutate them. The ones that cannot be had offline are listed with the reason, in the
+picker's help and the sidebar. Tokenizers trained or uploaded in a session live in
+`st.session_state` under one key, name -> Tokenizer, in the order they were added.
 """
+import functools
+import os
+
 import streamlit as st
 
 import bpe
+from bpe import export, reference
 
-GPT4_NAME = "GPT-4 (cl100k_base)"
+GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
+UPLOAD_TYPES = ["model", "tiktoken", "json"]
+# A .tiktoken file holds no split pattern, so the uploader asks for one: label -> pattern
+TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
+                     "GPT-4o's (gpt4o)": "gpt4o",
+                     "None: the whole text (a Basic tokenizer)": export.WHOLE_TEXT_PATTERN}
 
 
 @st.cache_resource(show_spinner="Loading GPT-4's vocabulary…")
 def gpt4():
     """The one GPT4Tokenizer of this server. Shared: never mutate it."""
     return bpe.GPT4Tokenizer()
+
+
+@st.cache_resource(show_spinner="Loading the reference vocabulary…")
+def _reference(name):
+    """The one reference tokenizer called name (a key of bpe.reference.REFERENCES). Shared."""
+    return reference.load_reference(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_status():
+    """label -> (name, None if available here else the reason), GPT-4 first."""
+    reasons = reference.available_references()
+    return {ref.label: (name, reasons[name]) for name, ref in reference.REFERENCES.items()}
+
+
+def reference_names():
+    """The labels of the reference tokenizers this server can load, GPT-4 first."""
+    return [label for label, (_, reason) in _reference_status().items() if reason is None]
+
+
+def unavailable_references():
+    """label -> why it cannot be had offline, for the references that cannot."""
+    return {label: reason for label, (_, reason) in _reference_status().items() if reason}
 
 
 def session_tokenizers():
@@ -27,42 +61,60 @@ def add_tokenizer(name, tok):
     """Keep tok in this session under name (made unique with a suffix); returns the name."""
     owned = session_tokenizers()
     name = (name or "").strip() or "tokenizer"
+    taken = set(owned) | set(_reference_status())
     unique, n = name, 2
-    while unique in owned or unique == GPT4_NAME:
+    while unique in taken:
         unique, n = f"{name} ({n})", n + 1
     owned[unique] = tok
     return unique
 
 
 def tokenizer_names():
-    """Every name the picker offers: GPT-4 first, then this session's in order."""
-    return [GPT4_NAME, *session_tokenizers()]
+    """Every name the picker offers: the references first (GPT-4 leading), then this
+    session's in the order they were added."""
+    return [*reference_names(), *session_tokenizers()]
 
 
 def get_tokenizer(name):
     """The tokenizer called name; GPT-4's if the name is gone (e.g. a stale link)."""
     if name == GPT4_NAME:
         return gpt4()
-    return session_tokenizers().get(name) or gpt4()
+    owned = session_tokenizers().get(name)
+    if owned is not None:
+        return owned
+    ref, reason = _reference_status().get(name, (None, "unknown"))
+    if reason is None:
+        try:
+            return _reference(ref)
+        except ValueError as e:  # a damaged file: its sha256 did not match
+            st.error(f"{name} could not be loaded, so GPT-4 is used instead: {e}")
+    return gpt4()
+
+
+def references_help():
+    """One line per reference that cannot be loaded here, with its reason ('' if none)."""
+    missing = unavailable_references()
+    if not missing:
+        return ""
+    return "Not available offline: " + "; ".join(f"{label}: {reason}"
+                                                 for label, reason in missing.items())
 
 
 def tokenizer_picker(key, label="Tokenizer", default=GPT4_NAME, help=None):
-    """A selectbox over tokenizer_names(); returns (name, tokenizer)."""
+    """A selectbox over tokenizer_names(); returns (name, tokenizer). Its help also says
+    which reference tokenizers cannot be had offline, and why."""
     names = tokenizer_names()
     if st.session_state.get(key) not in names:
         st.session_state[key] = default if default in names else names[0]
+    help = "\n\n".join(part for part in (help, references_help()) if part) or None
     name = st.selectbox(label, names, key=key, help=help)
     return name, get_tokenizer(name)
 
 
-def load_model_upload(uploaded):
-    """Add a tokenizer from an uploaded .model file; returns its name.
-    Raises ValueError with what is wrong (not UTF-8, malformed line...)."""
-    try:
-        text = uploaded.getvalue().decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{uploaded.name} is not UTF-8 text, so it is not a .model file "
-                         "written by save() or minbpe") from None
-    tok = bpe.load(text=text, source=uploaded.name)
-    stem = uploaded.name.rsplit(".", 1)[0]
+def load_model_upload(uploaded, *, pattern="gpt4"):
+    """Add a tokenizer from an uploaded .model (minbpe), .tiktoken (ranks; split with
+    pattern, which that format does not hold) or tokenizer.json (Hugging Face) file;
+    returns its name. Raises ValueError with what is wrong (not UTF-8, malformed line...)."""
+    tok = export.load_bytes(uploaded.getvalue(), uploaded.name, pattern=pattern)
+    stem = os.path.splitext(uploaded.name)[0]
     return add_tokenizer(f"{stem} (uploaded)", tok)

@@ -1,0 +1,95 @@
+"""lab.state in a Streamlit run: references in the picker, uploads of the three formats."""
+from streamlit.testing.v1 import AppTest
+
+from bpe import BasicTokenizer, RegexTokenizer, export
+from conftest import ROOT
+
+CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40
+
+
+def script():
+    """Upload each file in session_state['files'] (name -> bytes), show names or errors."""
+    import io
+    import sys
+
+    import streamlit as st
+    sys.path.insert(0, st.session_state["root"])
+    from lab import state
+
+    class Upload(io.BytesIO):  # what st.file_uploader returns, as far as state needs
+        def __init__(self, name, data):
+            super().__init__(data)
+            self.name = name
+
+    for name, data in st.session_state.get("files", {}).items():
+        try:
+            st.success(state.load_model_upload(Upload(name, data),
+                                               pattern=st.session_state.get("pattern", "gpt4")))
+        except ValueError as e:
+            st.error(str(e))
+    if st.session_state.get("add_as"):
+        from bpe import BasicTokenizer
+        st.session_state["added"] = state.add_tokenizer(st.session_state["add_as"],
+                                                        BasicTokenizer())
+    picked, tok = state.tokenizer_picker("t_pick")
+    st.text(type(tok).__name__)
+    st.session_state["names"] = state.tokenizer_names()
+
+
+def run(files=None, pattern="gpt4", pick=None):
+    at = AppTest.from_function(script, default_timeout=60)
+    at.session_state["root"] = str(ROOT)
+    at.session_state["files"] = files or {}
+    at.session_state["pattern"] = pattern
+    at.run()
+    if pick:
+        at.selectbox(key="t_pick").set_value(pick).run()
+    assert not at.exception
+    return at
+
+
+def test_references_are_offered_and_the_missing_one_explained():
+    at = run(pick="GPT-4o (o200k_base)")
+    assert at.session_state["names"] == ["GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+    assert at.text[0].value == "RanksTokenizer"
+    help_text = at.selectbox(key="t_pick").help
+    assert "GPT-2 (r50k_base)" in help_text and "r50k_base.tiktoken" in help_text
+
+
+def test_uploads_of_all_three_formats_give_the_same_tokenizer():
+    tok = RegexTokenizer("gpt2").train(CORPUS, 256 + 40)
+    basic = BasicTokenizer().train(CORPUS, 256 + 30)
+    files = {"mine.model": tok.model_text().encode(),
+             "mine.tiktoken": export.tiktoken_text(tok).encode(),
+             "tokenizer.json": __import__("json").dumps(export.hf_json(tok)).encode()}
+    at = run(files, pattern="gpt2")
+    assert [s.value for s in at.success] == ["mine (uploaded)", "mine (uploaded) (2)",
+                                             "tokenizer (uploaded)"]
+    owned = at.session_state["lab_tokenizers"]
+    for loaded in owned.values():
+        assert loaded.merges == tok.merges and loaded.pattern == tok.pattern
+    at = run({"b.tiktoken": export.tiktoken_text(basic).encode()},
+             pattern=export.WHOLE_TEXT_PATTERN)
+    assert type(at.session_state["lab_tokenizers"]["b (uploaded)"]) is BasicTokenizer
+
+
+def test_bad_uploads_are_errors_naming_the_problem():
+    at = run({"x.model": b"\xff\xfe", "y.tiktoken": b"nope\n", "z.json": b"{}",
+              "w.txt": b"text"})
+    assert [e.value for e in at.error] == [
+        "x.model is not UTF-8 text, so not a minbpe .model file",
+        "y.tiktoken line 1: expected '<base64 token> <rank>', found 'nope'; is this a "
+        ".tiktoken file?",
+        "z.json: expected a tokenizer.json with a BPE model ('model': {'type': 'BPE', ...})",
+        "w.txt: unknown kind of file; expected one of .model, .tiktoken, .json (minbpe .model, "
+        "tiktoken ranks, tokenizer.json)",
+    ]
+    assert at.session_state["names"] == ["GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+
+
+def test_session_names_never_take_a_reference_name():
+    at = AppTest.from_function(script, default_timeout=60)
+    at.session_state["root"] = str(ROOT)
+    at.session_state["add_as"] = "GPT-4o (o200k_base)"
+    at.run()
+    assert at.session_state["added"] == "GPT-4o (o200k_base) (2)"
