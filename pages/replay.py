@@ -12,7 +12,8 @@ from viz.tokens import tokens_html, truncated
 
 TICK = 0.7          # seconds between steps while playing
 MAX_TICKS = 300     # a play stops by itself after this many steps
-STRIDES = [1, 10, 100, 1000]
+USED = "merges this text uses"
+STRIDES = [USED, 1, 10, 100, 1000]
 MAX_CHARS = 20_000  # text replayed; every step redraws it
 
 st.title("Merge replay")
@@ -39,6 +40,7 @@ if n_merges == 0:
 
 ids = tok.encode_ordinary(text)
 counts = derived.cached_counts_by_merge(key, tok, text)
+used = replay.used_steps(ids, parents)  # the steps that change this text
 
 # k lives in two widgets (slider and exact number), kept equal by their callbacks
 st.session_state.setdefault("replay_k", min(n_merges, 100))
@@ -52,6 +54,11 @@ def copy_k(source, target):
     st.session_state[target] = st.session_state[source]
 
 
+def go_to(k):
+    if k is not None:
+        st.session_state["replay_k"] = st.session_state["replay_k_num"] = k
+
+
 def toggle_play():
     st.session_state["replay_playing"] = not st.session_state["replay_playing"]
     st.session_state["replay_ticks"] = 0
@@ -62,7 +69,9 @@ p1.button("Stop" if st.session_state["replay_playing"] else "Play",
           icon=":material/pause:" if st.session_state["replay_playing"] else
           ":material/play_arrow:", on_click=toggle_play, key="replay_play")
 stride = p2.selectbox("Merges per step", STRIDES, key="replay_stride",
-                      label_visibility="collapsed", format_func=lambda s: f"{s:,} per step")
+                      label_visibility="collapsed",
+                      format_func=lambda s: f"step through the {s}" if s == USED else
+                      f"{s:,} merge{'s' if s != 1 else ''} per step")
 
 
 @st.fragment(run_every=TICK if st.session_state["replay_playing"] else None)
@@ -75,8 +84,8 @@ def replay_view():
             st.session_state["replay_playing"] = False
             st.rerun()
         st.session_state["replay_ticks"] = ticks + 1
-        st.session_state["replay_k"] = st.session_state["replay_k_num"] = min(n_merges,
-                                                                             k + stride)
+        go_to(min(n_merges, k + stride) if stride != USED else
+              replay.next_step(used, k) or n_merges)
 
     s1, s2 = st.columns([5, 1])
     s1.slider("k: merges applied", 0, n_merges, key="replay_k",
@@ -85,6 +94,14 @@ def replay_view():
                     on_change=copy_k, args=("replay_k_num", "replay_k"))
     k = st.session_state["replay_k"]
     step = replay.replay_step(tok, ids, k, parents)
+    back, ahead = replay.previous_step(used, k), replay.next_step(used, k)
+    b1, b2, b3 = st.columns([1.3, 1.3, 3])
+    b1.button("Previous merge it uses", icon=":material/skip_previous:", key="replay_prev",
+              on_click=go_to, args=(back,), disabled=back is None)
+    b2.button("Next merge it uses", icon=":material/skip_next:", key="replay_next",
+              on_click=go_to, args=(ahead,), disabled=ahead is None)
+    b3.caption(f"This text uses {len(used):,} of the {n_merges:,} merges; the token count "
+               "changes only at those steps.")
 
     view_col, chart_col = st.columns([3, 2])
     with view_col:
@@ -111,16 +128,20 @@ def replay_view():
             st.caption(truncated(step.spans))
     with chart_col:
         data = replay.counts_frame(counts, keep=[k])
+        # symlog: the first merges do most of the work, and a linear axis hides them
+        x_scale = alt.Scale(type="symlog") if n_merges > 1000 else alt.Scale()
         line = alt.Chart(data).mark_line().encode(
-            x=alt.X("k:Q", title="merges applied (k)"),
+            x=alt.X("k:Q", title="merges applied (k)", scale=x_scale),
             y=alt.Y("tokens:Q", title="tokens", scale=alt.Scale(zero=False)),
             tooltip=["k", "tokens"])
         here = alt.Chart(data[data["k"] == k]).mark_point(color="#d62828", size=80,
                                                           filled=True).encode(
-            x="k:Q", y="tokens:Q", tooltip=["k", "tokens"])
+            x=alt.X("k:Q", scale=x_scale), y="tokens:Q", tooltip=["k", "tokens"])
         st.altair_chart((line + here).properties(height=260), width="stretch")
-        st.caption("Token count of this text against k. Most of the drop comes from the "
-                   "first merges: frequent pairs first.")
+        st.caption("Token count of this text against k"
+                   + (" (k on a log-like scale)" if n_merges > 1000 else "")
+                   + ". Most of the drop comes from the first merges: the most frequent "
+                   "pairs are merged first.")
 
 
 replay_view()

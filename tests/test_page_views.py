@@ -7,7 +7,7 @@ import re
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from bpe.replay import encode_with_first_merges, merge_parents
+from bpe.replay import encode_with_first_merges, merge_applications, merge_parents
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 GPT4_NAME = "GPT-4 (cl100k_base)"
@@ -156,13 +156,38 @@ def test_replay_with_gpt4(open_page, gpt4):
     assert 'outline:2px solid' in token_views(at)[0]
 
 
-def test_replay_play_button_toggles(open_page):
+def test_replay_jumps_between_the_merges_the_text_uses(open_page, gpt4):
     at = open_page("pages/replay.py")
+    text = SAMPLES[DEFAULT_SAMPLE]
+    parents = merge_parents(gpt4)
+    used = sorted(idx - 255 for idx in merge_applications(gpt4.encode(text), parents))
+    after = next(k for k in used if k > 100)
+    at.button(key="replay_next").click().run()
+    assert at.slider(key="replay_k").value == after
+    assert any("It stands **" in m for m in texts(at.markdown))  # the merge occurs here
+    at.button(key="replay_prev").click().run()
+    assert at.slider(key="replay_k").value == max(k for k in used if k < after)
+    at.slider(key="replay_k").set_value(used[-1]).run()
+    assert at.button(key="replay_next").disabled
+
+
+def test_replay_play_steps_and_stops(open_page, gpt4):
+    at = open_page("pages/replay.py")
+    parents = merge_parents(gpt4)
+    used = sorted(idx - 255 for idx in
+                  merge_applications(gpt4.encode(SAMPLES[DEFAULT_SAMPLE]), parents))
+    # a play run advances k to the next merge the text uses (the timer repeats that run)
     at.button(key="replay_play").click().run()
     assert not at.exception and at.session_state["replay_playing"]
     assert at.button(key="replay_play").label == "Stop"
+    assert at.slider(key="replay_k").value == next(k for k in used if k > 100)
     at.button(key="replay_play").click().run()
     assert not at.session_state["replay_playing"]
+    # at the last step, playing stops by itself
+    at.slider(key="replay_k").set_value(100_000).run()
+    at.button(key="replay_play").click().run()
+    assert not at.exception and not at.session_state["replay_playing"]
+    assert at.button(key="replay_play").label == "Play"
 
 
 def test_replay_with_a_trained_tokenizer(open_page, mine):

@@ -3,7 +3,8 @@ import pytest
 
 from bpe import RegexTokenizer
 from bpe.replay import encode_with_first_merges, merge_parents, token_counts_by_merge
-from viz.replay import counts_frame, merge_name, replay_step
+from viz.replay import (counts_frame, merge_name, next_step, previous_step, replay_step,
+                         used_steps)
 
 TEXT = "the theme of the thesis: then there, then there! 😉😉 ünïcödé"
 
@@ -69,3 +70,13 @@ def test_counts_frame_thins_but_keeps_ends_and_k(gpt4):
     assert frame["tokens"].tolist() == [counts[k] for k in ks]
     small = counts_frame([11, 9, 7, 5])
     assert small["k"].tolist() == [0, 1, 2, 3] and small["tokens"].tolist() == [11, 9, 7, 5]
+
+
+def test_used_steps_are_where_the_count_changes(gpt4, tok):
+    for t in (gpt4, tok):
+        parents = merge_parents(t)
+        used = used_steps(t.encode(TEXT), parents)
+        counts = token_counts_by_merge(t, TEXT)
+        assert used == [k for k in range(1, len(counts)) if counts[k] != counts[k - 1]]
+        assert next_step(used, 0) == used[0] and next_step(used, used[-1]) is None
+        assert previous_step(used, used[1]) == used[0] and previous_step(used, used[0]) is None

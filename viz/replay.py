@@ -6,12 +6,13 @@ page shows about them. Step k applies the merge that made token 255 + k, so step
 the raw bytes and step len(merges) is the tokenizer as it is. Nothing here imports
 streamlit.
 """
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Optional
 
 import pandas as pd
 
-from bpe.replay import split_below
+from bpe.replay import merge_applications, split_below
 from viz.tokens import token_spans
 from viz.vocab import visible
 
@@ -63,6 +64,36 @@ def merge_name(tok, idx, pair):
     """
     left, right = (visible(tok.vocab[p]) for p in pair)
     return f"[{left}] + [{right}] -> [{visible(tok.vocab[idx])}]"
+
+
+def used_steps(ids, parents):
+    """The steps k whose merge this text's tokens use, ascending: the only steps at which
+    its token count changes (GPT-4 has 100,000 steps; a paragraph uses a few hundred).
+
+    >>> used_steps([258, 100], {256: (97, 97), 257: (256, 97), 258: (257, 98), 259: (1, 2)})
+    [1, 2, 3]
+    """
+    return sorted(idx - 255 for idx in merge_applications(ids, parents))
+
+
+def next_step(steps, k):
+    """The first step in steps after k, or None.
+
+    >>> next_step([1, 5, 9], 5), next_step([1, 5, 9], 9)
+    (9, None)
+    """
+    i = bisect_right(steps, k)
+    return steps[i] if i < len(steps) else None
+
+
+def previous_step(steps, k):
+    """The last step in steps before k, or None.
+
+    >>> previous_step([1, 5, 9], 5), previous_step([1, 5, 9], 1)
+    (1, None)
+    """
+    i = bisect_left(steps, k)
+    return steps[i - 1] if i else None
 
 
 def counts_frame(counts, max_points=CHART_POINTS, keep=()):
