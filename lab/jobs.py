@@ -1,0 +1,289 @@
+"""Training in a worker process, so a long training never stalls the Streamlit server.
+
+Streamlit runs every session's script in a thread of one process; `tok.train` is pure
+Python and holds the GIL, so training in the script thread would slow every other user.
+`start_training` runs it in another process instead, started through multiprocessing's
+"forkserver" (never a plain fork of the server: it has threads, and forking a process
+with threads can deadlock), and returns a TrainingJob the page polls:
+
+    job = start_training("regex", "gpt4", text, vocab_size=1024)
+    job.poll()      # -> new progress events (dicts) since the last poll, batched
+    job.done, job.error, job.result(), job.cancel()
+
+The worker never outlives its use: it exits when its parent process dies, when nobody
+has polled it for `abandon_after` seconds (the tab was closed), and on cancel().
+
+This file does not import streamlit; the page keeps the job in st.session_state.
+"""
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import time
+import traceback
+from collections import deque
+
+REPORT_EVERY = 0.1     # seconds between progress messages: one pipe write per batch
+RECENT_MERGES = 20     # latest merges carried by a progress event (and kept by the job)
+ABANDON_AFTER = 30.0   # seconds without a poll after which the worker gives up
+WATCH_EVERY = 0.5      # seconds between the worker's checks on its parent and its polls
+KINDS = ("basic", "regex")
+ABANDONED = 3          # the worker's exit code when it gave up on an absent parent
+
+_context = None
+
+
+def _mp_context():
+    """The "forkserver" context, preloaded with bpe: a job's process then forks from a
+    small single-threaded server in ~30 ms, where "spawn" takes ~0.5 s per job to start
+    Python and import bpe (and streamlit's command-line module, when the app was started
+    with the `streamlit` script: spawn re-imports the parent's main script)."""
+    global _context
+    if _context is None:
+        _context = multiprocessing.get_context("forkserver")
+        _context.set_forkserver_preload(["__main__", "bpe", "bpe.replay", "lab.jobs"])
+    return _context
+
+
+def start_training(kind, pattern, text, vocab_size, min_frequency=1, special_tokens=(),
+                   *, held_out=None, abandon_after=ABANDON_AFTER):
+    """Start training a tokenizer in a worker process; returns its TrainingJob at once.
+
+    kind: "basic" or "regex"; pattern: a preset name or regex (ignored for "basic").
+    special_tokens: strings given ids right after the trained vocabulary.
+    held_out: optional text the worker also encodes, to report the token count after
+    every merge (job.held_out_counts, see bpe.replay.token_counts_by_merge).
+    User errors (a bad pattern, vocab_size below 256...) come back as job.error.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    spec = dict(kind=kind, pattern=pattern, text=text, vocab_size=vocab_size,
+                min_frequency=min_frequency, special_tokens=list(special_tokens),
+                held_out=held_out)
+    return TrainingJob(spec, abandon_after)
+
+
+class TrainingJob:
+    """A training running in a worker process. Poll it from the page; it is not
+    thread-safe (one session polls its own job)."""
+
+    def __init__(self, spec, abandon_after=ABANDON_AFTER):
+        ctx = _mp_context()
+        self.vocab_size = spec["vocab_size"]
+        self.total = max(spec["vocab_size"] - 256, 0) if isinstance(spec["vocab_size"], int) else 0
+        self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
+        self.progress = None      # the latest progress event (a dict), None before merging
+        self.recent = deque(maxlen=RECENT_MERGES)  # (idx, pair, token, count), newest last
+        self.done = False
+        self.error = None         # str: what went wrong and what to do, if it failed
+        self.cancelled = False
+        self.held_out_counts = None  # list of ints, if held_out was given
+        self.started = time.monotonic()
+        self.finished = None
+        self._tok = None
+        # subtle: a shared double, not a pipe message, so the worker can read the time of
+        # the last poll without the parent writing anything it would have to drain
+        self._heartbeat = ctx.Value("d", time.monotonic(), lock=False)
+        # subtle: duplex although only the worker writes: the worker's end turns readable
+        # exactly when this end is closed (the parent died or dropped the job), which is
+        # how the worker notices. Its parent pid would not tell: under forkserver the
+        # worker's parent is the fork server, which lives as long as its workers do.
+        self._conn, child_conn = ctx.Pipe(duplex=True)
+        self._process = ctx.Process(
+            target=_work, args=(child_conn, self._heartbeat, abandon_after, spec),
+            name="bpe-train", daemon=True)
+        self._process.start()
+        child_conn.close()  # the worker holds the only writing end: EOF means it is gone
+
+    @property
+    def pid(self):
+        return self._process.pid
+
+    @property
+    def exitcode(self):
+        """The worker's exit code once it has exited (ABANDONED if it gave up), else None."""
+        return self._process.exitcode
+
+    def join(self, timeout=None):
+        """Wait for the worker process to exit, without reading its messages."""
+        self._process.join(timeout)
+
+    @property
+    def elapsed(self):
+        return (self.finished or time.monotonic()) - self.started
+
+    def alive(self):
+        """True while the worker process exists (it may have finished its work)."""
+        return self._process.is_alive()
+
+    def poll(self):
+        """New progress events since the last poll (dicts with done, total, elapsed,
+        merges_per_s and latest: [(idx, pair, token, count), ...]); updates phase,
+        progress, recent, and done/error once the worker finishes."""
+        self._heartbeat.value = time.monotonic()
+        events = []
+        while not self.done:
+            try:
+                if not self._conn.poll():
+                    break
+                kind, payload = self._conn.recv()
+            except (EOFError, OSError):
+                self._finish(error=self._death_message())
+                break
+            if kind == "phase":
+                self.phase = payload
+            elif kind == "progress":
+                self.phase = "merging"
+                self.progress = payload
+                self.recent.extend(payload["latest"])
+                events.append(payload)
+            elif kind == "result":
+                self._tok = pickle.loads(payload["tokenizer"])
+                self.held_out_counts = payload["held_out_counts"]
+                self._finish()
+            elif kind == "error":
+                self._finish(error=payload)
+        if not self.done and not self._process.is_alive() and not self._conn.poll():
+            # gone without a word and without EOF (a copy of its end lingers somewhere)
+            self._finish(error=self._death_message())
+        return events
+
+    def wait(self, timeout=None):
+        """Poll until the job is done or timeout seconds pass; True if done."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.done:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            # subtle: poll() drains the pipe, or a chatty worker blocks on a full pipe
+            self._conn.poll(min(left, 0.5) if left is not None else 0.5)
+            self.poll()
+        return self.done
+
+    def result(self):
+        """The trained tokenizer. RuntimeError if the job failed or is still running."""
+        if not self.done:
+            raise RuntimeError("the training is still running; poll() until job.done")
+        if self._tok is None:
+            raise RuntimeError(self.error or "the training was cancelled")
+        return self._tok
+
+    def cancel(self):
+        """Stop the worker now (no-op once done). Returns once it has exited."""
+        if self.done:
+            return
+        self.cancelled = True
+        self._finish(error=None)
+        self._process.terminate()
+        self._process.join(2)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(2)
+
+    def _finish(self, error=None):
+        self.done = True
+        self.phase = "done"
+        self.error = error
+        self.finished = time.monotonic()
+        self._conn.close()
+        if not self.cancelled:
+            self._process.join(5)  # it sent its last message and is exiting: reap it
+
+    def _death_message(self):
+        self._process.join(1)
+        code = self._process.exitcode
+        if code == ABANDONED:
+            return ("The training stopped because this page stopped checking on it for a "
+                    "while (was the tab closed or asleep?). Train again to restart it.")
+        if code is not None and code < 0 and -code == signal.SIGKILL:
+            return ("The training process was killed (signal 9), most likely because the "
+                    "server ran out of memory. Try a smaller corpus or vocab size.")
+        return (f"The training process ended without a result (exit code {code}). "
+                "Try again; if it keeps happening, try a smaller corpus.")
+
+
+# ----------------------------------------------------------------- the worker side
+def _work(conn, heartbeat, abandon_after, spec):
+    """The worker process: train, send batched progress, then the result or an error."""
+    _watch(conn, heartbeat, abandon_after)
+    try:
+        conn.send(("phase", "counting"))
+        tok = _train(conn, spec)
+        counts = None
+        if spec["held_out"]:
+            conn.send(("phase", "measuring"))
+            from bpe.replay import token_counts_by_merge
+            counts = token_counts_by_merge(tok, spec["held_out"])
+        conn.send(("result", {"tokenizer": pickle.dumps(tok, pickle.HIGHEST_PROTOCOL),
+                              "held_out_counts": counts}))
+    except (ValueError, TypeError) as e:
+        conn.send(("error", str(e)))
+    except MemoryError:
+        conn.send(("error", "The training ran out of memory. Try a smaller corpus or a "
+                            "smaller vocab size."))
+    except Exception as e:  # a bug, not the user's: keep the traceback in the server log
+        traceback.print_exc(file=sys.stderr)
+        conn.send(("error", f"The training failed unexpectedly ({type(e).__name__}: {e})."))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)  # no more checks on a closing pipe
+        conn.close()
+
+
+def _train(conn, spec):
+    from bpe import BasicTokenizer, RegexTokenizer
+    tok = BasicTokenizer() if spec["kind"] == "basic" else RegexTokenizer(spec["pattern"])
+    report = _Reporter(conn)
+    tok.train(spec["text"], spec["vocab_size"], min_frequency=spec["min_frequency"],
+              progress=report)
+    report.flush()
+    specials = spec["special_tokens"]
+    if specials:
+        first = tok.n_vocab
+        tok.register_special_tokens({s: first + i for i, s in enumerate(specials)})
+    return tok
+
+
+class _Reporter:
+    """The progress callback: keeps the latest merges, sends a batch every REPORT_EVERY
+    seconds, so a fast training makes a few messages a second, not thousands."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.latest = deque(maxlen=RECENT_MERGES)
+        self.last = None
+        self.sent = time.monotonic()
+
+    def __call__(self, p):
+        self.latest.append((p.idx, p.pair, p.token, p.count))
+        self.last = p
+        now = time.monotonic()
+        if now - self.sent >= REPORT_EVERY:
+            self.sent = now
+            self.flush()
+
+    def flush(self):
+        p = self.last
+        if p is None or not self.latest:
+            return
+        self.conn.send(("progress", {
+            "done": p.done, "total": p.total, "elapsed": p.elapsed,
+            "merges_per_s": p.merges_per_s, "latest": list(self.latest)}))
+        self.latest.clear()
+
+
+def _watch(conn, heartbeat, abandon_after):
+    """Exit this process when its parent is gone or has stopped polling.
+
+    The parent never writes to conn, so conn turns readable only at EOF: when the
+    parent's end is closed, by its death or by dropping the job. A timer signal rather
+    than a thread does the checking: it runs between the trainer's bytecodes (and
+    inside long regex searches, which check for signals), and with no extra thread bpe
+    may still count a big corpus on several cores (it only forks single-threaded).
+    """
+    def check(signum, frame):
+        if conn.poll() or time.monotonic() - heartbeat.value > abandon_after:
+            os._exit(ABANDONED)
+
+    signal.signal(signal.SIGALRM, check)
+    signal.setitimer(signal.ITIMER_REAL, WATCH_EVERY, WATCH_EVERY)

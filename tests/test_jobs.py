@@ -1,0 +1,164 @@
+"""Training in a worker process (lab/jobs.py): same merges as in-process, progress
+batched, user errors as text, cancel, and no orphan when nobody polls or the parent dies."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bpe import BasicTokenizer, MergeProgress, RegexTokenizer
+from bpe.replay import token_counts_by_merge
+from lab import jobs
+from lab.jobs import start_training
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
+# findall on "aaaa..." backtracks exponentially here: a training that never finishes
+CATASTROPHIC = r"(?:a|aa)+b|\s+|."
+
+
+def test_job_trains_the_same_merges_as_in_process():
+    text, held_out = SAMPLE[:80_000], SAMPLE[80_000:90_000]
+    job = start_training("regex", "gpt4", text, 700, min_frequency=2,
+                         special_tokens=["<|endoftext|>", "<|pad|>"], held_out=held_out)
+    events = []
+    while not job.done:
+        job.wait(0.2)
+        events += job.poll()
+    assert job.error is None, job.error
+    tok = job.result()
+    ref = RegexTokenizer("gpt4").train(text, 700, min_frequency=2)
+    assert tok.merges == ref.merges
+    assert tok.merge_counts == ref.merge_counts
+    assert tok.stop_reason == ref.stop_reason
+    # special tokens get the ids right after the trained vocabulary
+    n = 256 + len(ref.merges)
+    assert tok.special_tokens == {"<|endoftext|>": n, "<|pad|>": n + 1}
+    assert job.held_out_counts == token_counts_by_merge(ref, held_out)
+    # the last progress event reports the last merge; the recent merges end with it
+    last_idx = max(ref.merges.values())
+    assert job.progress["done"] == len(ref.merges) == job.progress["total"]
+    assert job.recent[-1][0] == last_idx
+    assert job.recent[-1][2] == ref.vocab[last_idx]
+    assert job.recent[-1][3] == ref.merge_counts[last_idx]
+    assert not job.alive()
+
+
+def test_basic_job_matches_basic_training():
+    text = SAMPLE[:5_000]
+    job = start_training("basic", None, text, 400)
+    assert job.wait(120)
+    assert job.result().merges == BasicTokenizer().train(text, 400).merges
+    assert isinstance(job.result(), BasicTokenizer)
+
+
+def test_progress_is_batched(monkeypatch):
+    """A thousand merges in a simulated second make ten messages, not a thousand."""
+    clock = iter(range(10**6))
+    monkeypatch.setattr(jobs.time, "monotonic", lambda: next(clock) / 1000)
+    sent = []
+
+    class Conn:
+        def send(self, message):
+            sent.append(message)
+
+    report = jobs._Reporter(Conn())
+    for done in range(1, 1001):
+        report(MergeProgress(done, 1000, 255 + done, (97, 98), b"ab", 5, done / 1000))
+    report.flush()
+    assert 9 <= len(sent) <= 12
+    kinds = {kind for kind, _ in sent}
+    assert kinds == {"progress"}
+    last = sent[-1][1]
+    assert last["done"] == 1000 and last["total"] == 1000
+    assert last["latest"][-1] == (1255, (97, 98), b"ab", 5)
+    assert all(len(payload["latest"]) <= jobs.RECENT_MERGES for _, payload in sent)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(pattern="(unclosed"), "invalid split pattern"),
+    (dict(vocab_size=100), "at least 256"),
+    (dict(min_frequency=0), "min_frequency"),
+    (dict(pattern=r"[a-z]+"), "skips"),  # a pattern that would drop the spaces
+])
+def test_user_errors_come_back_as_text(kwargs, message):
+    args = dict(kind="regex", pattern="gpt4", text="hello world, hello", vocab_size=300,
+                min_frequency=1)
+    args.update(kwargs)
+    job = start_training(**args)
+    assert job.wait(60)
+    assert job.error is not None and message in job.error
+    assert "Traceback" not in job.error
+    with pytest.raises(RuntimeError):
+        job.result()
+
+
+def test_unknown_kind_is_refused_before_starting():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        start_training("sentencepiece", None, "text", 300)
+
+
+def test_cancel_stops_a_training_that_would_never_end():
+    job = start_training("regex", CATASTROPHIC, "a" * 60, 300)
+    while job.phase == "starting":  # wait until the worker runs the pattern
+        job.wait(0.1)
+    assert not job.done and job.alive()
+    job.cancel()
+    assert job.done and job.cancelled and job.error is None
+    assert not job.alive()
+    assert job.exitcode == -signal.SIGTERM
+    with pytest.raises(RuntimeError, match="cancelled"):
+        job.result()
+    job.cancel()  # a second cancel is harmless
+
+
+def test_watchdog_ends_a_job_nobody_polls():
+    job = start_training("regex", CATASTROPHIC, "a" * 60, 300, abandon_after=1.0)
+    job.join(60)
+    assert job.exitcode == jobs.ABANDONED
+    job.poll()
+    assert job.done and "stopped checking" in job.error
+
+
+WORKER_OF_A_DOOMED_PARENT = f"""
+import sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from lab.jobs import start_training
+if __name__ == "__main__":
+    job = start_training("regex", {CATASTROPHIC!r}, "a" * 60, 300)
+    while job.phase == "starting":
+        job.wait(0.1)
+    print(job.pid, flush=True)
+    time.sleep(600)
+"""
+
+
+def _running(pid):
+    """True if pid is a live process (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_worker_exits_when_its_parent_dies():
+    parent = subprocess.Popen([sys.executable, "-c", WORKER_OF_A_DOOMED_PARENT],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(parent.stdout.readline())
+        assert _running(worker)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 30
+        while _running(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(worker)
+    finally:
+        parent.kill()
+        parent.wait(10)
+        if 'worker' in locals() and _running(worker):
+            os.kill(worker, signal.SIGKILL)
