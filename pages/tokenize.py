@@ -15,7 +15,7 @@ from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.tokens import GPT2_MARKERS, WHITESPACE_MARKERS, token_spans, tokens_html, truncated
 
 TABLE_LIMIT = 5_000     # table rows; beyond that the table says so
-IDS_LIMIT = 50_000      # ids in the copyable list; all of them are in the download
+IDS_LIMIT = 20_000      # ids in the copyable list; all of them are in the download
 URL_TEXT_LIMIT = 1_000  # longer texts are left out of the link (URLs have length limits)
 SPAN_BOX_CHARS = 3_000  # texts longer than this get a scrolling box for the colored view
 
@@ -176,7 +176,9 @@ else:
 
         ids_tab, table_tab = st.tabs(["Ids", "Table"])
         with ids_tab:
-            st.code(json.dumps(ids[:IDS_LIMIT]), language="json", wrap_lines=True,
+            # plain, not language="json": highlighting thousands of numbers costs the
+            # browser more than drawing the colored tokens
+            st.code(json.dumps(ids[:IDS_LIMIT]), language=None, wrap_lines=True,
                     height=240 if len(ids) > 400 else "content")
             if len(ids) > IDS_LIMIT:
                 st.caption(f"The list shows the first {IDS_LIMIT:,} of {len(ids):,} ids; "
