@@ -61,13 +61,15 @@ def _code(name):
     return "`" + name.replace("`", "'") + "`"
 
 
-def _empty_state():
-    """Only GPT-4 here: say where a second tokenizer comes from, or make two now."""
-    st.info("Comparing needs a second tokenizer. Train one on the **Train** page or load a "
-            "`.model` file in the sidebar, or train the textbook pair right here: a Regex "
-            "tokenizer (GPT-4's split pattern) and a Basic one (no split), both on the same "
-            f"100 KB of Shakespeare with a vocabulary of {QUICK_VOCAB}.",
-            icon=":material/compare_arrows:")
+def _quick_pair_offer(alone):
+    """No tokenizer of the session's own yet: say where one comes from, or make two now.
+    alone: GPT-4 is the only tokenizer at all, so there is nothing to compare yet."""
+    lead = ("Comparing needs a second tokenizer." if alone else
+            "No tokenizer of your own yet: the reference tokenizers are compared below.")
+    st.info(f"{lead} Train one on the **Train** page or load a tokenizer file in the "
+            "sidebar, or train the textbook pair right here: a Regex tokenizer (GPT-4's split "
+            "pattern) and a Basic one (no split), both on the same 100 KB of Shakespeare "
+            f"with a vocabulary of {QUICK_VOCAB}.", icon=":material/compare_arrows:")
     with st.container(horizontal=True, vertical_alignment="center"):
         if st.button(f"Train Regex and Basic ({QUICK_VOCAB}) on Shakespeare", type="primary",
                      icon=":material/bolt:", key="compare_quick_train"):
@@ -77,14 +79,14 @@ def _empty_state():
         st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
 
 
-def _comparison(names):
+def _comparison(default_b):
     """The pickers, the text, both aligned views, the numbers and the domain table."""
     pick_a, pick_b = st.columns(2)
     with pick_a:
         name_a, tok_a = state.tokenizer_picker("compare_a", label="Tokenizer A",
                                                default=state.GPT4_NAME)
     with pick_b:
-        name_b, tok_b = state.tokenizer_picker("compare_b", label="Tokenizer B", default=names[-1])
+        name_b, tok_b = state.tokenizer_picker("compare_b", label="Tokenizer B", default=default_b)
 
     st.session_state["compare_sample"] = next(
         (s for s, t in SAMPLES.items() if t == st.session_state["compare_text"]), None)
@@ -151,7 +153,12 @@ st.caption("The same text through two tokenizers, aligned by byte position. Toke
            "cut differently are in color; tokens both cut the same way are grey.")
 
 names = state.tokenizer_names()
-if len(names) < 2:
-    _empty_state()
-else:
-    _comparison(names)
+own = list(state.session_tokenizers())
+if own and st.session_state.get("compare_latest_seen") != own[-1]:
+    st.session_state["compare_b"] = own[-1]  # something new was trained or loaded: show it
+st.session_state["compare_latest_seen"] = own[-1] if own else None
+if not own:
+    _quick_pair_offer(alone=len(names) < 2)
+if len(names) >= 2:
+    # B: the most recently trained or loaded tokenizer, else the last reference (GPT-4o)
+    _comparison(default_b=own[-1] if own else names[-1])

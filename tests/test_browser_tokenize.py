@@ -1,6 +1,8 @@
 """Tokenize and Compare in real Chromium: type text, read the "Tokens" metric and the
 data-ids from the page, check them against GPT4Tokenizer; open Compare and train the
 one-click pair. Screenshots go to screenshots/tokenize_*.png and compare_*.png."""
+import re
+
 from conftest import screenshot, wait_rendered
 
 TEXT = "Hello <b>world</b>! 2026-11-23 안녕 👍🏽 — tokens\tand\nlines"
@@ -87,7 +89,8 @@ def test_compare_trains_the_pair_and_shows_both_views(page):
     wait_rendered(page)
     screenshot(page, "compare_empty")
     button.click()
-    page.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
+    # the pair is trained and picked: B's view is titled with its name
+    page.get_by_text(re.compile(r"^B · Basic 512")).wait_for(timeout=60_000)
     wait_rendered(page)
     shown = metrics(page)
     assert {"Tokens A", "Tokens B", "Boundaries shared"} <= shown.keys()

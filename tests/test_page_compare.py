@@ -37,12 +37,25 @@ def with_pair(open_page, pair):
     return at
 
 
-def test_only_gpt4_shows_the_empty_state(open_page):
+def test_only_gpt4_shows_the_empty_state(open_page, monkeypatch):
+    from lab import state
+    monkeypatch.setattr(state, "reference_names", lambda: [GPT4_NAME])  # no GPT-4o here
     at = open_page(PAGE)
     assert not at.exception
     assert any("second tokenizer" in i.value and "Train" in i.value for i in at.info)
     assert at.button(key="compare_quick_train")
     assert not at.metric
+
+
+def test_without_own_tokenizers_the_references_are_compared(open_page):
+    from lab import state
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.button(key="compare_quick_train")  # the one-click pair is offered
+    names = state.reference_names()
+    if len(names) > 1:  # GPT-4o's vocabulary ships here: GPT-4 against it
+        assert at.selectbox(key="compare_b").value == names[-1]
+        assert metric(at, "Tokens A") == f"{len(state.gpt4().encode(SAMPLES[DEFAULT_SAMPLE])):,}"
 
 
 def test_one_click_trains_regex_and_basic_and_compares_them(open_page):
@@ -98,3 +111,12 @@ def test_same_tokenizer_twice_says_so(open_page, pair):
     assert not at.exception
     assert any("same tokenizer" in i.value for i in at.info)
     assert metric(at, "Boundaries shared") == "100.0%"
+
+
+def test_special_token_text_is_compared_as_plain_text(open_page, pair, gpt4):
+    at = with_pair(open_page, pair)
+    text = "before <|endoftext|> after"
+    at.text_area(key="compare_text").input(text).run()
+    assert not at.exception
+    assert any("<|endoftext|>" in c.value for c in at.caption)
+    assert views(at)[0] == gpt4.encode(text, allowed_special="none")

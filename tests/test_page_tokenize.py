@@ -158,3 +158,14 @@ def test_state_goes_into_the_url_and_back():
     at.text_area(key="tokenize_text").input("x" * 1001).run()
     assert "text" not in at.query_params  # too long for a link; the rest still is there
     assert at.query_params.get("markers") in ("1", ["1"])
+
+
+def test_text_and_toggles_survive_a_visit_to_another_page(open_page):
+    at = open_page(PAGE)
+    type_text(at, "kept across pages")
+    at.toggle(key="tokenize_markers").set_value(True).run()
+    at.switch_page("pages/compare.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.text_area(key="tokenize_text").value == "kept across pages"
+    assert at.toggle(key="tokenize_markers").value is True
