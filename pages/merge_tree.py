@@ -83,12 +83,11 @@ if idx is not None:
         if not tok.merge_counts:
             st.caption("This tokenizer has no merge counts recorded (GPT-4's ranks and "
                        ".model files do not keep them).")
-        graph_col, table_col = st.columns([3, 2])
-        graph_col.graphviz_chart(dot, width="stretch")
-        table_col.write("The merges, in the order they were learned:")
-        table_col.dataframe(steps, hide_index=True,
-                            column_order=["merge", "pair", "token", "id", "count"],
-                            column_config={"merge": "merge k", "pair": "pair merged",
-                                           "token": "makes"})
+        st.graphviz_chart(dot, width="stretch")
+        st.write("The merges that build it, in the order they were learned:")
+        st.dataframe(steps, hide_index=True,
+                     column_order=["merge", "pair", "token", "id", "count"],
+                     column_config={"merge": "merge k", "pair": "pair merged",
+                                    "token": "makes"})
         with st.expander("DOT source"):
             st.code(dot, language="dot")

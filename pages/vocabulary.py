@@ -63,21 +63,24 @@ found = vocab.sort_tokens(found, sort_by, descending)
 st.caption(f"{len(found):,} matching token{'s' if len(found) != 1 else ''}"
            + (f"; showing the first {TABLE_ROWS:,}" if len(found) > TABLE_ROWS else "")
            + ". Select a row to see it in detail.")
-table_col, detail_col = st.columns([3, 2])
 shown = found.head(TABLE_ROWS)
-event = table_col.dataframe(
+event = st.dataframe(
     shown[["id", "token", "length", "hex", "pair", "merge", "count", "children",
            "whole_chars"]],
-    hide_index=True, height=420, on_select="rerun", selection_mode="single-row",
+    hide_index=True, height=380, on_select="rerun", selection_mode="single-row",
     key="vocab_table",
     column_config={
+        "id": st.column_config.NumberColumn("id", width="small"),
         "token": st.column_config.TextColumn("token", width="medium"),
-        "pair": st.column_config.TextColumn("merged from"),
-        "merge": st.column_config.NumberColumn("merge k", help="Made by the k-th merge"),
+        "length": st.column_config.NumberColumn("bytes", width="small"),
+        "hex": st.column_config.TextColumn("hex", width="small"),
+        "pair": st.column_config.TextColumn("merged from", width="medium"),
+        "merge": st.column_config.NumberColumn("merge k", help="Made by the k-th merge",
+                                               width="small"),
         "count": st.column_config.NumberColumn("count", help="How often the pair occurred "
-                                               "when it was merged"),
-        "children": st.column_config.NumberColumn("built on it"),
-        "whole_chars": st.column_config.CheckboxColumn("whole UTF-8"),
+                                               "when it was merged", width="small"),
+        "children": st.column_config.NumberColumn("built on it", width="small"),
+        "whole_chars": st.column_config.CheckboxColumn("whole UTF-8", width="small"),
     })
 
 # ------------------------------------------------------------------ one token
@@ -90,14 +93,17 @@ if rows:
         st.session_state["vocab_id"] = picked
 st.session_state.setdefault("vocab_id", 256 if 256 in frame.index else int(frame.index[0]))
 
-with detail_col:
-    idx = st.number_input("Token id", min_value=0, max_value=int(frame.index.max()), step=1,
-                          key="vocab_id")
-    try:
-        detail = vocab.token_detail(frame, int(idx))
-    except KeyError as e:
-        st.error(e.args[0])
-    else:
+st.subheader("One token")
+detail_col, children_col = st.columns([1, 1])
+idx = detail_col.number_input("Token id", min_value=0, max_value=int(frame.index.max()),
+                              step=1, key="vocab_id")
+try:
+    detail = vocab.token_detail(frame, int(idx))
+except KeyError as e:
+    detail_col.error(e.args[0])
+    detail = None
+if detail is not None:
+    with detail_col:
         st.html(token_chips(tok, [detail["id"]]))
         st.markdown(f"id **{detail['id']}** · {detail['length']} byte"
                     f"{'s' if detail['length'] != 1 else ''} · hex `{detail['hex']}`")
@@ -114,16 +120,17 @@ with detail_col:
                      if count is not None else "Its count at merge time was not recorded.")
         if not detail["whole_chars"]:
             st.warning("Not whole UTF-8 characters: this token holds part of a character.")
+        if not detail["special"]:
+            st.page_link("pages/merge_tree.py", label="See its merge tree",
+                         icon=":material/account_tree:",
+                         query_params={"token": str(detail["id"]), "tokenizer": name})
+    with children_col:
         children = detail["built_on"]
         st.write(f"**{len(children):,}** token{'s' if len(children) != 1 else ''} "
                  "built on top of it" + (":" if len(children) else "."))
         if len(children):
             st.dataframe(children[["id", "token", "pair", "merge"]].head(TABLE_ROWS),
-                         hide_index=True, height=200)
-        if not detail["special"]:
-            st.page_link("pages/merge_tree.py", label="See its merge tree",
-                         icon=":material/account_tree:",
-                         query_params={"token": str(detail["id"]), "tokenizer": name})
+                         hide_index=True, height=300)
 
 # ------------------------------------------------------------------ a sample text
 st.subheader("Which tokens does a text use?")
@@ -139,7 +146,9 @@ u1, u2, u3 = st.columns(3)
 u1.metric("Tokens in the text", f"{int(used['uses'].sum()):,}")
 u2.metric("Distinct tokens used", f"{len(used):,}")
 u3.metric("Vocabulary never touched", f"{untouched:,}",
-          f"{untouched / ordinary:.1%} of {ordinary:,}", delta_color="off")
+          help=f"Of the {ordinary:,} ordinary tokens, this text uses "
+               f"{len(used) / ordinary:.2%}; the other {untouched / ordinary:.2%} it never "
+               "touches.")
 st.dataframe(used[["id", "token", "uses", "pair", "merge", "whole_chars"]],
              hide_index=True, height=300,
              column_config={"whole_chars": st.column_config.CheckboxColumn("whole UTF-8")})

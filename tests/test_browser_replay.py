@@ -60,3 +60,55 @@ def test_replay_slider_changes_the_token_count(page, app_url, gpt4):
     # the exact-k box followed the slider
     assert page.locator('[data-testid="stNumberInput"] input').first.input_value() == str(k)
     tall_screenshot(page, "views_replay")
+
+
+def test_play_steps_through_merges_until_stopped(page, app_url):
+    open_view(page, app_url, "replay")
+    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    start = int(thumb.input_value())
+    page.get_by_role("button", name="Play").click()
+    # the timed fragment moves k on its own, more than once
+    page.wait_for_function(
+        """start => Number(document.querySelector(
+            '[data-testid="stSlider"] input[type="range"]').value) > start""",
+        arg=start, timeout=30_000)
+    first = int(thumb.input_value())
+    page.wait_for_function(
+        """k => Number(document.querySelector(
+            '[data-testid="stSlider"] input[type="range"]').value) > k""",
+        arg=first, timeout=30_000)
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_role("button", name="Play").wait_for(timeout=30_000)
+    wait_rendered(page)
+    stopped = int(thumb.input_value())
+    page.wait_for_timeout(2000)  # two ticks' time: a stopped replay must not move
+    assert int(thumb.input_value()) == stopped
+
+
+def test_views_render_in_chromium(page, app_url):
+    """What only a browser shows: Graphviz's SVG, the chunk underlines, the outlines."""
+    open_view(page, app_url, "vocabulary")
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
+    assert metric(page, "Tokens") == "100,261"
+    tall_screenshot(page, "views_vocabulary", 2000)
+
+    open_view(page, app_url, "merge_tree")
+    svg = page.locator('[data-testid="stGraphVizChart"] svg').first
+    svg.wait_for(timeout=60_000)
+    # one SVG box per tree node: ·encoding is 9 bytes, so 9 leaves and 8 merges
+    assert page.locator('[data-testid="stGraphVizChart"] svg g.node').count() == 17
+    assert "·encoding" in svg.text_content()
+    tall_screenshot(page, "views_merge_tree")
+
+    open_view(page, app_url, "chunks")
+    tok = page.locator(".tokens .tok").first
+    tok.wait_for(timeout=60_000)
+    assert tok.evaluate("e => getComputedStyle(e).borderBottomWidth") == "3px"
+    tall_screenshot(page, "views_chunks")
+
+    open_view(page, app_url, "specials")
+    page.locator(".tokens").first.wait_for(timeout=60_000)
+    outlined = page.locator(".tokens .tok").evaluate_all(
+        "els => els.filter(e => getComputedStyle(e).outlineStyle === 'solid').length")
+    assert outlined == 3 + 0 + 1  # 'all', 'none' and the chosen set; none_raise raised
+    tall_screenshot(page, "views_specials")

@@ -128,7 +128,7 @@ def tree_dot(tok, idx, parents):
     # ordering=in keeps each merge's left part drawn left of its right part
     lines = ["digraph merges {", "  rankdir=BT;", "  ordering=in;",
              '  node [shape=box, style="rounded,filled", fontname="monospace", '
-             'fontsize=11, color="#888888"];',
+             'fontsize=14, color="#888888"];',
              '  edge [color="#888888", arrowsize=0.6];']
     counter = iter(range(10**9))
 
