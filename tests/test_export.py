@@ -29,7 +29,7 @@ SPECIALS_TEXT = "<|endoftext|>Hi there<|fim|>x<|endoftext|>\n  <|endoftext|>"
 def trained(taylorswift):
     """kind -> a tokenizer trained on Taylor Swift's article (700 merges)."""
     toks = {"gpt4": RegexTokenizer("gpt4"), "gpt2": RegexTokenizer("gpt2"),
-            "basic": BasicTokenizer()}
+            "gpt4o": RegexTokenizer("gpt4o"), "basic": BasicTokenizer()}
     for tok in toks.values():
         tok.train(taylorswift, 256 + 700)
     return toks
@@ -43,7 +43,7 @@ def with_specials(tok):
     return copy
 
 
-@pytest.fixture(scope="module", params=["gpt4", "gpt2", "basic", "gpt4+specials",
+@pytest.fixture(scope="module", params=["gpt4", "gpt2", "gpt4o", "basic", "gpt4+specials",
                                         "basic+specials"])
 def tok(request, trained):
     kind, _, specials = request.param.partition("+")

@@ -1,0 +1,110 @@
+"""SentencePieceBPE: a Llama-style BPE trained by the `sentencepiece` package, with our API.
+
+Trained on the same text as one of ours, it lets the lab set Llama-style tokenization
+beside byte-level BPE: SentencePiece merges characters, not bytes, and falls back to
+byte tokens (<0xE2>) only for characters too rare to get a piece; a space is part of the
+piece after it (▁the). The settings follow Llama's tokenizer (BPE, byte fallback, digits
+split, whitespace-only pieces) except two, so that the ids decode to exactly the text
+given, which every view of the lab relies on: no normalization and no dummy space in
+front of the text. It trains on the text's lines, as SentencePiece does, so a newline is
+always a byte token. sentencepiece is imported only when one is trained or loaded.
+
+There are no minbpe merges to show: `merges` is empty, so the merge views have nothing
+to replay, and `.model` save is refused (the SentencePiece model is `model_proto`).
+"""
+from .base import Tokenizer, clean_text
+
+SPACE = "\u2581"  # ▁, how SentencePiece writes a space inside a piece
+
+
+class SentencePieceBPE(Tokenizer):
+    """BPE trained by sentencepiece; ids are SentencePiece's (0 <unk>, 1 <s>, 2 </s>,
+    3-258 the bytes 0x00-0xFF, then the learned pieces).
+
+    >>> tok = SentencePieceBPE().train("hello hello world\\n" * 20, 300)
+    >>> tok.decode(tok.encode("hello world"))
+    'hello world'
+    """
+
+    def __init__(self, model_proto=None):
+        self._sp = None
+        self.model_proto = None
+        super().__init__()
+        if model_proto is not None:
+            self._load_proto(model_proto)
+
+    def train(self, text, vocab_size, verbose=False, *, character_coverage=0.9995,
+              progress=None, **kwargs):
+        """Train a SentencePiece BPE with vocab_size pieces (bytes and controls included)
+        on text's non-empty lines. progress is accepted for the API's sake and not called:
+        sentencepiece reports nothing while it trains."""
+        import io
+
+        import sentencepiece as spm
+        text = clean_text(text)
+        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 260:
+            raise ValueError(f"vocab_size must be an int of at least 260 (3 control tokens, "
+                             f"256 byte tokens and one piece), not {vocab_size!r}")
+        lines = [line for line in text.splitlines() if line.strip()]
+        if not lines:
+            raise ValueError("the text has no non-empty lines to train on")
+        model = io.BytesIO()
+        try:
+            spm.SentencePieceTrainer.train(
+                sentence_iterator=iter(lines), model_writer=model, model_type="bpe",
+                vocab_size=vocab_size, character_coverage=character_coverage,
+                byte_fallback=True, split_digits=True, allow_whitespace_only_pieces=True,
+                normalization_rule_name="identity", add_dummy_prefix=False,
+                remove_extra_whitespaces=False, num_threads=2,
+                hard_vocab_limit=False,  # a small text runs out of pairs: stop there, as ours do
+                minloglevel=0 if verbose else 2)
+        except RuntimeError as e:
+            # e.g. "Vocabulary size is smaller than required_chars. 300 vs 412. ..."
+            why = str(e).splitlines()[-1].rpartition("] ")[2]  # past "INTERNAL: file.cc(638) [...]"
+            raise ValueError(f"sentencepiece could not train: {why}") from None
+        self._load_proto(model.getvalue())
+        # hard_vocab_limit=False lets a small text stop short, like our "no_pairs"
+        self.stop_reason = "vocab_size" if self.n_vocab == vocab_size else "no_pairs"
+        return self
+
+    def _load_proto(self, model_proto):
+        import sentencepiece as spm
+        self._sp = spm.SentencePieceProcessor(model_proto=model_proto)
+        self.model_proto = model_proto
+        self._reset()
+
+    def _build_vocab(self):
+        sp = getattr(self, "_sp", None)
+        if sp is None:
+            return {}
+        vocab = {}
+        for idx in range(sp.get_piece_size()):
+            piece = sp.id_to_piece(idx)
+            if sp.is_byte(idx):
+                vocab[idx] = bytes([int(piece[3:5], 16)])  # "<0xE2>"
+            elif sp.is_control(idx) or sp.is_unknown(idx):
+                vocab[idx] = b""  # never produced from text: no bos/eos, bytes for the rest
+            else:
+                vocab[idx] = piece.replace(SPACE, " ").encode("utf-8")
+        for special, idx in self.special_tokens.items():
+            vocab[idx] = special.encode("utf-8")
+        return vocab
+
+    @property
+    def n_vocab(self):
+        return max(self.vocab) + 1 if self.vocab else 0
+
+    def encode_ordinary(self, text):
+        if self._sp is None:
+            raise ValueError("this SentencePieceBPE is not trained yet; call train(text, "
+                             "vocab_size) first")
+        return self._sp.encode(clean_text(text))
+
+    def save(self, file_prefix):
+        raise ValueError("a SentencePiece tokenizer cannot be saved as a minbpe .model file; "
+                         "write its model_proto bytes to a file and load that with "
+                         "sentencepiece.SentencePieceProcessor(model_file=...)")
+
+    def load_text(self, text, source="model"):
+        raise ValueError("SentencePieceBPE loads a SentencePiece model_proto, not a minbpe "
+                         ".model file: SentencePieceBPE(model_proto=data)")
