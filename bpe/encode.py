@@ -8,11 +8,18 @@ priority: lower ids were learned first and are applied first.
 
 Short chunks (nearly all of them) take a simple scan; long ones a heap over a linked
 list, so a megabyte with no spaces encodes in n log n instead of n squared.
+GPT-4's chunks take `apply_ranks`, which works on the bytes themselves (tiktoken's
+rule, without ids or a callback), so the two C-level calls min() and list.index()
+do the scanning.
 It does not split text or cache anything; callers do.
 """
 from heapq import heapify, heappop, heappush
+from itertools import repeat
+from operator import add
 
 LONG_CHUNK = 64  # below this length the quadratic scan beats the heap's overhead
+BYTES = [bytes([b]) for b in range(256)]  # each byte as a one-byte bytes object
+NO_RANK = 1 << 62  # stands for "these two parts do not merge": above every rank
 
 
 def apply_merges(ids, rank_of):
@@ -74,3 +81,32 @@ def _apply_merges_heap(ids, rank_of):
             if rl is not None:
                 heappush(heap, (rl, o, tok[o], r))
     return [t for t in tok if t >= 0]
+
+
+def apply_ranks(text_bytes, ranks, vocab):
+    """Encode one chunk of bytes with tiktoken-style ranks (bytes -> id; vocab is the
+    inverse, id -> bytes): merge the adjacent parts whose concatenation has the
+    lowest rank, leftmost first.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"abab": 3}
+    >>> apply_ranks(b"abab", ranks, {idx: token for token, idx in ranks.items()})
+    [3]
+    """
+    get = ranks.get
+    if len(text_bytes) >= LONG_CHUNK:
+        return _apply_merges_heap([ranks[text_bytes[i:i + 1]] for i in range(len(text_bytes))],
+                                  lambda a, b: get(vocab[a] + vocab[b]))
+    parts = list(map(BYTES.__getitem__, text_bytes))
+    pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_RANK)))
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best == NO_RANK:
+            break
+        i = pair_ranks.index(best)  # subtle: the leftmost of equal ranks ("aaaa")
+        parts[i] += parts.pop(i + 1)
+        del pair_ranks[i]
+        if i < len(pair_ranks):
+            pair_ranks[i] = get(parts[i] + parts[i + 1], NO_RANK)
+        if i:
+            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], NO_RANK)
+    return [ranks[part] for part in parts]

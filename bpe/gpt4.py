@@ -12,7 +12,7 @@ import importlib.util
 import os
 
 from .base import Tokenizer
-from .encode import apply_merges
+from .encode import apply_ranks
 from .regex import GPT4_SPLIT_PATTERN, RegexTokenizer
 
 CL100K_FILE = "cl100k_base.tiktoken"
@@ -120,9 +120,7 @@ class GPT4Tokenizer(RegexTokenizer):
         rank = ranks.get(text_bytes)
         if rank is not None:
             return [rank]  # most chunks are whole tokens; tiktoken takes this path too
-        vocab = self.vocab
-        return apply_merges([ranks[text_bytes[i:i + 1]] for i in range(len(text_bytes))],
-                            lambda a, b: ranks.get(vocab[a] + vocab[b]))
+        return apply_ranks(text_bytes, ranks, self.vocab)
 
     def train(self, text, vocab_size, verbose=False, **kwargs):
         raise ValueError("GPT4Tokenizer is pretrained (cl100k_base) and cannot be trained; "
