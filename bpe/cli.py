@@ -57,6 +57,9 @@ def build_parser():
     encode.add_argument("--model", required=True,
                         help="a .model, .tiktoken or tokenizer.json file")
     encode.add_argument("file", nargs="?", metavar="FILE", help="text file (default: stdin)")
+    encode.add_argument("--pattern", default="gpt4", metavar="gpt4|gpt2|gpt4o|REGEX",
+                        help="split pattern for a .tiktoken model, which holds none "
+                             "(default gpt4)")
     encode.add_argument("--allowed-special", choices=["none_raise", "none", "all"],
                         default="none_raise",
                         help="special-token text: refuse (default), as ordinary text, or as "
@@ -88,10 +91,10 @@ def read_text(path):
                        f"{e.start}); convert it first, e.g. iconv -f latin1 -t utf-8") from None
 
 
-def load_model(path):
+def load_model(path, pattern="gpt4"):
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
-    return export.load_file(path)
+    return export.load_file(path, pattern=pattern)
 
 
 class ProgressBar:
@@ -141,7 +144,7 @@ def cmd_train(args):
 
 
 def cmd_encode(args):
-    tok = load_model(args.model)
+    tok = load_model(args.model, args.pattern)
     text = read_text(args.file) if args.file else _read_stdin()
     print(json.dumps(tok.encode(text, allowed_special=args.allowed_special)))
 

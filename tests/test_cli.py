@@ -76,6 +76,9 @@ def test_export_both_formats(corpus):
     # encode reads the exported files too
     ids = run("encode", "--model", "tokenizer.json", cwd=corpus, stdin=SAMPLE.encode())
     assert json.loads(ids.stdout) == tok.encode(SAMPLE)
+    ids = run("encode", "--model", "m.tiktoken", "--pattern", "gpt4", cwd=corpus,
+              stdin=SAMPLE.encode())
+    assert json.loads(ids.stdout) == tok.encode(SAMPLE)
 
 
 def test_progress_bar_on_a_terminal(corpus):
