@@ -79,6 +79,10 @@ def test_typed_text_tokens_match_gpt4(page, gpt4):
     wait_rendered(page)
     page.locator(".tokens .ws").first.wait_for()
     tall_screenshot(page, "tokenize_typed", 1300)
+    page.get_by_role("tab", name="Table").click()
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()
+    wait_rendered(page)
+    screenshot(page, "tokenize_table")
 
 
 def test_compare_trains_the_pair_and_shows_both_views(page):
