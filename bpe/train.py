@@ -61,14 +61,19 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     words = [(word, freq) for word, freq in words if len(word) >= 2]
     layout = b"".join(word for word, _ in words)
     n = len(layout)
-    # lists are faster to index; arrays are 9x smaller, which matters past a few MB
-    new_array = list if n < LIST_LIMIT else partial(array, "l")
-    tok = new_array(layout)             # token id starting at each position, -1 once absorbed
+    # lists are faster to index; arrays are 9-18x smaller (4 bytes a position, not a
+    # pointer plus an int object), which matters past a few MB
+    compact = n >= LIST_LIMIT
+    typecode = "i" if n < 1 << 31 and vocab_size < 1 << 31 else "q"
+    new_array = partial(array, typecode) if compact else list
+    # subtle: iter(), because array(typecode, bytes) would read the bytes as raw machine words
+    tok = new_array(iter(layout))       # token id starting at each position, -1 once absorbed
     nxt = new_array(range(1, n + 1))    # next token's position in its word, -1 at the end
     prv = new_array(range(-1, n - 1))   # previous token's position in its word, -1 at the start
-    wt = new_array(chain.from_iterable(repeat(freq, len(word)) for word, freq in words))
+    wt = (partial(array, "q") if compact else list)(  # a word's count may pass 2**31
+        chain.from_iterable(repeat(freq, len(word)) for word, freq in words))
     stats = defaultdict(int)   # (int, int) -> weighted count, always exact
-    where = defaultdict(list)  # (int, int) -> positions where the pair starts, ascending;
+    where = defaultdict(new_array)  # (int, int) -> positions where the pair starts, ascending;
     # subtle: entries go stale when a neighbour merges and are skipped when read. A pair
     # gains positions only in the step that creates its newer id, in ascending order,
     # so each list stays sorted and its first valid entry is the pair's first occurrence.
@@ -158,7 +163,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             nxt[p] = r
         for x, w in lost_left.items():
             new = (x, idx)
-            positions = where[new] = new_left[x]
+            positions = where[new] = new_array(new_left[x]) if compact else new_left[x]
             stats[new] = w
             heappush(heap, (-w, positions[0], new))
             if x != idx:  # else (idx, a) is a pair of this step, already accounted for
@@ -174,7 +179,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
                     continue
                 w = sum(map(wt.__getitem__, positions))
             new = (idx, y)
-            where[new] = positions
+            where[new] = new_array(positions) if compact else positions
             stats[new] = w
             heappush(heap, (-w, positions[0], new))
         merges[pair] = idx
