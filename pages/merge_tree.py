@@ -81,8 +81,8 @@ if idx is not None:
         st.markdown(f"Token **{idx}**: {len(token)} byte{'s' if len(token) != 1 else ''}, "
                     f"{len(steps)} distinct merge{'s' if len(steps) != 1 else ''}.")
         if not tok.merge_counts:
-            st.caption("This tokenizer has no merge counts recorded (GPT-4's ranks and "
-                       ".model files do not keep them).")
+            st.caption("This tokenizer has no merge counts recorded (reference "
+                       "vocabularies such as GPT-4's and .model files do not keep them).")
         st.graphviz_chart(dot, width="stretch")
         st.write("The merges that build it, in the order they were learned:")
         st.dataframe(steps, hide_index=True,

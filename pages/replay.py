@@ -34,8 +34,8 @@ if st.session_state.get("replay_text_sample") != sample:
 text = st.text_area("Text", key="replay_text", height=100, max_chars=MAX_CHARS)
 
 if n_merges == 0:
-    st.info("This tokenizer has no merges: every text stays raw bytes. Train one on the "
-            "Train page and pick it here.")
+    st.info("This tokenizer records no merges (a SentencePiece model, say), so there is "
+            "nothing to replay. Pick GPT-4, or train one on the Train page and pick it here.")
     st.stop()
 
 ids = tok.encode_ordinary(text)

@@ -33,8 +33,9 @@ c4.metric("Not whole UTF-8 characters", f"{int((~frame['whole_chars']).sum()):,}
           help="Tokens whose bytes end or start inside a character (part of an emoji, "
                "say): they never decode on their own.")
 if not counts_recorded:
-    st.info("This tokenizer has no merge counts recorded (GPT-4's ranks and .model files "
-            "do not keep them), so the count column is empty.")
+    st.info("This tokenizer has no merge counts recorded (reference vocabularies such as "
+            "GPT-4's, .model files and SentencePiece models do not keep them), so the count "
+            "column is empty.")
 
 # ------------------------------------------------------------------ search and sort
 st.session_state.setdefault("vocab_query", "")

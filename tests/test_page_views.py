@@ -203,6 +203,11 @@ def test_replay_with_a_trained_tokenizer(open_page, mine):
     assert any("pair occurred" in m for m in texts(at.markdown))
 
 
+def test_replay_of_a_tokenizer_without_merges(open_page):
+    at = with_mine(open_page("pages/replay.py"), "replay_tokenizer", BasicTokenizer(), "bytes")
+    assert any("nothing to replay" in i for i in texts(at.info))
+
+
 # ------------------------------------------------------------------------ regex chunks
 def test_chunks_with_gpt4(open_page):
     at = open_page("pages/chunks.py")

@@ -114,3 +114,11 @@ def test_find_token(gpt4):
     assert find_token(gpt4, "↵") == gpt4.encode("\n")[0]
     with pytest.raises(ValueError, match="no single token"):
         find_token(gpt4, " antidisestablishmentarianism")
+
+
+def test_a_tokenizer_without_merges_has_trees_only_for_bytes():
+    tok = BasicTokenizer()
+    tok.vocab = {**tok.vocab, 300: b"piece"}  # a token no merge made, as SentencePiece has
+    with pytest.raises(ValueError, match="not made by any merge"):
+        tree_dot(tok, 300, {})
+    assert "->" not in tree_dot(tok, 97, {})

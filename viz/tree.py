@@ -40,8 +40,9 @@ def build_tree(idx, parents):
     return TreeNode(idx, build_tree(pair[0], parents), build_tree(pair[1], parents))
 
 
-def check_buildable(tok, idx):
-    """ValueError saying why idx has no merge tree (unknown id or special token)."""
+def check_buildable(tok, idx, parents):
+    """ValueError saying why idx has no merge tree: an unknown id, a special token, or a
+    token of several bytes that no recorded merge made (a SentencePiece piece)."""
     if idx in tok.special_tokens.values():
         raise ValueError(f"id {idx} is the special token "
                          f"{tok.inverse_special_tokens[idx]!r}: it is added whole, "
@@ -49,6 +50,10 @@ def check_buildable(tok, idx):
     if idx not in tok.vocab:
         raise ValueError(f"no token with id {idx}: pick an id from 0 to "
                          f"{max(tok.vocab)} (the Vocabulary page lists them)")
+    if idx not in parents and len(tok.vocab[idx]) > 1:
+        raise ValueError(f"token {idx} is not made by any merge this tokenizer records "
+                         "(a SentencePiece model keeps no merges), so there is no tree "
+                         "to draw; pick a tokenizer trained here, or GPT-4")
 
 
 def find_token(tok, text):
@@ -124,7 +129,7 @@ def tree_dot(tok, idx, parents):
     >>> dot.count("->"), 'label="aaa\\\\nid 257 · merge 2\\\\ncount 2"' in dot
     (4, True)
     """
-    check_buildable(tok, idx)
+    check_buildable(tok, idx, parents)
     # ordering=in keeps each merge's left part drawn left of its right part
     lines = ["digraph merges {", "  rankdir=BT;", "  ordering=in;",
              '  node [shape=box, style="rounded,filled", fontname="monospace", '
