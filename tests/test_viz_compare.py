@@ -139,3 +139,13 @@ def test_domain_styler_colors_cells_against_the_reference():
     assert "row0_col1" in better and "row1_col1" not in better
     assert "row1_col1" in worse and "row0_col1" not in worse
     assert "col0" not in better + worse  # the reference itself is not colored
+
+
+def test_tokenizations_of_different_bytes_are_refused(gpt4):
+    class Lossy(BasicTokenizer):
+        """Drops every "x": its ids do not give the text back."""
+        def encode(self, text, allowed_special="none_raise"):
+            return super().encode(text.replace("x", ""), allowed_special=allowed_special)
+
+    with pytest.raises(ValueError, match="same bytes"):
+        compare(gpt4, Lossy(), "text with an x")

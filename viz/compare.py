@@ -149,8 +149,9 @@ def compare(tok_a, tok_b, text, allowed_special="none"):
     offsets_a, offsets_b = tok_a.token_byte_offsets(ids_a), tok_b.token_byte_offsets(ids_b)
     end = len(tok_a.decode_bytes(ids_a))
     if end != len(tok_b.decode_bytes(ids_b)):
-        raise ValueError("the two tokenizers decode the text to different bytes; compare "
-                         "them with allowed_special='none' so both read it as plain text")
+        raise ValueError("the two tokenizers do not give back the same bytes for this text "
+                         "(one of them changes or drops some of it), so their tokens cannot be "
+                         "lined up by byte position; try a text both can round-trip")
     spans_a, spans_b = token_spans(tok_a, ids_a), token_spans(tok_b, ids_b)
     stats = {"tokens_a": len(ids_a), "tokens_b": len(ids_b),
              **boundary_stats(offsets_a[1:], offsets_b[1:]),
