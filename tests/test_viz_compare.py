@@ -5,9 +5,10 @@ import pandas as pd
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.compare import (BETTER, DIFF_PALETTE, SAME_COLORS, WORSE, boundary_stats, char_category, compare,
-                         cross_category_count, diff_colors, differing_spans, domain_frame,
-                         domain_marks, domain_styler, token_boundaries)
+from viz.compare import (BETTER, DIFF_PALETTE, SAME_COLORS, WORSE, boundary_stats,
+                         char_category, compare, cross_category_count, diff_colors,
+                         differing_spans, domain_frame, domain_marks, domain_styler,
+                         token_boundaries)
 from viz.samples import SAMPLES
 from viz.tokens import PALETTE, token_spans
 
