@@ -40,7 +40,8 @@ def test_pairs_merge_and_count_come_from_the_merges(tok, frame):
         assert tok.vocab[row["left"]] + tok.vocab[row["right"]] == tok.vocab[idx]
         assert row["merge"] == idx - 255
         assert row["count"] == tok.merge_counts[idx]
-        assert row["pair"] == f"{visible(tok.vocab[row['left']])} + {visible(tok.vocab[row['right']])}"
+        left, right = (visible(tok.vocab[row[side]]) for side in ("left", "right"))
+        assert row["pair"] == f"{left} + {right}"
     assert frame.loc[97, "pair"] == "" and frame["merge"].isna().sum() == 256
 
 
