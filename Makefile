@@ -14,7 +14,7 @@ test: setup-dev
 	@command -v chromium >/dev/null || { \
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-color-emoji; }
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-color-emoji fonts-noto-cjk; }
 	$(BIN)/python -m pytest
 
 setup: $(VENV)/.installed

@@ -134,7 +134,9 @@ def wait_rendered(tab, timeout=60_000):
         """() => {
             const app = document.querySelector('[data-testid="stApp"]');
             const busy = document.querySelector('[data-testid="stStatusWidget"]');
-            return app && app.getAttribute('data-test-script-state') !== 'running' && !busy;
+            // 'notRunning' only after a run has finished ('initial' before the first)
+            return app && app.getAttribute('data-test-script-state') === 'notRunning'
+                && !busy;
         }""", timeout=timeout)
     tab.wait_for_timeout(300)
 

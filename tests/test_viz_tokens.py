@@ -83,7 +83,10 @@ def test_limit_draws_part_and_says_so(gpt4):
     spans = token_spans(gpt4, gpt4.encode("word " * 300))
     out = tokens_html(spans, limit=100)
     assert out.count('class="tok"') == 100
-    assert f"first 100 of {len(spans)}" in truncated(spans, limit=100)
+    assert f"first 100 of {len(spans)} tokens" in truncated(spans, limit=100)
+    per_char = len(gpt4.encode("🫠"))  # several tokens, one span
+    emoji = token_spans(gpt4, gpt4.encode("🫠" * 300))
+    assert f"first {100 * per_char} of {300 * per_char} tokens" in truncated(emoji, limit=100)
     assert truncated(spans[:50], limit=100) is None
 
 

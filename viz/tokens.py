@@ -149,17 +149,25 @@ def tokens_html(spans, *, color_by="position", whitespace=None, limit=RENDER_LIM
 
 
 def truncated(spans, limit=RENDER_LIMIT):
-    """A note for the page when tokens_html drew only part of the spans, else None."""
+    """A note for the page when tokens_html drew only part of the spans, else None.
+    It counts tokens, not spans, so it agrees with the page's token count.
+
+    >>> from bpe import BasicTokenizer
+    >>> truncated(token_spans(BasicTokenizer(), list("a😉b".encode())), limit=2)
+    'Showing the first 5 of 6 tokens in color; the counts, ids and table cover the whole text.'
+    """
     if len(spans) <= limit:
         return None
-    return (f"Showing the first {limit:,} of {len(spans):,} tokens in color; "
+    drawn = sum(len(span.ids) for span in spans[:limit])
+    total = drawn + sum(len(span.ids) for span in spans[limit:])
+    return (f"Showing the first {drawn:,} of {total:,} tokens in color; "
             "the counts, ids and table cover the whole text.")
 
 
 TOKENS_CSS = """<style>
 .tokens { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 0.95rem; line-height: 1.9; white-space: pre-wrap; word-break: break-word; }
-.tokens .tok { border-radius: 3px; padding: 1px 0; margin-right: 1px; }
+.tokens .tok { color: #1b1b1b; border-radius: 3px; padding: 1px 0; margin-right: 1px; }
 .tokens .tok:hover { filter: brightness(0.9); cursor: default; }
 .tokens .ws { color: #8a8a8a; }
 </style>"""
