@@ -53,19 +53,31 @@ def test_binary_upload_is_called_binary():
 def test_corpus_keeps_good_files_when_one_is_bad():
     files = [("a.txt", b"first file"), ("b.bin", b"\xff\xfe\x00binary"),
              ("c.txt", b"second\n"), ("d.txt", b"")]
-    text, used, problems = vt.corpus_from_files(files)
-    assert text == "first file\nsecond\n"
-    assert used == ["a.txt", "c.txt"]
-    assert len(problems) == 2
-    assert "b.bin" in problems[0] and "d.txt is empty" in problems[1]
+    corpus = vt.corpus_from_files(files)
+    assert corpus.text == "first file\nsecond\n"
+    assert corpus.used == ["a.txt", "c.txt"]
+    assert corpus.not_utf8 == ["b.bin"]
+    assert len(corpus.problems) == 2
+    assert "b.bin" in corpus.problems[0] and "d.txt is empty" in corpus.problems[1]
     # decoding with replacement brings the bad file in, in its place
-    text, used, problems = vt.corpus_from_files(files, replace=True)
-    assert used == ["a.txt", "b.bin", "c.txt"]
-    assert text.startswith("first file\n\ufffd\ufffd\x00binary\nsecond")
+    corpus = vt.corpus_from_files(files, replace=True)
+    assert corpus.used == ["a.txt", "b.bin", "c.txt"]
+    assert corpus.not_utf8 == ["b.bin"] and corpus.problems == ["d.txt is empty, so it adds "
+                                                                "nothing to the corpus."]
+    assert corpus.text.startswith("first file\n\ufffd\ufffd\x00binary\nsecond")
 
 
 def test_no_files_no_corpus():
-    assert vt.corpus_from_files([]) == ("", [], [])
+    assert vt.corpus_from_files([]) == ("", [], [], [])
+
+
+def test_corpus_checks():
+    with pytest.raises(ValueError, match="empty"):
+        vt.check_corpus("regex", 0)
+    with pytest.raises(ValueError, match="Use Regex"):
+        vt.check_corpus("basic", vt.BASIC_MAX_BYTES + 1)
+    vt.check_corpus("basic", vt.BASIC_MAX_BYTES)
+    vt.check_corpus("regex", 100 * vt.BASIC_MAX_BYTES)
 
 
 def test_held_out_is_the_end_of_the_corpus():

@@ -6,6 +6,7 @@ does not train: lab/jobs.py runs the training, bpe.replay counts the held-out to
 """
 import math
 import unicodedata
+from typing import NamedTuple
 
 import altair as alt
 import pandas as pd
@@ -20,6 +21,7 @@ HELD_OUT_LIMIT = 200_000  # ...up to this many characters, to measure compressio
 HELD_OUT_MIN = 200      # below this many characters the held-out slice says nothing
 CHART_POINTS = 4000     # points drawn per curve at most (more only slows the browser)
 SPECIAL_LIMIT = 256     # special tokens a form may add
+BASIC_MAX_BYTES = 2_000_000  # Basic training holds ~200 bytes of state per corpus byte
 
 
 # ------------------------------------------------------------------ the corpus
@@ -45,22 +47,31 @@ def decode_upload(name, data, *, replace=False):
                          "UTF-8, or decode it with replacement characters (�).") from None
 
 
-def corpus_from_files(files, *, replace=False):
-    """Join uploaded files [(name, bytes), ...] into one corpus text.
+class Corpus(NamedTuple):
+    text: str        # the files joined, in upload order
+    used: list       # names of the files in text
+    problems: list   # one message per file left out
+    not_utf8: list   # names of the files that are not UTF-8 (left out unless replace=True)
 
-    Returns (text, used, problems): the names of the files in the text, and one message
-    per file left out. A bad file never costs the good ones.
+
+def corpus_from_files(files, *, replace=False):
+    """Join uploaded files [(name, bytes), ...] into one Corpus. A bad file never costs
+    the good ones: it is left out with a message (or, if it is only not UTF-8 and
+    replace=True, decoded with U+FFFD for the bad bytes).
 
     >>> corpus_from_files([("a.txt", b"one"), ("b.bin", b"\\xff\\x00"), ("c.txt", b"two\\n")])[:2]
     ('one\\ntwo\\n', ['a.txt', 'c.txt'])
     """
-    parts, used, problems = [], [], []
+    parts, used, problems, not_utf8 = [], [], [], []
     for name, data in files:
         try:
-            text = decode_upload(name, data, replace=replace)
+            text = decode_upload(name, data)
         except ValueError as e:
-            problems.append(str(e))
-            continue
+            not_utf8.append(name)
+            if not replace:
+                problems.append(str(e))
+                continue
+            text = decode_upload(name, data, replace=True)
         if not text:
             problems.append(f"{name} is empty, so it adds nothing to the corpus.")
             continue
@@ -69,7 +80,18 @@ def corpus_from_files(files, *, replace=False):
             parts.append("\n")
         parts.append(text)
         used.append(name)
-    return "".join(parts), used, problems
+    return Corpus("".join(parts), used, problems, not_utf8)
+
+
+def check_corpus(kind, n_bytes):
+    """ValueError saying what to do if a corpus of n_bytes cannot be trained as kind."""
+    if n_bytes == 0:
+        raise ValueError("The corpus is empty: upload a text file or pick a sample corpus.")
+    if kind == "basic" and n_bytes > BASIC_MAX_BYTES:
+        raise ValueError(f"The corpus has {n_bytes / 1e6:.1f} MB; Basic training keeps "
+                         "every byte of it in memory (about 200 bytes each), so here it "
+                         f"takes at most {BASIC_MAX_BYTES / 1e6:.0f} MB. Use Regex, which "
+                         "counts each distinct chunk once, or a smaller corpus.")
 
 
 def split_held_out(text, fraction=HELD_OUT_FRACTION, limit=HELD_OUT_LIMIT):

@@ -1,0 +1,224 @@
+"""The Train page in AppTest: train through the form, see the table and both charts, the
+tokenizer joins the session; bad corpora and settings get clear messages, not tracebacks.
+
+AppTest cannot wait for the page's polling fragment, so a test waits on the job it
+finds in session state (job.wait), then reruns the page, as the fragment's timer would.
+"""
+import json
+from pathlib import Path
+
+from bpe import RegexTokenizer
+from viz import training as vt
+
+PAGE = "pages/train.py"
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
+CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # findall on "aaaa..." never finishes
+
+
+def train(at, timeout=120):
+    """Click Train, wait for the worker, rerun: the page as it is after training."""
+    at.button(key="train_submit").click()
+    at.run()
+    assert not at.exception, at.exception
+    run = at.session_state["train_job"] if "train_job" in at.session_state else None
+    if run is not None:  # else it finished within the run that started it
+        assert run["job"].wait(timeout)
+        at.run()
+        assert not at.exception, at.exception
+    assert "train_job" not in at.session_state
+    assert "train_result" in at.session_state
+    return at
+
+
+def upload(at, *files):
+    at.radio(key="train_source").set_value("Upload text files")
+    at.run()
+    at.file_uploader(key="train_uploads").set_value(list(files))
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def charts(at):
+    return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+
+
+def test_train_the_shipped_sample(open_page):
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.selectbox(key="train_sample").value.startswith("Shakespeare")
+    assert metrics(at)["Characters"] == f"{len(SAMPLE):,}"
+    at.number_input(key="train_vocab_size").set_value(400)
+    at.text_area(key="train_specials").set_value("<|endoftext|>\n")
+    at.text_input(key="train_name").set_value("bard")
+    train(at)
+
+    assert [s.value for s in at.success][0] == "Reached the vocab size: 144 merges, 400 tokens."
+    assert "Added to this session as **bard**" in at.success[1].value
+    # the tokenizer in the session is the one training the first 90% in-process gives
+    tok = at.session_state["lab_tokenizers"]["bard"]
+    train_text, held_out = vt.split_held_out(SAMPLE)
+    ref = RegexTokenizer("gpt4").train(train_text, 400, min_frequency=2)
+    assert tok.merges == ref.merges and tok.merge_counts == ref.merge_counts
+    assert tok.special_tokens == {"<|endoftext|>": 400}
+    # the merge table
+    (table,) = [df.value for df in at.dataframe]
+    assert list(table.columns) == ["rank", "id", "pair", "from", "token", "count"]
+    assert len(table) == 144 and table["id"].tolist() == list(range(256, 400))
+    assert table["count"].tolist() == [ref.merge_counts[i] for i in range(256, 400)]
+    # the two charts: merge frequency on a log scale, compression against vocab size
+    frequency, compression = charts(at)
+    assert frequency["encoding"]["y"]["field"] == "count"
+    assert frequency["encoding"]["y"]["scale"]["type"] == "log"
+    assert any(t["field"] == "token" for t in frequency["encoding"]["tooltip"])
+    assert compression["encoding"]["x"]["field"] == "vocab_size"
+    assert compression["encoding"]["y"]["field"] == "bytes_per_token"
+    n_bytes = len(held_out.encode())
+    assert metrics(at)["Bytes per token (held out)"] == \
+        f"{n_bytes / len(ref.encode_ordinary(held_out)):.2f}"
+    assert metrics(at)["Vocab size"] == "401"  # 400 + the special token
+    # downloads carry the model and vocab text
+    labels = {b.label for b in at.download_button}
+    assert labels == {"Download .model", "Download .vocab"}
+    # other pages' pickers offer it
+    assert list(at.session_state["lab_tokenizers"]) == ["bard"]
+
+
+def test_upload_two_files_and_train(open_page):
+    at = upload(open_page(PAGE),
+                ("one.txt", ("the cat sat on the mat. " * 40).encode(), "text/plain"),
+                ("two.txt", ("the dog sat on the log. " * 40).encode(), "text/plain"))
+    assert metrics(at)["Files"] == "2"
+    assert metrics(at)["Characters"] == f"{2 * 24 * 40 + 1:,}"  # joined by a newline
+    at.number_input(key="train_vocab_size").set_value(300)
+    at.number_input(key="train_min_frequency").set_value(1)
+    train(at)
+    tok = at.session_state["lab_tokenizers"]["2 files regex 300"]
+    assert 0 < len(tok.merges) <= 44
+    assert len(at.dataframe[0].value) == len(tok.merges)
+    assert any("Added to this session as **2 files regex 300**" in s.value for s in at.success)
+
+
+def test_latin1_upload_message_and_decoding_offer(open_page):
+    at = upload(open_page(PAGE),
+                ("good.txt", b"plain ascii text\n" * 20, "text/plain"),
+                ("latin.txt", "caf\xe9 cr\xe8me br\xfbl\xe9e\n".encode("latin-1") * 20,
+                 "text/plain"))
+    (error,) = at.error
+    assert "latin.txt is not UTF-8" in error.value and "0xe9" in error.value
+    # the good file is not lost: it is the corpus, and training stays possible
+    assert metrics(at)["Files"] == "1"
+    assert metrics(at)["Characters"] == f"{17 * 20:,}"
+    assert not at.button(key="train_submit").disabled
+    # the offer: decode with replacement characters
+    at.checkbox(key="train_replace").check()
+    at.run()
+    assert not at.exception and not at.error
+    assert metrics(at)["Files"] == "2"
+    assert "\ufffd" in at.session_state["train_corpus"][1].text
+
+
+def test_binary_upload_alone_disables_training(open_page):
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
+    at = upload(open_page(PAGE), ("photo.png", png, "image/png"))
+    assert any("photo.png is not UTF-8" in e.value and "binary file" in e.value
+               for e in at.error)
+    assert any("corpus is empty" in w.value for w in at.warning)
+    assert at.button(key="train_submit").disabled
+    assert at.checkbox(key="train_replace").label.startswith("Decode photo.png anyway")
+
+
+def test_empty_file_and_no_file(open_page):
+    at = upload(open_page(PAGE), ("empty.txt", b"", "text/plain"))
+    assert any("empty.txt is empty" in e.value for e in at.error)
+    assert at.button(key="train_submit").disabled
+    at.file_uploader(key="train_uploads").clear()
+    at.run()
+    assert not at.exception
+    assert any("Upload one or more text files" in i.value for i in at.info)
+    assert at.button(key="train_submit").disabled
+
+
+def test_small_corpus_stops_early_and_says_so(open_page):
+    pangrams = b"The quick brown fox jumps over the lazy dog. Pack my box with five dozen jugs.\n"
+    at = upload(open_page(PAGE), ("tiny.txt", pangrams, "text/plain"))
+    at.number_input(key="train_vocab_size").set_value(5000)
+    train(at)
+    (warning,) = at.warning
+    assert warning.value.startswith("Stopped early at ")
+    assert "of 4,744: no pair occurs twice or more" in warning.value
+    # too small to hold out a slice: said, and no compression curve
+    assert any("too small to hold out" in c.value for c in at.caption)
+    assert any("compression was not measured" in i.value for i in at.info)
+    assert len(charts(at)) == 1
+
+
+def test_invalid_custom_regex_is_refused_before_training(open_page):
+    at = open_page(PAGE)
+    at.selectbox(key="train_pattern").set_value("custom")
+    at.text_input(key="train_custom_pattern").set_value(r"(\p{L}+")
+    at.button(key="train_submit").click()
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.startswith("invalid split pattern")
+    assert "train_job" not in at.session_state
+
+
+def test_a_pattern_that_drops_text_fails_in_the_worker_with_a_message(open_page):
+    at = open_page(PAGE)
+    at.selectbox(key="train_pattern").set_value("custom")
+    at.text_input(key="train_custom_pattern").set_value(r"\p{L}+")  # loses the spaces
+    train(at)
+    (error,) = at.error
+    assert "failed: the split pattern skips" in error.value
+    assert "Traceback" not in error.value
+    assert list(at.session_state["lab_tokenizers"]) == []
+
+
+def test_basic_refuses_a_corpus_too_big_for_it(open_page):
+    at = open_page(PAGE)
+    names = at.selectbox(key="train_sample").options
+    big = next(n for n in names if n.startswith("Python standard library"))
+    at.selectbox(key="train_sample").set_value(big)
+    at.radio(key="train_kind").set_value("Basic")
+    at.button(key="train_submit").click()
+    at.run()
+    assert not at.exception
+    assert "Use Regex" in at.error[0].value
+    assert "train_job" not in at.session_state
+
+
+def test_out_of_range_vocab_size_never_reaches_training(open_page):
+    at = open_page(PAGE)
+    at.number_input(key="train_vocab_size").set_value(10**7)
+    at.button(key="train_submit").click()
+    at.run()
+    assert not at.exception
+    run = at.session_state["train_job"]
+    assert run["vocab_size"] <= vt.VOCAB_MAX  # Streamlit keeps the widget in its range
+    run["job"].cancel()
+
+
+def test_progress_view_and_cancel(open_page):
+    at = upload(open_page(PAGE), ("a.txt", b"a" * 60, "text/plain"))
+    at.selectbox(key="train_pattern").set_value("custom")
+    at.text_input(key="train_custom_pattern").set_value(CATASTROPHIC)
+    at.button(key="train_submit").click()
+    at.run()
+    assert not at.exception
+    job = at.session_state["train_job"]["job"]
+    assert not job.done
+    assert at.button(key="train_submit").disabled  # one training at a time
+    assert at.get("progress")[0].proto.text.startswith("Splitting the corpus")
+    at.button(key="train_cancel").click()
+    at.run()
+    assert not at.exception
+    assert job.done and job.cancelled and not job.alive()
+    assert "was cancelled" in at.info[0].value
+    assert not at.button(key="train_submit").disabled
