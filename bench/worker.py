@@ -58,7 +58,9 @@ def encode_first(who, path):
 
 
 def train(who, path, vocab_size):
+    global text_peak_kib
     text = Path(path).read_text(encoding="utf-8")
+    text_peak_kib = peak_kib()  # reading the file alone peaks at about 2x its size
     if who == "ours":
         from bpe import RegexTokenizer
         start = time.perf_counter()
@@ -70,6 +72,9 @@ def train(who, path, vocab_size):
         rustbpe.Tokenizer().train_from_iterator(rust_pieces(text), vocab_size,
                                                 pattern=GPT4_SPLIT_PATTERN)
     return time.perf_counter() - start
+
+
+text_peak_kib = 0
 
 
 def peak_kib():
@@ -99,6 +104,7 @@ def main(argv):
         "seconds": seconds,
         "peak_mib": peak_kib() * kib,
         "children_peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * kib,
+        "text_peak_mib": text_peak_kib * kib,
     }))
 
 

@@ -70,7 +70,8 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     tok = new_array(iter(layout))       # token id starting at each position, -1 once absorbed
     nxt = new_array(range(1, n + 1))    # next token's position in its word, -1 at the end
     prv = new_array(range(-1, n - 1))   # previous token's position in its word, -1 at the start
-    wt = (partial(array, "q") if compact else list)(  # a word's count may pass 2**31
+    big_freq = max((freq for _, freq in words), default=0) >= 1 << 31
+    wt = (partial(array, "q" if big_freq else typecode) if compact else list)(
         chain.from_iterable(repeat(freq, len(word)) for word, freq in words))
     stats = defaultdict(int)   # (int, int) -> weighted count, always exact
     where = defaultdict(new_array)  # (int, int) -> positions where the pair starts, ascending;
