@@ -47,6 +47,9 @@ c1, c2 = st.columns([1, 4])
 c1.selectbox("Pattern", choices, key="chunks_preset", on_change=load_preset)
 pattern = c2.text_area("Split pattern (a regex; edit it freely)", key="chunks_pattern",
                        height=90, on_change=mark_custom)
+st.caption("Try GPT-4 with the GPT-2 pattern on the Python code sample: GPT-4's pattern "
+           "lets punctuation take a letter or a newline along, so tokens such as “(ids” "
+           "and “):↵” cross GPT-2's chunks.")
 if not tok.pattern:
     st.caption(f"“{name}” has no split pattern (a BasicTokenizer merges across "
                "everything), so its tokens may cross any pattern's chunks.")

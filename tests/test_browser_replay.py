@@ -23,6 +23,13 @@ def metric(tab, label):
             .filter(([l]) => l === label).map(([, v]) => v)[0]""", label)
 
 
+def pick(tab, label, option):
+    """Choose option in the selectbox labelled label, and wait for the rerun."""
+    tab.get_by_role("combobox", name=label, exact=True).click()
+    tab.get_by_role("option", name=option, exact=True).click()
+    wait_rendered(tab)
+
+
 def tall_screenshot(tab, name, height=1800):
     """Streamlit scrolls inside its own container: make the viewport hold the page."""
     tab.set_viewport_size({"width": 1400, "height": height})
@@ -105,6 +112,17 @@ def test_views_render_in_chromium(page, app_url):
     tok.wait_for(timeout=60_000)
     assert tok.evaluate("e => getComputedStyle(e).borderBottomWidth") == "3px"
     tall_screenshot(page, "views_chunks")
+    pick(page, "Pattern", "GPT-2")
+    pick(page, "Sample", "Python code")
+    page.wait_for_function(
+        """() => Array.from(document.querySelectorAll('[data-testid="stMetric"]')).some(e =>
+            e.innerText.includes('Tokens crossing a chunk') && e.innerText.includes('17'))""",
+        timeout=30_000)
+    wait_rendered(page)
+    outlined = page.locator(".tokens .tok").evaluate_all(
+        "els => els.filter(e => getComputedStyle(e).outlineStyle === 'solid').length")
+    assert outlined == 17  # GPT-4's tokens that cross GPT-2's chunks, outlined
+    tall_screenshot(page, "views_chunks_crossing", 2000)
 
     open_view(page, app_url, "specials")
     page.locator(".tokens").first.wait_for(timeout=60_000)
