@@ -27,7 +27,7 @@ if params.get("token") and st.session_state.get("tree_applied_link") != params:
         st.session_state["tree_id"] = int(params["token"])
 
 name, tok = state.tokenizer_picker("tree_tokenizer")
-parents = derived.cached_parents(derived.tokenizer_key(name, tok), tok)
+parents = derived.parents(tok)
 
 st.session_state.setdefault("tree_how", HOW[0])
 how = st.radio("Pick the token", HOW, key="tree_how", horizontal=True)

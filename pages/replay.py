@@ -22,8 +22,7 @@ st.caption("Slide k: the text as it stands after the tokenizer's first k merges.
            "merge k are outlined in red.")
 
 name, tok = state.tokenizer_picker("replay_tokenizer")
-key = derived.tokenizer_key(name, tok)
-parents = derived.cached_parents(key, tok)
+parents = derived.parents(tok)
 n_merges = len(parents)
 
 sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
@@ -39,7 +38,7 @@ if n_merges == 0:
     st.stop()
 
 ids = tok.encode_ordinary(text)
-counts = derived.cached_counts_by_merge(key, tok, text)
+counts = derived.counts_by_merge(tok, text)
 used = replay.used_steps(ids, parents)  # the steps that change this text
 
 # k lives in two widgets (slider and exact number), kept equal by their callbacks

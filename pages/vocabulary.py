@@ -21,8 +21,7 @@ st.caption("Every token of a tokenizer: what it is, what pair it was merged from
            "was built on top of it. Spaces show as ·, control characters as \\u000a.")
 
 name, tok = state.tokenizer_picker("vocab_tokenizer")
-key = derived.tokenizer_key(name, tok)
-frame = derived.cached_vocab_frame(key, tok)
+frame = derived.vocab_table(tok)
 counts_recorded = bool(tok.merge_counts)
 
 c1, c2, c3, c4 = st.columns(4)

@@ -37,6 +37,10 @@ def test_copy_leaves_the_shared_gpt4_untouched(gpt4):
     assert gpt4.special_tokens == before and "<|im_start|>" not in gpt4.special_tokens
     assert gpt4.vocab is vocab and len(gpt4.vocab) == n_vocab and gpt4._cache is cache
     assert twin.vocab is not vocab and twin._cache is not cache
+    # the copy's encodes fill its own chunk cache, never the shared one
+    chunk = " zqxjvwk"
+    twin.encode(chunk)
+    assert chunk in twin._cache and chunk not in gpt4._cache
     assert gpt4.encode(TEXT, allowed_special="all") == twin.encode(
         TEXT, allowed_special={"<|endoftext|>"})
 

@@ -73,10 +73,11 @@ def with_specials(tok, specials):
     ({'<|x|>': 300}, {})
     """
     twin = copy.copy(tok)
-    # subtle: a shallow copy shares tok's dicts; give the copy its own before anything
-    # may write to them (encode fills _cache; registering replaces vocab and specials)
     twin.special_tokens = dict(tok.special_tokens)
-    twin._cache = {}
+    # subtle: the shallow copy still shares tok's vocab and chunk cache (bound to tok);
+    # _reset (also run by register_special_tokens) gives the copy its own, so the copy's
+    # encodes never fill tok's cache. A test checks it.
+    twin._reset()
     twin.register_special_tokens(specials)
     return twin
 
