@@ -203,7 +203,7 @@ def merge_frequency_chart(table, max_points=CHART_POINTS):
                   "power of the rank." + (f" Every {step}th merge drawn." if step > 1 else "")))
     return alt.Chart(data, title=title).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
         x=alt.X("rank:Q", title="merge number", scale=alt.Scale(domainMin=1)),
-        y=alt.Y("count:Q", title="occurrences when merged (log scale)",
+        y=alt.Y("count:Q", title="count (log scale)",
                 scale=alt.Scale(type="log")),
         tooltip=[alt.Tooltip("rank:Q", title="merge"), alt.Tooltip("id:Q"),
                  alt.Tooltip("token:N"), alt.Tooltip("from:N"),

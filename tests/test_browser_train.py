@@ -1,0 +1,112 @@
+"""The Train page in real Chromium: upload a corpus, train, see the live progress, the
+merge table and both charts; a binary upload gets a message; Cancel stops a training.
+Screenshots: screenshots/train_*.png."""
+from pathlib import Path
+
+from conftest import CORPORA, screenshot, wait_rendered
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
+CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # findall on "aaaa..." never finishes
+WAIT = 120_000
+
+
+def metrics(tab):
+    return tab.eval_on_selector_all(
+        '[data-testid="stMetric"]',
+        """els => Object.fromEntries(els.map(e => [
+            e.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+            e.querySelector('[data-testid="stMetricValue"]').innerText.trim()]))""")
+
+
+def open_train(tab):
+    # tall enough that a screenshot shows the corpus, the form and the results at once
+    tab.set_viewport_size({"width": 1400, "height": 2600})
+    tab.get_by_role("link", name="Train").click()
+    tab.get_by_text("Train a tokenizer").first.wait_for(timeout=60_000)
+    wait_rendered(tab)
+
+
+def upload(tab, *files, shows="Bytes (UTF-8)"):
+    """files: (name, bytes); picks "Upload text files", sets them on the uploader and
+    waits for the rerun that has read them (the page then shows `shows`)."""
+    tab.locator(".st-key-train_source").get_by_text("Upload text files").click()
+    tab.locator(".st-key-train_uploads input[type=file]").wait_for(state="attached",
+                                                                    timeout=WAIT)
+    wait_rendered(tab)
+    tab.locator(".st-key-train_uploads input[type=file]").set_input_files(
+        [{"name": name, "mimeType": "text/plain", "buffer": data} for name, data in files])
+    tab.get_by_text(shows).first.wait_for(timeout=WAIT)
+    wait_rendered(tab)
+
+
+def test_upload_train_and_see_the_results(page):
+    open_train(page)
+    upload(page, ("bard.txt", SAMPLE.encode()))
+    assert metrics(page)["Characters"] == f"{len(SAMPLE):,}"
+    assert "held out" in page.locator('[data-testid="stMain"]').inner_text()
+    page.locator(".st-key-train_vocab_size input").fill("700")
+    page.locator(".st-key-train_name input").fill("browser bard")
+    page.locator(".st-key-train_submit button").click()
+    page.get_by_text("Added to this session as").wait_for(timeout=WAIT)
+    wait_rendered(page)
+    main = page.locator('[data-testid="stMain"]')
+    assert "Reached the vocab size: 444 merges, 700 tokens." in main.inner_text()
+    assert metrics(page)["Merges"] == "444"
+    # the merge table: a data grid with the rank, id, pair, from, token, count columns
+    grid = main.locator('[data-testid="stDataFrame"]')
+    grid.wait_for(timeout=WAIT)
+    assert grid.is_visible()
+    screenshot(page, "train_table")
+    # the merge-frequency chart, drawn by Vega in its tab
+    main.get_by_role("tab", name="Merge frequency").click()
+    chart = main.locator('[data-testid="stVegaLiteChart"]').first
+    chart.locator("canvas, svg").first.wait_for(timeout=WAIT)
+    wait_rendered(page)
+    assert chart.is_visible()
+    screenshot(page, "train_frequency")
+    main.get_by_role("tab", name="Compression").click()
+    main.get_by_text("Measured on the last").wait_for(timeout=WAIT)
+    wait_rendered(page)
+    screenshot(page, "train_compression")
+    # the other pages can pick it: the sidebar lists the session's tokenizers
+    assert "browser bard" in page.locator('[data-testid="stSidebar"]').inner_text()
+
+
+def test_live_progress_while_merging(page):
+    """Basic training on 1 MB takes seconds of merging: the page shows it as it goes."""
+    corpus = (CORPORA / "tinyshakespeare.txt").read_bytes()
+    open_train(page)
+    upload(page, ("tinyshakespeare.txt", corpus))
+    page.locator(".st-key-train_kind").get_by_text("Basic").click()
+    page.locator(".st-key-train_vocab_size input").fill("3000")
+    page.locator(".st-key-train_submit button").click()
+    page.get_by_text("Merges done").wait_for(timeout=WAIT)
+    page.get_by_text("The latest merges, newest first").wait_for(timeout=WAIT)
+    page.locator(".st-key-train_cancel button").wait_for(timeout=WAIT)
+    screenshot(page, "train_progress")
+    page.get_by_text("Added to this session as").wait_for(timeout=300_000)
+    wait_rendered(page)
+    assert metrics(page)["Merges"] == "2,744"
+
+
+def test_binary_upload_gets_a_message_and_cancel_stops_a_training(page):
+    open_train(page)
+    upload(page, ("photo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
+           ("a.txt", b"a" * 60), shows="photo.png is not UTF-8 text")
+    main = page.locator('[data-testid="stMain"]')
+    assert "photo.png is not UTF-8 text" in main.inner_text()
+    assert metrics(page)["Files"] == "1"  # a.txt is kept
+    screenshot(page, "train_binary")
+    page.locator(".st-key-train_pattern").click()
+    page.get_by_role("option", name="Custom regex…").click()
+    page.locator(".st-key-train_custom_pattern input").fill(CATASTROPHIC)
+    page.locator(".st-key-train_submit button").click()
+    cancel = page.locator(".st-key-train_cancel button")
+    cancel.wait_for(timeout=WAIT)
+    assert "Splitting the corpus" in main.inner_text()
+    screenshot(page, "train_running")
+    cancel.click()
+    page.get_by_text("was cancelled").wait_for(timeout=WAIT)
+    wait_rendered(page)
+    assert page.locator(".st-key-train_submit button").is_enabled()
