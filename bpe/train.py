@@ -85,8 +85,10 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         if end < n:
             prv[end] = -1
         for pos, pair in enumerate(zip(word, word[1:]), start):
-            stats[pair] += freq
             where[pair].append(pos)
+    weight = wt.__getitem__
+    for pair, positions in where.items():
+        stats[pair] = sum(map(weight, positions))
     heap = [(-count, where[pair][0], pair) for pair, count in stats.items()]
     heapify(heap)
 
@@ -127,8 +129,6 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         # (x, idx) or (idx, y) sits in the same word as the pair it replaces, so its
         # count is the weight that pair lost there.
         del stats[pair], where[pair]
-        lost_left = {}    # x -> weight lost by pair (x, a) = count of new pair (x, idx)
-        lost_right = {}   # y -> weight lost by pair (b, y) = count of new pair (idx, y)
         new_left = {}     # x -> positions of new pair (x, idx), ascending
         new_right = {}    # y -> positions of new pair (idx, y), ascending
         for p in positions:
@@ -137,7 +137,6 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             q = nxt[p]
             if q < 0 or tok[q] != b:
                 continue
-            w = wt[p]
             o = prv[p]
             r = nxt[q]
             if o >= 0:
@@ -145,40 +144,39 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
                 found = new_left.get(x)
                 if found is None:
                     new_left[x] = [o]
-                    lost_left[x] = w
                 else:
                     found.append(o)
-                    lost_left[x] += w
             if r >= 0:
                 y = tok[r]
                 found = new_right.get(y)
                 if found is None:
                     new_right[y] = [p]
-                    lost_right[y] = w
                 else:
                     found.append(p)
-                    lost_right[y] += w
                 prv[r] = p
             tok[p] = idx
             tok[q] = -1
             nxt[p] = r
-        for x, w in lost_left.items():
+        # A new pair (x, idx) or (idx, y) sits in the word of the pair (x, a) or (b, y)
+        # it replaces, so its count is the weight that pair lost.
+        for x, positions in new_left.items():
+            w = sum(map(weight, positions)) if len(positions) > 1 else wt[positions[0]]
             new = (x, idx)
-            positions = where[new] = new_array(new_left[x]) if compact else new_left[x]
+            where[new] = new_array(positions) if compact else positions
             stats[new] = w
             heappush(heap, (-w, positions[0], new))
             if x != idx:  # else (idx, a) is a pair of this step, already accounted for
                 _forget(stats, where, (x, a), w, pair)
-        for y, w in lost_right.items():
+        for y, positions in new_right.items():
+            w = sum(map(weight, positions)) if len(positions) > 1 else wt[positions[0]]
             _forget(stats, where, (b, y), w, pair)
-            positions = new_right[y]
             if y == a:
                 # subtle: (idx, a) is gone where its a began a later occurrence
                 # ("abab" -> [idx, idx]); only the others are counted
                 positions = [p for p in positions if tok[nxt[p]] == a]
                 if not positions:
                     continue
-                w = sum(map(wt.__getitem__, positions))
+                w = sum(map(weight, positions))
             new = (idx, y)
             where[new] = new_array(positions) if compact else positions
             stats[new] = w
