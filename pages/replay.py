@@ -63,7 +63,7 @@ def toggle_play():
     st.session_state["replay_ticks"] = 0
 
 
-p1, p2, _ = st.columns([1, 1.2, 4])
+p1, p2, _ = st.columns([1, 2.4, 3])
 p1.button("Stop" if st.session_state["replay_playing"] else "Play",
           icon=":material/pause:" if st.session_state["replay_playing"] else
           ":material/play_arrow:", on_click=toggle_play, key="replay_play")
@@ -128,9 +128,14 @@ def replay_view():
     with chart_col:
         data = replay.counts_frame(counts, keep=[k])
         # symlog: the first merges do most of the work, and a linear axis hides them
-        x_scale = alt.Scale(type="symlog") if n_merges > 1000 else alt.Scale()
+        log_like = n_merges > 1000
+        x_scale = alt.Scale(type="symlog") if log_like else alt.Scale()
+        # ticks at powers of ten, which a symlog axis does not pick by itself
+        x_axis = alt.Axis(format=",d", values=[t for t in (0, 10, 100, 1000, 10_000, 100_000,
+                                                          1_000_000) if t <= n_merges]) \
+            if log_like else alt.Axis(format=",d")
         line = alt.Chart(data).mark_line().encode(
-            x=alt.X("k:Q", title="merges applied (k)", scale=x_scale),
+            x=alt.X("k:Q", title="merges applied (k)", scale=x_scale, axis=x_axis),
             y=alt.Y("tokens:Q", title="tokens", scale=alt.Scale(zero=False)),
             tooltip=["k", "tokens"])
         here = alt.Chart(data[data["k"] == k]).mark_point(color="#d62828", size=80,
@@ -138,7 +143,7 @@ def replay_view():
             x=alt.X("k:Q", scale=x_scale), y="tokens:Q", tooltip=["k", "tokens"])
         st.altair_chart((line + here).properties(height=260), width="stretch")
         st.caption("Token count of this text against k"
-                   + (" (k on a log-like scale)" if n_merges > 1000 else "")
+                   + (" (k on a log-like scale)" if log_like else "")
                    + ". Most of the drop comes from the first merges: the most frequent "
                    "pairs are merged first.")
 

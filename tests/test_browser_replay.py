@@ -66,6 +66,13 @@ def test_replay_slider_changes_the_token_count(page, app_url, gpt4):
     assert expected != f"{len(encode_with_first_merges(gpt4, text, k0, parents)):,}"
     # the exact-k box followed the slider
     assert page.locator('[data-testid="stNumberInput"] input').first.input_value() == str(k)
+    # jump to the next merge this text uses: its tokens are outlined
+    page.get_by_role("button", name="Next merge it uses").click()
+    page.wait_for_function(
+        """() => Array.from(document.querySelectorAll('.tokens .tok')).some(
+            e => getComputedStyle(e).outlineStyle === 'solid')""", timeout=30_000)
+    wait_rendered(page)
+    assert int(thumb.input_value()) > k
     tall_screenshot(page, "views_replay")
 
 
