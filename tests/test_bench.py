@@ -1,0 +1,55 @@
+"""The benchmark's own helpers (bench/run_all.py, bench/worker.py): no timings here."""
+import sys
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import run_all  # noqa: E402
+from worker import rust_pieces  # noqa: E402
+
+
+def test_rust_pieces_cut_after_line_breaks_and_lose_nothing():
+    text = "".join(f"line {i}\n" for i in range(500)) + "no newline at the end"
+    pieces = list(rust_pieces(text, size=100))
+    assert "".join(pieces) == text
+    assert len(pieces) > 5
+    assert all(p.endswith("\n") for p in pieces[:-1])
+
+
+def test_interleaved_takes_turns_and_flips_the_order():
+    calls = []
+    times = run_all.interleaved({"a": lambda: calls.append("a"),
+                                 "b": lambda: calls.append("b")}, 3)
+    assert calls == ["a", "b", "b", "a", "a", "b"]
+    assert [len(v) for v in times.values()] == [3, 3]
+
+
+def test_big_corpus_has_the_size_asked_and_changes_from_copy_to_copy(tmp_path, shakespeare):
+    path = tmp_path / "big.txt"
+    size = 3 * len(shakespeare.encode("utf-8"))
+    written = run_all.make_big_corpus(path, size)
+    data = path.read_bytes()
+    assert written == len(data) and size <= written < size + 4
+    text = data.decode("utf-8")
+    assert text.startswith(shakespeare)  # the first copy is the corpus as it is
+    third = text[-len(shakespeare) // 2:]
+    assert third not in shakespeare  # later copies are shuffled and have letters swapped
+
+
+def test_results_keep_the_fuzz_and_notes_blocks(tmp_path):
+    rows = [run_all.row("Regex train, x", "1 s", "rustbpe 1 s", 1.0, "1.00× rustbpe",
+                        "≤ 2×", True, "a note"),
+            run_all.row("Basic train, y", "1 s", "textbook 9 s", 9.0, "9× faster",
+                        "≥ 50×", False)]
+    out = tmp_path / "RESULTS.md"
+    out.write_text(run_all.render(rows, "python bench/run_all.py", __import__("datetime")
+                                  .datetime(2026, 1, 1), 5.0, "a machine", (10.0, 4.0),
+                                  "## Long fuzz run\n\n0 differences", "## Notes\n\nmine"))
+    text = out.read_text()
+    assert "| Regex train, x |" in text and "| **no** |" in text and "a note" in text
+    assert "cores were shared" in text
+    assert run_all.previous_block(out, run_all.FUZZ_BEGIN, run_all.FUZZ_END, "").strip() == \
+        "## Long fuzz run\n\n0 differences"
+    assert run_all.previous_block(out, run_all.NOTES_BEGIN, run_all.NOTES_END, "") \
+        .strip() == "## Notes\n\nmine"
+    assert run_all.previous_block(tmp_path / "none.md", "a", "b", "default") == "default"
