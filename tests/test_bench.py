@@ -1,4 +1,5 @@
 """The benchmark's own helpers (bench/run_all.py, bench/worker.py): no timings here."""
+import datetime
 import sys
 
 from conftest import ROOT
@@ -42,10 +43,14 @@ def test_results_keep_the_fuzz_and_notes_blocks(tmp_path):
             run_all.row("Basic train, y", "1 s", "textbook 9 s", 9.0, "9× faster",
                         "≥ 50×", False)]
     out = tmp_path / "RESULTS.md"
-    out.write_text(run_all.render(rows, "python bench/run_all.py", __import__("datetime")
-                                  .datetime(2026, 1, 1), 5.0, "a machine", (10.0, 4.0),
-                                  "## Long fuzz run\n\n0 differences", "## Notes\n\nmine"))
+    out.write_text("# Benchmark results\n\n## Someone else's section\n")
+    for fuzz in ("## Long fuzz run\n\nold", "## Long fuzz run\n\n0 differences"):
+        run_all.write_section(out, run_all.render(
+            rows, "python bench/run_all.py", datetime.datetime(2026, 1, 1), 5.0,
+            "a machine", (10.0, 4.0), fuzz, "## Notes\n\nmine"))
     text = out.read_text()
+    assert "## Someone else's section" in text  # the rest of the file is kept
+    assert text.count(run_all.BEGIN) == 1 and "old" not in text  # the section is replaced
     assert "| Regex train, x |" in text and "| **no** |" in text and "a note" in text
     assert "cores were shared" in text
     assert run_all.previous_block(out, run_all.FUZZ_BEGIN, run_all.FUZZ_END, "").strip() == \
