@@ -5,11 +5,11 @@ import streamlit as st
 
 from lab import derived, state
 from viz import tree
-from viz.tokens import token_spans, tokens_html, truncated
 from viz.vocab import visible
 
 HOW = ["From a text", "By id", "By its text"]
 DEFAULT_TEXT = "Byte pair encoding glues bytes into tokenizers' tokens."
+MAX_CHARS = 300  # the text's tokens are drawn as buttons
 
 st.title("Merge tree")
 st.caption("Pick a token and see how BPE built it: bytes at the bottom, each box above "
@@ -46,24 +46,20 @@ elif how == "By its text":
         st.error(str(e))
 else:
     st.session_state.setdefault("tree_sample", DEFAULT_TEXT)
-    sample = st.text_input("A short text", key="tree_sample", max_chars=2000)
+    sample = st.text_input("A short text", key="tree_sample", max_chars=MAX_CHARS)
     ids = tok.encode_ordinary(sample)
     if not ids:
         st.info("Type some text to pick one of its tokens.")
     else:
-        spans = token_spans(tok, ids)
-        st.html(tokens_html(spans, whitespace="markers", limit=300))
-        if truncated(spans, 300):
-            st.caption(truncated(spans, 300))
         # the longest token first: it has the most interesting tree
         default = max(range(len(ids)), key=lambda i: len(tok.vocab[ids[i]]))
-        if st.session_state.get("tree_pick", -1) >= len(ids):
+        picked = st.session_state.get("tree_pick")
+        if picked is None or picked >= len(ids):  # unclicked, or the text got shorter
             st.session_state["tree_pick"] = default
-        st.session_state.setdefault("tree_pick", default)
-        pick = st.selectbox(
-            "Token", range(len(ids)), key="tree_pick",
-            format_func=lambda i: f"#{i}: {visible(tok.vocab[ids[i]])}  (id {ids[i]})")
-        idx = ids[pick]
+        pick = st.pills(
+            "Click a token of the text", range(len(ids)), key="tree_pick",
+            format_func=lambda i: tree.markdown_literal(visible(tok.vocab[ids[i]])))
+        idx = ids[pick if pick is not None else default]
 
 if idx is not None:
     try:

@@ -112,6 +112,19 @@ def test_views_render_in_chromium(page, app_url):
     # one SVG box per tree node: ·encoding is 9 bytes, so 9 leaves and 8 merges
     assert page.locator('[data-testid="stGraphVizChart"] svg g.node').count() == 17
     assert "·encoding" in svg.text_content()
+    # click another token of the text; Markdown characters in tokens show as typed
+    field = page.get_by_label("A short text")
+    field.fill("**bold** `code` :smile: tokens")
+    field.press("Enter")
+    page.get_by_role("radio", name="·tokens").wait_for(timeout=30_000)
+    wait_rendered(page)
+    labels = page.locator('[data-testid="stButtonGroup"] [role="radio"]').all_inner_texts()
+    assert "".join(labels).replace("·", " ") == "**bold** `code` :smile: tokens"
+    page.get_by_role("radio", name="·tokens").click()
+    page.wait_for_function(
+        """() => (document.querySelector('[data-testid="stGraphVizChart"] svg') || {})
+            .textContent?.includes('·tokens')""", timeout=30_000)
+    wait_rendered(page)
     tall_screenshot(page, "views_merge_tree")
 
     open_view(page, app_url, "chunks")
