@@ -7,6 +7,7 @@ from lab import state
 from viz import chunks
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.tokens import token_spans, tokens_html, truncated
+from viz.vocab import markdown_literal
 
 OWN = "The tokenizer's own"
 CUSTOM = "Custom"
@@ -51,8 +52,8 @@ st.caption("Try GPT-4 with the GPT-2 pattern on the Python code sample: GPT-4's 
            "lets punctuation take a letter or a newline along, so tokens such as “(ids” "
            "and “):↵” cross GPT-2's chunks.")
 if not tok.pattern:
-    st.caption(f"“{name}” has no split pattern (a BasicTokenizer merges across "
-               "everything), so its tokens may cross any pattern's chunks.")
+    st.caption(f"“{markdown_literal(name)}” has no split pattern (a BasicTokenizer merges "
+               "across everything), so its tokens may cross any pattern's chunks.")
 
 sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
                       key="chunks_sample")
@@ -80,9 +81,9 @@ m1.metric("Chunks", f"{len(found):,}")
 m2.metric("Tokens", f"{len(ids):,}")
 m3.metric("Tokens crossing a chunk", f"{len(crossing):,}")
 if crossing:
-    st.warning(f"{len(crossing):,} of “{name}”'s tokens cross a boundary of this pattern "
-               "(outlined in red): the tokenizer was built with a different split, so its "
-               "merges never saw these chunks.")
+    st.warning(f"{len(crossing):,} of “{markdown_literal(name)}”'s tokens cross a boundary "
+               "of this pattern (outlined in red): the tokenizer was built with a different "
+               "split, so its merges never saw these chunks.")
 else:
     st.success("Every token lies inside one chunk.")
 if skipped:

@@ -5,7 +5,7 @@ import streamlit as st
 
 from lab import derived, state
 from viz import tree
-from viz.vocab import visible
+from viz.vocab import markdown_literal, visible
 
 HOW = ["From a text", "By id", "By its text"]
 DEFAULT_TEXT = "Byte pair encoding glues bytes into tokenizers' tokens."
@@ -58,7 +58,7 @@ else:
             st.session_state["tree_pick"] = default
         pick = st.pills(
             "Click a token of the text", range(len(ids)), key="tree_pick",
-            format_func=lambda i: tree.markdown_literal(visible(tok.vocab[ids[i]])))
+            format_func=lambda i: markdown_literal(visible(tok.vocab[ids[i]])))
         idx = ids[pick if pick is not None else default]
 
 if idx is not None:

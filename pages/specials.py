@@ -6,6 +6,7 @@ import streamlit as st
 from lab import state
 from viz import specials
 from viz.tokens import token_spans, tokens_html
+from viz.vocab import markdown_literal
 
 DEFAULT_SPECIALS = "<|endoftext|>\n<|im_start|>\n<|im_end|>"
 DEFAULT_TEXT = ("<|im_start|>user\nPlease summarize: \"...and that is the end.<|endoftext|>"
@@ -35,8 +36,9 @@ except ValueError as e:
     st.stop()
 
 registered = twin.special_tokens
-d1.caption(f"Registered on a copy of “{name}” (the original is untouched): "
-           + ", ".join(f"{s} = {i}" for s, i in registered.items()))
+# names and tokens are the user's: shown as typed, not as Markdown
+d1.caption(markdown_literal(f"Registered on a copy of “{name}” (the original is untouched): "
+                            + ", ".join(f"{s} = {i}" for s, i in registered.items())))
 
 options = list(registered)
 chosen_default = [s for s in wanted if s in text][:1] or options[:1]

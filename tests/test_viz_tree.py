@@ -122,13 +122,3 @@ def test_a_tokenizer_without_merges_has_trees_only_for_bytes():
     with pytest.raises(ValueError, match="not made by any merge"):
         tree_dot(tok, 300, {})
     assert "->" not in tree_dot(tok, 97, {})
-
-
-def test_markdown_literal_escapes_every_ascii_punctuation():
-    from viz.tree import markdown_literal
-    text = "**a** _b_ `c` :smile: [x](y) <b> \\ ~ # | $1"
-    units = re.findall(r"\\.|.", markdown_literal(text))  # escapes and bare characters
-    assert "".join(u[-1] for u in units) == text
-    # no Markdown punctuation is left bare
-    assert not [u for u in units if len(u) == 1 and u in "*_`:[]()<>\\~#|$"]
-    assert markdown_literal("plain text·é") == "plain text·é"

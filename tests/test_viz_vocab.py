@@ -1,9 +1,11 @@
 """The vocabulary table: one row per token, pairs and children right, search and sort."""
+import re
+
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.vocab import (is_whole_utf8, search_tokens, sort_tokens, text_usage, token_detail,
-                       visible, vocab_frame)
+from viz.vocab import (is_whole_utf8, markdown_literal, search_tokens, sort_tokens,
+                       text_usage, token_detail, visible, vocab_frame)
 
 TEXT = 'Hi "there", the  theme\n\tof thé 😉 😉 then\\ there.'
 
@@ -133,3 +135,12 @@ def test_text_usage(tok, frame):
     assert set(used.index) == set(ids)
     assert used["uses"].is_monotonic_decreasing
     assert untouched == len(tok.vocab) - len(set(ids))
+
+
+def test_markdown_literal_escapes_every_ascii_punctuation():
+    text = "**a** _b_ `c` :smile: [x](y) <b> \\ ~ # | $1"
+    units = re.findall(r"\\.|.", markdown_literal(text))  # escapes and bare characters
+    assert "".join(u[-1] for u in units) == text
+    # no Markdown punctuation is left bare
+    assert not [u for u in units if len(u) == 1 and u in "*_`:[]()<>\\~#|$"]
+    assert markdown_literal("plain text·é") == "plain text·é"

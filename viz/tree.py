@@ -18,7 +18,6 @@ MERGE_COLOR = "#c7d7fb"
 ROOT_COLOR = "#fde2a7"
 # inputs a user may paste from the tables, whose markers stand for whitespace
 MARKER_TEXT = {"·": " ", "↵": "\n", "→": "\t"}
-MARKDOWN_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 @dataclass(frozen=True)
@@ -96,16 +95,6 @@ def merge_steps(tok, idx, parents):
              "pair": " + ".join(visible(tok.vocab[p]) for p in parents[node]),
              "count": tok.merge_counts.get(node)}
             for node in sorted(seen)]
-
-
-def markdown_literal(text):
-    """text that Streamlit's Markdown labels (pills, buttons) show as typed: every ASCII
-    punctuation character backslash-escaped, as CommonMark allows.
-
-    >>> print(markdown_literal("**x** :smile: [a](b)"))
-    \\*\\*x\\*\\* \\:smile\\: \\[a\\]\\(b\\)
-    """
-    return "".join("\\" + ch if ch in MARKDOWN_PUNCTUATION else ch for ch in text)
 
 
 def dot_escape(text):

@@ -20,6 +20,7 @@ from bpe import render_token
 
 SORTS = {"id": "id", "length": "length", "merge count": "count"}
 SEARCH_TIMEOUT = 1.0  # seconds a regex search may take over the whole vocabulary
+MARKDOWN_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def visible(token: bytes) -> str:
@@ -30,6 +31,16 @@ def visible(token: bytes) -> str:
     '·the\\\\u000a'
     """
     return render_token(token).replace(" ", "·")
+
+
+def markdown_literal(text):
+    """text that Streamlit's Markdown labels (pills, buttons) show as typed: every ASCII
+    punctuation character backslash-escaped, as CommonMark allows.
+
+    >>> print(markdown_literal("**x** :smile: [a](b)"))
+    \\*\\*x\\*\\* \\:smile\\: \\[a\\]\\(b\\)
+    """
+    return "".join("\\" + ch if ch in MARKDOWN_PUNCTUATION else ch for ch in text)
 
 
 def is_whole_utf8(token: bytes) -> bool:
