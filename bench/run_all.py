@@ -208,8 +208,9 @@ def memory_row(corpus_path, report):
             ours["peak_mib"] / theirs["peak_mib"],
             f"{ours['peak_mib'] / theirs['peak_mib']:.2f}× rustbpe", "whole process ≤ 80 MiB",
             ours["peak_mib"] <= 80,
-            "max RSS of the whole Python process (interpreter and imports included), "
-            "getrusage in a subprocess")
+            "peak RSS of the whole Python process (interpreter, imports and text "
+            "included), in a fresh subprocess: VmHWM, as getrusage's maxrss would carry "
+            "over the parent's peak through exec")
     report(r)
     return r
 
