@@ -26,6 +26,7 @@ PAGES = {
         st.Page("pages/chunker.py", title="Token-budget chunker", icon=":material/splitscreen:"),
     ],
 }
+st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/frame.py
 nav = st.navigation(PAGES)
 
 with st.sidebar:

@@ -7,6 +7,10 @@ them does not cut the text again.
 import pandas as pd
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from lab import state
 from viz import chunker
 from viz.samples import SHIPPED_SHAKESPEARE

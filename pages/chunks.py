@@ -3,6 +3,10 @@ so one sees that no token crosses its own tokenizer's chunks (and which tokens c
 edited pattern's). Thin: chunks, crossings and the table are viz.chunks'."""
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from lab import state
 from viz import chunks
 from viz.samples import DEFAULT_SAMPLE, SAMPLES

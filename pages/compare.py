@@ -8,6 +8,10 @@ sample, which is the textbook comparison, in about a second.
 """
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 import bpe
 from lab import state
 from viz import compare as cmp

@@ -3,6 +3,10 @@ its DOT source are viz.tree's; st.graphviz_chart lays the DOT out in the browser
 Graphviz install needed). ?token=ID (and &tokenizer=NAME) opens a token directly."""
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from lab import derived, state
 from viz import tree
 from viz.vocab import markdown_literal, visible

@@ -5,6 +5,10 @@ the chart data from viz.replay, colors from viz.tokens."""
 import altair as alt
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from lab import derived, state
 from viz import replay
 from viz.samples import DEFAULT_SAMPLE, SAMPLES

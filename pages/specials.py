@@ -3,6 +3,10 @@ contains them, and see it encoded under each allowed_special policy side by side
 Thin: parsing, the copy and the encodings are viz.specials'."""
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from lab import state
 from viz import specials
 from viz.tokens import token_spans, tokens_html

@@ -10,6 +10,10 @@ import json
 import pandas as pd
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from lab import state
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.tokens import GPT2_MARKERS, WHITESPACE_MARKERS, token_spans, tokens_html, truncated

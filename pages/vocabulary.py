@@ -2,6 +2,10 @@
 tokens a sample text uses. Thin: the table and its queries are viz.vocab's."""
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from lab import derived, state
 from viz import vocab
 from viz.tokens import token_spans, tokens_html

@@ -1,4 +1,5 @@
 """Shared fixtures: the corpora beside the checkout, one GPT4Tokenizer, tiktoken's encoder."""
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -72,9 +73,9 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """Start `streamlit run app.py` on a free local port for the whole test session."""
+@contextlib.contextmanager
+def app_server():
+    """Run `streamlit run app.py` on a free local port; yields its URL."""
     import subprocess
     import time
     import urllib.request
@@ -86,22 +87,31 @@ def app_url():
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("streamlit did not start: " +
-                                   proc.stdout.read().decode(errors="replace")[-2000:])
-            time.sleep(0.3)
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        while True:
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    raise RuntimeError("streamlit did not start: " +
+                                       proc.stdout.read().decode(errors="replace")[-2000:])
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """One app server for the whole test session."""
+    with app_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
