@@ -20,6 +20,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections import deque
@@ -74,14 +75,18 @@ class TrainingJob:
         self.total = max(spec["vocab_size"] - 256, 0) if isinstance(spec["vocab_size"], int) else 0
         self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
         self.progress = None      # the latest progress event (a dict), None before merging
-        self.recent = deque(maxlen=RECENT_MERGES)  # (idx, pair, token, count), newest last
+        # (idx, pair, token, count) of the latest merges, newest last; replaced, never
+        # mutated, so a page can read it while a keep_polling thread polls
+        self.recent = ()
         self.done = False
         self.error = None         # str: what went wrong and what to do, if it failed
         self.cancelled = False
         self.held_out_counts = None  # list of ints, if held_out was given
         self.started = time.monotonic()
+        self._abandon_after = abandon_after
         self.finished = None
         self._tok = None
+        self._lock = threading.Lock()  # poll and cancel may come from two threads
         # subtle: a shared double, not a pipe message, so the worker can read the time of
         # the last poll without the parent writing anything it would have to drain
         self._heartbeat = ctx.Value("d", time.monotonic(), lock=False)
@@ -121,6 +126,10 @@ class TrainingJob:
         """New progress events since the last poll (dicts with done, total, elapsed,
         merges_per_s and latest: [(idx, pair, token, count), ...]); updates phase,
         progress, recent, and done/error once the worker finishes."""
+        with self._lock:
+            return self._poll()
+
+    def _poll(self):
         self._heartbeat.value = time.monotonic()
         events = []
         while not self.done:
@@ -136,7 +145,7 @@ class TrainingJob:
             elif kind == "progress":
                 self.phase = "merging"
                 self.progress = payload
-                self.recent.extend(payload["latest"])
+                self.recent = (self.recent + tuple(payload["latest"]))[-RECENT_MERGES:]
                 events.append(payload)
             elif kind == "result":
                 self._tok = pickle.loads(payload["tokenizer"])
@@ -161,6 +170,27 @@ class TrainingJob:
             self.poll()
         return self.done
 
+    def keep_polling(self, still_wanted, every=1.0):
+        """Poll from a daemon thread while still_wanted() is true, so the job lives on
+        while its page is not shown (the user looks at another page of the app) and
+        its messages do not fill the pipe. Once still_wanted() has been false for
+        abandon_after seconds (the tab was closed) the thread stops; the worker's
+        watchdog then ends the worker. still_wanted must be safe to call from a thread.
+        """
+        def run():
+            wanted_at = time.monotonic()
+            while not self.done:
+                time.sleep(every)
+                if still_wanted():
+                    wanted_at = time.monotonic()
+                    self.poll()
+                elif time.monotonic() - wanted_at > self._abandon_after:
+                    return
+        thread = threading.Thread(target=run, name=f"bpe-train-{self.pid}-poller",
+                                  daemon=True)
+        thread.start()
+        return thread
+
     def result(self):
         """The trained tokenizer. RuntimeError if the job failed or is still running."""
         if not self.done:
@@ -171,10 +201,11 @@ class TrainingJob:
 
     def cancel(self):
         """Stop the worker now (no-op once done). Returns once it has exited."""
-        if self.done:
-            return
-        self.cancelled = True
-        self._finish(error=None)
+        with self._lock:
+            if self.done:
+                return
+            self.cancelled = True
+            self._finish(error=None)
         self._process.terminate()
         self._process.join(2)
         if self._process.is_alive():

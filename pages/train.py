@@ -2,7 +2,8 @@
 come in, then study the result (merge table, merge-frequency and compression curves)
 and download it. The training runs in a worker process (lab.jobs), never in this
 script's thread; the page polls it from a fragment. Data and charts come from
-viz.training; the trained tokenizer joins the session through lab.state.
+viz.training; the trained tokenizer joins the session through lab.state. While the
+page is not shown, a thread polls the job for as long as the tab stays connected.
 """
 import streamlit as st
 
@@ -63,6 +64,19 @@ def collect_finished():
         if job.held_out_counts:
             outcome["compression"] = vt.compression_frame(job.held_out_counts)
     st.session_state[RESULT] = outcome
+
+
+def session_connected():
+    """A thread-safe check that this session's browser tab is still connected, for
+    job.keep_polling: the job then survives a visit to another page but not a closed
+    tab. None without a Streamlit server (AppTest), where tests poll the job directly."""
+    from streamlit import runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return None
+    server, session_id = runtime.get_instance(), ctx.session_id
+    return lambda: server.is_active_session(session_id)
 
 
 def cancel():
@@ -199,6 +213,8 @@ else:
         "Text files (UTF-8)", accept_multiple_files=True, key="train_uploads",
         help=f"One or more plain-text files, up to {limit_mb} MB each; they are joined "
              "into one corpus in the order shown.")
+    st.caption(f"Up to {limit_mb} MB per file; a file shown in red was refused by the "
+               "browser before uploading (point at it to see why).")
     corpus, n_bytes = uploaded_corpus(uploads or [],
                                       st.session_state.get("train_replace", False))
     for problem in corpus.problems:
@@ -291,6 +307,9 @@ if submitted and not running:
                     f"{len(train_text):,} characters",
             vocab_size=int(vocab_size), min_frequency=int(min_frequency),
             held_chars=len(held_out))
+        connected = session_connected()
+        if connected is not None:
+            st.session_state[JOB]["job"].keep_polling(connected)
         st.session_state.pop(RESULT, None)
         st.rerun()  # draw the form disabled and the progress view
 

@@ -110,3 +110,46 @@ def test_binary_upload_gets_a_message_and_cancel_stops_a_training(page):
     page.get_by_text("was cancelled").wait_for(timeout=WAIT)
     wait_rendered(page)
     assert page.locator(".st-key-train_submit button").is_enabled()
+
+
+def test_an_upload_above_the_limit_is_refused_before_any_work(page, tmp_path):
+    """.streamlit/config.toml sets maxUploadSize = 200 (MB): the browser refuses a bigger
+    file itself, so the server never reads it. A sparse file costs no disk."""
+    big = tmp_path / "huge.txt"
+    with open(big, "wb") as f:
+        f.truncate(201 * 1024 * 1024)
+    open_train(page)
+    page.locator(".st-key-train_source").get_by_text("Upload text files").click()
+    wait_rendered(page)
+    page.locator(".st-key-train_uploads input[type=file]").set_input_files(str(big))
+    page.locator(".st-key-train_uploads").get_by_text("or smaller").wait_for(timeout=WAIT)
+    wait_rendered(page)
+    screenshot(page, "train_too_big")
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert "Upload one or more text files" in main  # the page never got a corpus
+    assert "a file shown in red was refused" in main
+    assert page.get_by_role("button", name="Train").first.is_disabled()
+
+
+def test_a_training_outlives_a_visit_to_another_page(page):
+    """The worker gives up after ABANDON_AFTER s without a poll, but while the tab is
+    connected the page's poller thread stands in for the hidden page."""
+    from lab.jobs import ABANDON_AFTER
+    open_train(page)
+    upload(page, ("a.txt", b"a" * 60))
+    page.locator(".st-key-train_pattern").click()
+    page.get_by_role("option", name="Custom regex…").click()
+    page.locator(".st-key-train_custom_pattern input").fill(CATASTROPHIC)
+    page.locator(".st-key-train_submit button").click()
+    page.locator(".st-key-train_cancel button").wait_for(timeout=WAIT)
+    page.get_by_role("link", name="Tokenize").click()
+    wait_rendered(page)
+    # subtle: waiting out the watchdog is the point; nothing on the page can signal it
+    page.wait_for_timeout((ABANDON_AFTER + 5) * 1000)
+    page.get_by_role("link", name="Train").click()
+    cancel = page.locator(".st-key-train_cancel button")
+    cancel.wait_for(timeout=WAIT)
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert "Splitting the corpus" in main and "stopped checking" not in main
+    cancel.click()
+    page.get_by_text("was cancelled").wait_for(timeout=WAIT)

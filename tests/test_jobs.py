@@ -162,3 +162,18 @@ def test_worker_exits_when_its_parent_dies():
         parent.wait(10)
         if 'worker' in locals() and _running(worker):
             os.kill(worker, signal.SIGKILL)
+
+
+def test_keep_polling_keeps_a_job_alive_until_it_is_no_longer_wanted():
+    """While its page is not shown, a poller thread stands in for it; once the session
+    is gone (still_wanted turns false) the watchdog ends the worker as before."""
+    wanted = True
+    job = start_training("regex", CATASTROPHIC, "a" * 60, 300, abandon_after=1.0)
+    poller = job.keep_polling(lambda: wanted, every=0.1)
+    job.join(3)  # three times abandon_after
+    assert job.alive() and job.exitcode is None
+    wanted = False
+    job.join(60)
+    assert job.exitcode == jobs.ABANDONED
+    poller.join(60)
+    assert not poller.is_alive()
