@@ -21,7 +21,7 @@ HELD_OUT_LIMIT = 200_000  # ...up to this many characters, to measure compressio
 HELD_OUT_MIN = 200      # below this many characters the held-out slice says nothing
 CHART_POINTS = 4000     # points drawn per curve at most (more only slows the browser)
 SPECIAL_LIMIT = 256     # special tokens a form may add
-BASIC_MAX_BYTES = 2_000_000  # Basic training holds ~200 bytes of state per corpus byte
+BASIC_MAX_BYTES = 10_000_000  # Basic training holds 25-200 bytes of state per corpus byte
 
 
 # ------------------------------------------------------------------ the corpus
@@ -88,10 +88,11 @@ def check_corpus(kind, n_bytes):
     if n_bytes == 0:
         raise ValueError("The corpus is empty: upload a text file or pick a sample corpus.")
     if kind == "basic" and n_bytes > BASIC_MAX_BYTES:
-        raise ValueError(f"The corpus has {n_bytes / 1e6:.1f} MB; Basic training keeps "
-                         "every byte of it in memory (about 200 bytes each), so here it "
-                         f"takes at most {BASIC_MAX_BYTES / 1e6:.0f} MB. Use Regex, which "
-                         "counts each distinct chunk once, or a smaller corpus.")
+        raise ValueError(f"The corpus has {n_bytes / 1e6:.1f} MB; Basic training tracks "
+                         "every byte of it (25 to 200 bytes of memory each), so on this "
+                         f"shared server it takes at most {BASIC_MAX_BYTES / 1e6:.0f} MB. "
+                         "Use Regex, which counts each distinct chunk once, or a smaller "
+                         "corpus.")
 
 
 def split_held_out(text, fraction=HELD_OUT_FRACTION, limit=HELD_OUT_LIMIT):
