@@ -227,15 +227,15 @@ else:
     corpus_label = corpus.used[0].rsplit(".", 1)[0] if len(corpus.used) == 1 else \
         f"{len(corpus.used)} files" if corpus.used else "upload"
 
-train_text, held_out = vt.split_held_out(text)
+cut = vt.held_out_start(text)  # slicing waits for Train: a corpus may be 200 MB
 if text:
     c1, c2, c3 = st.columns(3)
     c1.metric("Files", f"{files_used:,}")
     c2.metric("Characters", f"{len(text):,}")
     c3.metric("Bytes (UTF-8)", f"{n_bytes:,}")
-    if held_out:
-        st.caption(f"Training uses the first {len(train_text):,} characters; the last "
-                   f"{len(held_out):,} (a tenth of the corpus, at most "
+    if cut < len(text):
+        st.caption(f"Training uses the first {cut:,} characters; the last "
+                   f"{len(text) - cut:,} (a tenth of the corpus, at most "
                    f"{vt.HELD_OUT_LIMIT:,}) are held out to measure compression on text "
                    "the tokenizer never saw.")
     else:
@@ -299,6 +299,7 @@ if submitted and not running:
     else:
         label = (PATTERN_LABELS[preset] if preset != CUSTOM else "custom regex") \
             if kind_key == "regex" else "no split"
+        train_text, held_out = vt.split_held_out(text)
         st.session_state[JOB] = dict(
             job=jobs.start_training(kind_key, pattern, train_text, int(vocab_size),
                                     int(min_frequency), specials, held_out=held_out or None),

@@ -83,6 +83,7 @@ def test_corpus_checks():
 def test_held_out_is_the_end_of_the_corpus():
     train, held = vt.split_held_out(SAMPLE)
     assert train + held == SAMPLE
+    assert vt.held_out_start(SAMPLE) == len(train)
     assert 0.09 * len(SAMPLE) < len(held) <= 0.1 * len(SAMPLE)
     assert train.endswith("\n")  # cut at a line break near the tenth
 

@@ -95,23 +95,33 @@ def check_corpus(kind, n_bytes):
                          "corpus.")
 
 
+def held_out_start(text, fraction=HELD_OUT_FRACTION, limit=HELD_OUT_LIMIT):
+    """Where the held-out slice begins: the end of the corpus, a fraction of it but at
+    most limit characters, starting at a line break where one is near. len(text) (no
+    slice) for a corpus too small to spare a useful one.
+
+    >>> held_out_start("a" * 10_000), held_out_start("tiny corpus")
+    (9000, 11)
+    """
+    size = min(int(len(text) * fraction), limit)
+    if size < HELD_OUT_MIN:
+        return len(text)
+    cut = len(text) - size
+    newline = text.find("\n", cut, cut + 1000)
+    if newline != -1 and len(text) - newline - 1 >= HELD_OUT_MIN:
+        cut = newline + 1
+    return cut
+
+
 def split_held_out(text, fraction=HELD_OUT_FRACTION, limit=HELD_OUT_LIMIT):
-    """(train_text, held_out): the held-out slice is the end of the corpus, a fraction
-    of it but at most limit characters, starting at a line break where one is near.
-    A corpus too small to spare a useful slice is trained on whole: ("...", "").
+    """(train_text, held_out), cut at held_out_start.
 
     >>> [len(part) for part in split_held_out("a" * 10_000)]
     [9000, 1000]
     >>> split_held_out("tiny corpus")
     ('tiny corpus', '')
     """
-    size = min(int(len(text) * fraction), limit)
-    if size < HELD_OUT_MIN:
-        return text, ""
-    cut = len(text) - size
-    newline = text.find("\n", cut, cut + 1000)
-    if newline != -1 and len(text) - newline - 1 >= HELD_OUT_MIN:
-        cut = newline + 1
+    cut = held_out_start(text, fraction, limit)
     return text[:cut], text[cut:]
 
 
