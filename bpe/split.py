@@ -61,15 +61,26 @@ def _stand_in(ch):
     return "!"
 
 
+STAND_INS_LIMIT = 1 << 16  # characters remembered; a server may meet all 1.1M of them
+
+
 class _StandIns(dict):
-    """code point -> ASCII stand-in, filled the first time a character is met."""
+    """code point -> ASCII stand-in, filled the first time a character is met. ASCII
+    stands for itself (a space or CR must stay one: the pattern names them)."""
+
+    def __init__(self):
+        super().__init__(_ASCII)
 
     def __missing__(self, cp):
+        if len(self) > STAND_INS_LIMIT:
+            self.clear()
+            self.update(_ASCII)
         stand_in = self[cp] = _stand_in(chr(cp))
         return stand_in
 
 
-_stand_ins = _StandIns((cp, cp) for cp in range(128))  # ASCII stands for itself
+_ASCII = {cp: cp for cp in range(128)}
+_stand_ins = _StandIns()
 
 
 def gpt4_split(text):
