@@ -206,10 +206,10 @@ class TrainingJob:
                 return
             self.cancelled = True
             self._finish(error=None)
-        self._process.terminate()
+        _signal_group(self._process, signal.SIGTERM)
         self._process.join(2)
         if self._process.is_alive():
-            self._process.kill()
+            _signal_group(self._process, signal.SIGKILL)
             self._process.join(2)
 
     def _finish(self, error=None):
@@ -235,8 +235,26 @@ class TrainingJob:
 
 
 # ----------------------------------------------------------------- the worker side
+def _signal_group(process, signum):
+    """Signal the worker and the processes it forked to count a big corpus (its group)."""
+    try:
+        os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        # not yet its own group leader (it has just started), or already gone
+        try:
+            os.kill(process.pid, signum)
+        except ProcessLookupError:
+            pass
+
+
 def _work(conn, heartbeat, abandon_after, spec):
     """The worker process: train, send batched progress, then the result or an error."""
+    # Its own process group, so cancel and the watchdog end the counting processes bpe
+    # forks for a big corpus along with it; and not daemonic in its own eyes, because
+    # multiprocessing forbids daemonic processes to have children. (The parent still
+    # treats it as daemonic and ends it when the server exits.)
+    os.setpgrp()
+    multiprocessing.current_process().daemon = False
     _watch(conn, heartbeat, abandon_after)
     try:
         conn.send(("phase", "counting"))
@@ -314,6 +332,8 @@ def _watch(conn, heartbeat, abandon_after):
     """
     def check(signum, frame):
         if conn.poll() or time.monotonic() - heartbeat.value > abandon_after:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            os.killpg(0, signal.SIGTERM)  # the counting processes, if any; not this one
             os._exit(ABANDONED)
 
     signal.signal(signal.SIGALRM, check)

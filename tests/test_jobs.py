@@ -177,3 +177,42 @@ def test_keep_polling_keeps_a_job_alive_until_it_is_no_longer_wanted():
     assert job.exitcode == jobs.ABANDONED
     poller.join(60)
     assert not poller.is_alive()
+
+
+def _group(pgid):
+    """The live (not zombie) processes in process group pgid."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                members.append(int(entry))
+    return members
+
+
+@pytest.mark.parametrize("how", ["cancel", "abandon"])
+def test_counting_processes_end_with_the_worker(shakespeare, how):
+    """A corpus above bpe.count.PARALLEL_MIN is counted by processes the worker forks;
+    cancel and the watchdog end them too (the worker leads its own process group)."""
+    from bpe.count import PARALLEL_MIN
+    # subtle: the watchdog first looks after WATCH_EVERY s; the counting must outlast it
+    text = shakespeare * (4 * PARALLEL_MIN // len(shakespeare) + 1)
+    job = start_training("regex", "gpt4", text, 300,
+                         abandon_after=0.01 if how == "abandon" else jobs.ABANDON_AFTER)
+    deadline = time.monotonic() + 60
+    while len(_group(job.pid)) < 2 and not job.done and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(_group(job.pid)) >= 2  # the worker and its counting processes
+    if how == "cancel":
+        job.cancel()
+    else:
+        job.join(60)
+        assert job.exitcode == jobs.ABANDONED
+    deadline = time.monotonic() + 30
+    while _group(job.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _group(job.pid) == []
