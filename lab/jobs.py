@@ -11,7 +11,10 @@ with threads can deadlock), and returns a TrainingJob the page polls:
     job.done, job.error, job.result(), job.cancel()
 
 The worker never outlives its use: it exits when its parent process dies, when nobody
-has polled it for `abandon_after` seconds (the tab was closed), and on cancel().
+has polled it for `abandon_after` seconds (the tab was closed), and on cancel(), taking
+along the processes it forks to count a big corpus. `job.keep_polling(still_wanted)`
+polls from a thread while the page is not shown, so the job survives a visit to
+another page of the app.
 
 This file does not import streamlit; the page keeps the job in st.session_state.
 """
@@ -66,13 +69,11 @@ def start_training(kind, pattern, text, vocab_size, min_frequency=1, special_tok
 
 
 class TrainingJob:
-    """A training running in a worker process. Poll it from the page; it is not
-    thread-safe (one session polls its own job)."""
+    """A training running in a worker process. Poll it from the page; poll and cancel
+    may also come from its keep_polling thread (they take a lock)."""
 
     def __init__(self, spec, abandon_after=ABANDON_AFTER):
         ctx = _mp_context()
-        self.vocab_size = spec["vocab_size"]
-        self.total = max(spec["vocab_size"] - 256, 0) if isinstance(spec["vocab_size"], int) else 0
         self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
         self.progress = None      # the latest progress event (a dict), None before merging
         # (idx, pair, token, count) of the latest merges, newest last; replaced, never
@@ -99,7 +100,7 @@ class TrainingJob:
             target=_work, args=(child_conn, self._heartbeat, abandon_after, spec),
             name="bpe-train", daemon=True)
         self._process.start()
-        child_conn.close()  # the worker holds the only writing end: EOF means it is gone
+        child_conn.close()  # the worker holds the only other end: EOF means it is gone
 
     @property
     def pid(self):

@@ -7,7 +7,7 @@ page is not shown, a thread polls the job for as long as the tab stays connected
 """
 import streamlit as st
 
-from bpe import PATTERNS, compile_pattern
+from bpe import compile_pattern
 from lab import jobs, state
 from viz import training as vt
 from viz.samples import sample_corpora
