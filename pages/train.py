@@ -7,7 +7,7 @@ page is not shown, a thread polls the job for as long as the tab stays connected
 """
 import streamlit as st
 
-from bpe import compile_pattern
+from bpe import PATTERNS, compile_pattern
 from lab import jobs, state
 from viz import training as vt
 from viz.samples import sample_corpora
@@ -254,8 +254,11 @@ with st.form("train_form"):
     left, right = st.columns(2)
     kind = left.radio("Kind", ["Regex", "Basic"], horizontal=True, key="train_kind",
                       help=KIND_HELP)
-    preset = left.selectbox("Split pattern (Regex only)", list(PATTERN_LABELS),
-                            format_func=PATTERN_LABELS.get, key="train_pattern")
+    # GPT-4's first, then any other preset bpe has, then a regex of one's own
+    preset = left.selectbox("Split pattern (Regex only)",
+                            ["gpt4", *(p for p in PATTERNS if p != "gpt4"), CUSTOM],
+                            format_func=lambda p: PATTERN_LABELS.get(p, p),
+                            key="train_pattern")
     custom = left.text_input("Custom regex (used when the split pattern is “Custom regex…”)",
                              key="train_custom_pattern",
                              placeholder=r"e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+")
@@ -297,7 +300,7 @@ if submitted and not running:
     except ValueError as e:
         st.error(str(e), icon=":material/error:")
     else:
-        label = (PATTERN_LABELS[preset] if preset != CUSTOM else "custom regex") \
+        label = (PATTERN_LABELS.get(preset, preset) if preset != CUSTOM else "custom regex") \
             if kind_key == "regex" else "no split"
         train_text, held_out = vt.split_held_out(text)
         st.session_state[JOB] = dict(

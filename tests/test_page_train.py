@@ -7,7 +7,7 @@ finds in session state (job.wait), then reruns the page, as the fragment's timer
 import json
 from pathlib import Path
 
-from bpe import RegexTokenizer
+from bpe import PATTERNS, BasicTokenizer, RegexTokenizer
 from viz import training as vt
 
 PAGE = "pages/train.py"
@@ -97,8 +97,10 @@ def test_upload_two_files_and_train(open_page):
     assert metrics(at)["Characters"] == f"{2 * 24 * 40 + 1:,}"  # joined by a newline
     at.number_input(key="train_vocab_size").set_value(300)
     at.number_input(key="train_min_frequency").set_value(1)
+    at.selectbox(key="train_pattern").set_value("gpt2")
     train(at)
     tok = at.session_state["lab_tokenizers"]["2 files regex 300"]
+    assert tok.pattern == PATTERNS["gpt2"]
     assert 0 < len(tok.merges) <= 44
     assert len(at.dataframe[0].value) == len(tok.merges)
     assert any("Added to this session as **2 files regex 300**" in s.value for s in at.success)
@@ -220,3 +222,14 @@ def test_progress_view_and_cancel(open_page):
     assert job.done and job.cancelled and not job.alive()
     assert "was cancelled" in at.info[0].value
     assert not at.button(key="train_submit").disabled
+
+
+def test_basic_through_the_form(open_page):
+    at = open_page(PAGE)
+    at.radio(key="train_kind").set_value("Basic")
+    at.number_input(key="train_vocab_size").set_value(300)
+    train(at)
+    tok = at.session_state["lab_tokenizers"]["Shakespeare basic 300"]
+    assert isinstance(tok, BasicTokenizer) and tok.pattern == ""
+    train_text, _ = vt.split_held_out(SAMPLE)
+    assert tok.merges == BasicTokenizer().train(train_text, 300, min_frequency=2).merges
