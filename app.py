@@ -5,7 +5,7 @@ the list of names is drawn after, so a tokenizer trained on this run is listed t
 """
 import streamlit as st
 
-from lab import state
+from lab import session_training, state
 
 st.set_page_config(page_title="Tokenizer lab", page_icon=":material/token:", layout="wide")
 
@@ -49,6 +49,7 @@ with st.sidebar:
         if state.unavailable_references():
             st.caption(state.references_help())
 
+session_training.collect_finished()  # a training finished while on another page
 nav.run()
 
 with st.sidebar:

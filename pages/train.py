@@ -7,13 +7,16 @@ page is not shown, a thread polls the job for as long as the tab stays connected
 """
 import streamlit as st
 
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
 from bpe import PATTERNS, compile_pattern
-from lab import jobs, state
+from lab import jobs
+from lab.session_training import JOB, RESULT, cancel, collect_finished, session_connected
 from viz import training as vt
 from viz.samples import sample_corpora
 
-JOB = "train_job"          # the running job and the settings it was started with
-RESULT = "train_result"    # the last finished (or failed, or cancelled) training
 CORPUS = "train_corpus"    # (upload ids, replace) -> the decoded Corpus, decoded once
 POLL_EVERY = 0.5           # seconds between progress redraws while training
 CUSTOM = "custom"
@@ -42,47 +45,6 @@ def uploaded_corpus(uploads, replace):
         cached = (key, corpus, len(corpus.text.encode("utf-8")))
         st.session_state[CORPUS] = cached
     return cached[1], cached[2]
-
-
-def collect_finished():
-    """Move a finished job's outcome into RESULT, adding the tokenizer to the session."""
-    run = st.session_state.get(JOB)
-    if run is None:
-        return
-    job = run["job"]
-    job.poll()
-    if not job.done:
-        return
-    del st.session_state[JOB]
-    outcome = dict(run, job=None, error=job.error, cancelled=job.cancelled,
-                   elapsed=job.elapsed, progress=job.progress)
-    if job.error is None and not job.cancelled:
-        tok = job.result()
-        outcome["tok"] = tok
-        outcome["name"] = state.add_tokenizer(run["name"], tok)
-        outcome["table"] = vt.merge_table(tok)
-        if job.held_out_counts:
-            outcome["compression"] = vt.compression_frame(job.held_out_counts)
-    st.session_state[RESULT] = outcome
-
-
-def session_connected():
-    """A thread-safe check that this session's browser tab is still connected, for
-    job.keep_polling: the job then survives a visit to another page but not a closed
-    tab. None without a Streamlit server (AppTest), where tests poll the job directly."""
-    from streamlit import runtime
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-    ctx = get_script_run_ctx()
-    if ctx is None or not runtime.exists():
-        return None
-    server, session_id = runtime.get_instance(), ctx.session_id
-    return lambda: server.is_active_session(session_id)
-
-
-def cancel():
-    run = st.session_state.get(JOB)
-    if run is not None:
-        run["job"].cancel()
 
 
 @st.fragment(run_every=POLL_EVERY)

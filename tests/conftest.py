@@ -42,6 +42,22 @@ def cl100k():
 
 
 # ---------------------------------------------------------------- the app, in AppTest
+@pytest.fixture(autouse=True)
+def pages_run_inside_the_frame(monkeypatch):
+    """AppTest resets Streamlit's old pages/-folder mode before every run, so a switched
+    page would run on its own, outside app.py (no sidebar, no navigation), and
+    lab.frame's guard would rerun it, dropping a button click. A server leaves that mode
+    for good once app.py has run st.navigation; make every AppTest run behave so."""
+    from streamlit.runtime.pages_manager import PagesManager
+    original_init = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
 @pytest.fixture
 def open_page():
     """open_page("pages/train.py") -> an AppTest of the whole app (frame + navigation)
