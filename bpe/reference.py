@@ -3,8 +3,8 @@
 A reference is loadable only when a registry package ships its .tiktoken file and the
 file's sha256 matches the one tiktoken itself expects (tiktoken_ext/openai_public.py).
 Nothing is ever downloaded: an encoding whose file no installed package ships is listed
-with the reason instead. RanksTokenizer is our encoder over any tiktoken ranks (GPT-4's
-rules: merge by rank of the concatenated bytes); the import of .tiktoken files uses it too.
+with the reason instead. Each loadable one is a bpe.gpt4.RanksTokenizer (our encoder over
+any tiktoken ranks), which the import of .tiktoken files uses too.
 This file does not train, and does not know about the app.
 """
 import gzip
@@ -13,52 +13,9 @@ import importlib.util
 import os
 from dataclasses import dataclass
 
-from .gpt4 import CL100K_FILE, CL100K_SHA256, GPT4_SPECIAL_TOKENS, GPT4Tokenizer, find_ranks_file
-from .base import Tokenizer
+from .gpt4 import (CL100K_FILE, CL100K_SHA256, GPT4_SPECIAL_TOKENS, GPT4Tokenizer,  # noqa: F401
+                   RanksTokenizer, find_ranks_file)
 from .regex import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-
-
-class RanksTokenizer(GPT4Tokenizer):
-    """Our encoder over any tiktoken ranks (bytes -> id), pattern and special tokens.
-    GPT4Tokenizer is the cl100k_base case; this one takes the three as arguments.
-
-    >>> tok = RanksTokenizer({bytes([b]): b for b in range(256)} | {b"ab": 256}, "gpt2")
-    >>> tok.encode("abab")
-    [256, 256]
-    """
-
-    def __init__(self, ranks, pattern=GPT4_SPLIT_PATTERN, special_tokens=None, name="ranks"):
-        self.ranks = ranks
-        self.name = name
-        self._merges = None  # recovered lazily, as GPT4Tokenizer does
-        Tokenizer.__init__(self)
-        self._set_pattern(pattern)
-        self.register_special_tokens(dict(special_tokens or {}))
-
-    def train(self, text, vocab_size, verbose=False, **kwargs):
-        raise ValueError(f"{self.name} is pretrained and cannot be trained; train a "
-                         "RegexTokenizer() instead")
-
-    def save(self, file_prefix):
-        raise ValueError(f"{self.name} cannot be saved as a .model file: its byte ids are not "
-                         "0-255, which that format cannot express; export it as tiktoken "
-                         "ranks instead (bpe.export.save_tiktoken)")
-
-    def load_text(self, text, source="model"):
-        raise ValueError(f"{self.name} is built from tiktoken ranks; load a .model file into "
-                         "RegexTokenizer() or use bpe.load()")
-
-    @property
-    def merges(self):
-        if self._merges is None:
-            from .gpt4 import recover_merges
-            self._merges = recover_merges(self.ranks)
-        return self._merges
-
-    @merges.setter
-    def merges(self, value):
-        if value:
-            raise ValueError(f"{self.name}'s merges come from its ranks and cannot be set")
 
 
 @dataclass(frozen=True)
