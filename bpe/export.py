@@ -77,8 +77,14 @@ def tiktoken_text(tok):
 def parse_tiktoken_ranks(data, source="ranks"):
     """The bytes of a .tiktoken file -> bytes -> rank. ValueError naming the line if malformed.
 
-    >>> parse_tiktoken_ranks(b"YQ== 0\\nYg== 1\\n")
-    {b'a': 0, b'b': 1}
+    >>> import base64
+    >>> data = b"".join(base64.b64encode(bytes([b])) + b" %d\\n" % b for b in range(256))
+    >>> ranks = parse_tiktoken_ranks(data)
+    >>> len(ranks), ranks[b"a"]
+    (256, 97)
+    >>> parse_tiktoken_ranks(b"YQ== 0\\n")
+    Traceback (most recent call last):
+    ValueError: ranks lacks 255 of the 256 single-byte tokens (e.g. b'\\x00'), so some text could not be encoded
     """
     ranks = {}
     seen = {}
