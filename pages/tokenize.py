@@ -16,7 +16,8 @@ run_inside_frame()
 
 from lab import state
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.tokens import GPT2_MARKERS, WHITESPACE_MARKERS, token_spans, tokens_html, truncated
+from viz.tokens import (GPT2_MARKERS, WHITESPACE_MARKERS, parse_ids, token_spans,
+                         tokens_html, truncated)
 
 TABLE_LIMIT = 5_000     # table rows; beyond that the table says so
 IDS_LIMIT = 20_000      # ids in the copyable list; all of them are in the download
@@ -178,7 +179,7 @@ else:
         box = st.container(border=True, height=420 if len(text) > SPAN_BOX_CHARS else "content")
         box.html(view)
 
-        ids_tab, table_tab = st.tabs(["Ids", "Table"])
+        ids_tab, table_tab, decode_tab = st.tabs(["Ids", "Table", "Decode ids"])
         with ids_tab:
             # plain, not language="json": highlighting thousands of numbers costs the
             # browser more than drawing the colored tokens
@@ -201,3 +202,21 @@ else:
             if len(ids) > TABLE_LIMIT:
                 st.caption(f"The table shows the first {TABLE_LIMIT:,} of {len(ids):,} tokens; "
                            "the counts above cover the whole text.")
+        with decode_tab:
+            typed = st.text_area("Token ids to decode with this tokenizer", key="tokenize_decode",
+                                 placeholder="[15339, 1917] or 15339 1917", height=80)
+            if typed.strip():
+                try:
+                    decoded_ids = parse_ids(typed)
+                    decoded_spans = token_spans(tok, decoded_ids)
+                except ValueError as e:
+                    st.error(str(e), icon=":material/error:")
+                except KeyError as e:  # an id the vocabulary does not have
+                    st.error(e.args[0], icon=":material/error:")
+                else:
+                    st.caption(f"{len(decoded_ids):,} ids decode to "
+                               f"{sum(len(s.text) for s in decoded_spans):,} characters:")
+                    st.html(tokens_html(decoded_spans, whitespace=whitespace))
+                    note = truncated(decoded_spans)
+                    if note:
+                        st.caption(note)

@@ -259,6 +259,7 @@ if submitted and not running:
             if preset == CUSTOM and not custom.strip():
                 raise ValueError("Pick a split pattern, or type a regex in “Custom regex”.")
             compile_pattern(pattern)
+            vt.check_pattern_speed(pattern, text)  # looks at the start only
     except ValueError as e:
         st.error(str(e), icon=":material/error:")
     else:

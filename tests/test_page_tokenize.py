@@ -169,3 +169,19 @@ def test_text_and_toggles_survive_a_visit_to_another_page(open_page):
     assert not at.exception
     assert at.text_area(key="tokenize_text").value == "kept across pages"
     assert at.toggle(key="tokenize_markers").value is True
+
+
+def test_decode_ids_tab(open_page, gpt4):
+    at = open_page(PAGE)
+    ids = gpt4.encode("hello <b>world</b>")
+    at.text_area(key="tokenize_decode").input(json.dumps(ids)).run()
+    assert not at.exception and not at.error
+    shown = [int(i) for h in at.get("html") for group in re.findall(r'data-ids="([^"]*)"',
+                                                                    h.proto.body)
+             for i in group.split()]
+    assert shown[-len(ids):] == ids  # the decode view is the last colored view
+    assert "<b>world" not in at.get("html")[-1].proto.body  # escaped
+    at.text_area(key="tokenize_decode").input("15339 hello").run()
+    assert "'hello' (item 2) is not a token id" in at.error[0].value
+    at.text_area(key="tokenize_decode").input("15339 999999").run()
+    assert not at.exception and "unknown token id 999999" in at.error[0].value

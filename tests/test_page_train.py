@@ -205,8 +205,22 @@ def test_out_of_range_vocab_size_never_reaches_training(open_page):
     run["job"].cancel()
 
 
-def test_progress_view_and_cancel(open_page):
+def test_catastrophic_pattern_is_refused_before_training(open_page):
     at = upload(open_page(PAGE), ("a.txt", b"a" * 60, "text/plain"))
+    at.selectbox(key="train_pattern").set_value("custom")
+    at.text_input(key="train_custom_pattern").set_value(CATASTROPHIC)
+    at.button(key="train_submit").click()
+    at.run()
+    assert not at.exception
+    assert "train_job" not in at.session_state
+    assert any("catastrophic backtracking" in e.value for e in at.error)
+
+
+def test_progress_view_and_cancel(open_page):
+    # the trial split covers the first 200,000 characters; the runaway part comes after,
+    # so this job starts and hangs until cancelled
+    corpus = b"b " * (vt.PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
+    at = upload(open_page(PAGE), ("a.txt", corpus, "text/plain"))
     at.selectbox(key="train_pattern").set_value("custom")
     at.text_input(key="train_custom_pattern").set_value(CATASTROPHIC)
     at.button(key="train_submit").click()

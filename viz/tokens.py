@@ -164,6 +164,25 @@ def truncated(spans, limit=RENDER_LIMIT):
             "the counts, ids and table cover the whole text.")
 
 
+def parse_ids(text):
+    """Token ids typed by a person: a JSON list or numbers separated by spaces or commas.
+
+    >>> parse_ids("[15339, 1917]"), parse_ids("15339 1917,  0")
+    ([15339, 1917], [15339, 1917, 0])
+    >>> parse_ids("12 x3")
+    Traceback (most recent call last):
+    ValueError: 'x3' (item 2) is not a token id: give whole numbers, e.g. [15339, 1917] or 15339 1917
+    """
+    items = text.strip().removeprefix("[").removesuffix("]").replace(",", " ").split()
+    ids = []
+    for n, item in enumerate(items, 1):
+        if not item.isdecimal() or not item.isascii():
+            raise ValueError(f"{item[:20]!r} (item {n}) is not a token id: give whole numbers, "
+                             "e.g. [15339, 1917] or 15339 1917")
+        ids.append(int(item))
+    return ids
+
+
 TOKENS_CSS = """<style>
 .tokens { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 0.95rem; line-height: 1.9; white-space: pre-wrap; word-break: break-word; }

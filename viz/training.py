@@ -11,6 +11,7 @@ from typing import NamedTuple
 import altair as alt
 import pandas as pd
 
+from bpe import PATTERNS
 from viz.tokens import WHITESPACE_MARKERS
 
 VOCAB_MIN = 256         # the 256 byte tokens come first; training adds merges on top
@@ -21,6 +22,8 @@ HELD_OUT_LIMIT = 200_000  # ...up to this many characters, to measure compressio
 HELD_OUT_MIN = 200      # below this many characters the held-out slice says nothing
 CHART_POINTS = 4000     # points drawn per curve at most (more only slows the browser)
 SPECIAL_LIMIT = 256     # special tokens a form may add
+PATTERN_TRIAL_CHARS = 200_000  # a custom pattern is tried on this much of the corpus...
+PATTERN_TRIAL_SECONDS = 2.0    # ...and refused if that takes longer (catastrophic regex)
 BASIC_MAX_BYTES = 10_000_000  # Basic training holds 25-200 bytes of state per corpus byte
 
 
@@ -150,6 +153,30 @@ def check_vocab_size(vocab_size):
                          f"byte tokens, no merges) to {VOCAB_MAX:,} (as large as GPT-4's; "
                          "larger vocabularies need far bigger corpora than a browser "
                          f"upload), not {vocab_size!r}")
+
+
+def check_pattern_speed(pattern, text, *, chars=PATTERN_TRIAL_CHARS,
+                        seconds=PATTERN_TRIAL_SECONDS):
+    """ValueError if splitting the start of the corpus with pattern takes over `seconds`:
+    a regex that backtracks catastrophically would otherwise keep a worker busy until
+    cancelled. Presets are fast and skip the trial.
+
+    >>> check_pattern_speed("gpt4", "hello world")
+    >>> check_pattern_speed(r"(a|a)+$|.", "a" * 40 + "b", seconds=0.2)
+    Traceback (most recent call last):
+    ValueError: the split pattern took more than 0.2 s on the first 41 characters of the corpus, so it would never finish on the rest (catastrophic backtracking, as in (a|a)+$); simplify it, or pick a preset
+    """
+    import regex  # only for this check; viz needs it nowhere else
+    if pattern in PATTERNS or pattern in PATTERNS.values():
+        return
+    sample = text[:chars]
+    try:
+        regex.compile(pattern).findall(sample, timeout=seconds, concurrent=True)
+    except TimeoutError:
+        raise ValueError(f"the split pattern took more than {seconds:g} s on the first "
+                         f"{len(sample):,} characters of the corpus, so it would never finish "
+                         "on the rest (catastrophic backtracking, as in (a|a)+$); simplify "
+                         "it, or pick a preset") from None
 
 
 # ------------------------------------------------------------------- the merges
