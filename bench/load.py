@@ -11,7 +11,8 @@ training workers included), sampled every 0.2 s from /proc.
 
     python bench/load.py --sessions 8 --requests 15      # prints a Markdown summary
 
-Traffic goes to 127.0.0.1 only.
+Traffic goes to 127.0.0.1 only. A session's first failed request (and a failed training)
+is saved as screenshots/load_*.png, to see what the page showed.
 """
 import argparse
 import asyncio
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = ROOT / "screenshots"  # a session's first failure is photographed here
 WORDS = ["token", "merge", " pair", "안녕", "😉", "123", "\n", "  ", "naïve", "<b>", "the"]
 
 
@@ -136,6 +138,8 @@ async def session(browser, url, n, requests, train, gpt4, stats, deadline):
                     stats["errors"].append(f"session {n}: Tokens {got}, expected {expected}")
             except Exception as e:  # a timeout or missing element is an error to count
                 stats["errors"].append(f"session {n}: {type(e).__name__}: {str(e)[:120]}")
+                if not any(f"session {n}:" in x for x in stats["errors"][:-1]):
+                    await page.screenshot(path=str(SHOTS / f"load_tokenize_{n}.png"), full_page=True)
         if train and time.monotonic() < deadline:
             await train_once(page, url, n, stats)
     finally:
@@ -154,9 +158,11 @@ async def train_once(page, url, n, stats):
         stats["train_s"].append(time.perf_counter() - start)
     except Exception as e:
         stats["errors"].append(f"session {n} training: {type(e).__name__}: {str(e)[:120]}")
+        await page.screenshot(path=str(SHOTS / f"load_train_{n}.png"), full_page=True)
 
 
 async def run(args):
+    SHOTS.mkdir(exist_ok=True)
     from playwright.async_api import async_playwright
     from bpe import GPT4Tokenizer
     gpt4 = GPT4Tokenizer()
