@@ -4,10 +4,16 @@ Screenshots: screenshots/train_*.png."""
 from pathlib import Path
 
 from conftest import CORPORA, screenshot, wait_rendered
+from viz.training import PATTERN_TRIAL_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # findall on "aaaa..." never finishes
+# The Train page tries a custom pattern on the corpus's first PATTERN_TRIAL_CHARS and
+# refuses a runaway one: harmless text goes there, then the run of a's, then enough text
+# that the a's fall in the nine tenths trained on, not in the held-out tenth.
+RUNAWAY_CORPUS = (b"b " * (PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
+                  + b" c" * (PATTERN_TRIAL_CHARS // 10))  # no b after the a's: no match, backtracking
 WAIT = 120_000
 
 
@@ -93,7 +99,7 @@ def test_live_progress_while_merging(page):
 def test_binary_upload_gets_a_message_and_cancel_stops_a_training(page):
     open_train(page)
     upload(page, ("photo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
-           ("a.txt", b"a" * 60), shows="photo.png is not UTF-8 text")
+           ("a.txt", RUNAWAY_CORPUS), shows="photo.png is not UTF-8 text")
     main = page.locator('[data-testid="stMain"]')
     assert "photo.png is not UTF-8 text" in main.inner_text()
     assert metrics(page)["Files"] == "1"  # a.txt is kept
@@ -136,7 +142,7 @@ def test_a_training_outlives_a_visit_to_another_page(page):
     connected the page's poller thread stands in for the hidden page."""
     from lab.jobs import ABANDON_AFTER
     open_train(page)
-    upload(page, ("a.txt", b"a" * 60))
+    upload(page, ("a.txt", RUNAWAY_CORPUS))
     page.locator(".st-key-train_pattern").click()
     page.get_by_role("option", name="Custom regex…").click()
     page.locator(".st-key-train_custom_pattern input").fill(CATASTROPHIC)

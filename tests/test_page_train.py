@@ -217,9 +217,10 @@ def test_catastrophic_pattern_is_refused_before_training(open_page):
 
 
 def test_progress_view_and_cancel(open_page):
-    # the trial split covers the first 200,000 characters; the runaway part comes after,
-    # so this job starts and hangs until cancelled
-    corpus = b"b " * (vt.PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
+    # the trial split covers the first 200,000 characters; the runaway part comes after
+    # (and before the held-out last tenth), so this job starts and hangs until cancelled
+    corpus = (b"b " * (vt.PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
+              + b" c" * (vt.PATTERN_TRIAL_CHARS // 10))  # no b after the a's
     at = upload(open_page(PAGE), ("a.txt", corpus, "text/plain"))
     at.selectbox(key="train_pattern").set_value("custom")
     at.text_input(key="train_custom_pattern").set_value(CATASTROPHIC)
