@@ -7,9 +7,9 @@ from lab.frame import run_inside_frame
 
 run_inside_frame()
 
+from lab.widgets import sample_text
 from lab import state
 from viz import chunks
-from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.tokens import token_spans, tokens_html, truncated
 from viz.vocab import markdown_literal
 
@@ -59,12 +59,7 @@ if not tok.pattern:
     st.caption(f"“{markdown_literal(name)}” has no split pattern (a BasicTokenizer merges "
                "across everything), so its tokens may cross any pattern's chunks.")
 
-sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
-                      key="chunks_sample")
-if st.session_state.get("chunks_text_sample") != sample:
-    st.session_state["chunks_text_sample"] = sample
-    st.session_state["chunks_text"] = SAMPLES[sample]
-text = st.text_area("Text", key="chunks_text", height=110, max_chars=MAX_CHARS)
+text = sample_text("chunks", height=110, max_chars=MAX_CHARS)
 
 try:
     found = chunks.find_chunks(pattern, text)

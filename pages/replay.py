@@ -9,9 +9,9 @@ from lab.frame import run_inside_frame
 
 run_inside_frame()
 
+from lab.widgets import sample_text
 from lab import derived, state
 from viz import replay
-from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.tokens import tokens_html, truncated
 
 TICK = 0.7          # seconds between steps while playing
@@ -29,12 +29,7 @@ name, tok = state.tokenizer_picker("replay_tokenizer")
 parents = derived.parents(tok)
 n_merges = len(parents)
 
-sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
-                      key="replay_sample")
-if st.session_state.get("replay_text_sample") != sample:
-    st.session_state["replay_text_sample"] = sample
-    st.session_state["replay_text"] = SAMPLES[sample]
-text = st.text_area("Text", key="replay_text", height=100, max_chars=MAX_CHARS)
+text = sample_text("replay", height=100, max_chars=MAX_CHARS)
 
 if n_merges == 0:
     st.info("This tokenizer records no merges (a SentencePiece model, say), so there is "
