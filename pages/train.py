@@ -12,7 +12,8 @@ from lab.frame import run_inside_frame
 run_inside_frame()
 
 from bpe import PATTERNS, compile_pattern
-from lab import jobs
+from bpe.sentencepiece_bpe import SentencePieceBPE
+from lab import jobs, state
 from lab.session_training import JOB, RESULT, cancel, collect_finished, session_connected
 from viz import training as vt
 from viz.samples import sample_corpora
@@ -80,7 +81,23 @@ def progress_view():
         st.button("Cancel", icon=":material/cancel:", on_click=cancel, key="train_cancel")
 
 
-def show_result(result):
+def train_sentencepiece(result, text):
+    """Train a Llama-style SentencePiece BPE on the part of the corpus ours was trained on,
+    with the same vocab size, and add it to the session beside ours."""
+    if vt.corpus_fingerprint(text) != result.get("corpus_fingerprint"):
+        raise ValueError("The corpus on this page is not the one this tokenizer was trained "
+                         "on any more; pick it again (or train again) first.")
+    if len(text) > vt.SENTENCEPIECE_MAX_CHARS:
+        raise ValueError(f"SentencePiece trains inside the server here, so it takes corpora "
+                         f"of at most {vt.SENTENCEPIECE_MAX_CHARS:,} characters; use a "
+                         "smaller corpus.")
+    trained_part = text[:vt.held_out_start(text)]
+    with st.spinner("Training a SentencePiece BPE…"):
+        sp = SentencePieceBPE().train(trained_part, max(result["vocab_size"], 260))
+    result["sentencepiece"] = state.add_tokenizer(f"{result['name']} · SentencePiece", sp)
+
+
+def show_result(result, text):
     if result["cancelled"]:
         st.info(f"Training “{result['name']}” was cancelled. Change the settings and "
                 "train again.")
@@ -147,6 +164,21 @@ def show_result(result):
                        on_click="ignore", key="train_download_vocab")
     st.caption("The .model file loads with `bpe.load()` or minbpe, and in this app's "
                "sidebar; the .vocab file is for people to read.")
+
+    st.markdown("**Llama-style beside it.** SentencePiece BPE (as in Llama) merges characters, "
+                "not bytes, and keeps a space inside the piece after it (▁the). Train one on "
+                "the same corpus and vocab size, then set the two side by side on Compare.")
+    if result.get("sentencepiece"):
+        st.success(f"Trained and added as **{result['sentencepiece']}**: pick it on Compare.",
+                   icon=":material/add_circle:")
+    elif st.button("Train a SentencePiece BPE on the same corpus", key="train_sentencepiece",
+                   icon=":material/compare_arrows:"):
+        try:
+            train_sentencepiece(result, text)
+        except ValueError as e:
+            st.error(str(e), icon=":material/error:")
+        else:
+            st.rerun()
 
 
 # ------------------------------------------------------------------------ the page
@@ -273,6 +305,7 @@ if submitted and not running:
             summary=f"{kind} ({label}), vocab size {int(vocab_size):,}, on "
                     f"{len(train_text):,} characters",
             vocab_size=int(vocab_size), min_frequency=int(min_frequency),
+            corpus_fingerprint=vt.corpus_fingerprint(text),
             held_chars=len(held_out))
         connected = session_connected()
         if connected is not None:
@@ -286,4 +319,4 @@ if running:
     progress_view()
 elif RESULT in st.session_state:
     st.subheader("3 · Result")
-    show_result(st.session_state[RESULT])
+    show_result(st.session_state[RESULT], text)

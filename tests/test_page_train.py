@@ -248,3 +248,37 @@ def test_basic_through_the_form(open_page):
     assert isinstance(tok, BasicTokenizer) and tok.pattern == ""
     train_text, _ = vt.split_held_out(SAMPLE)
     assert tok.merges == BasicTokenizer().train(train_text, 300, min_frequency=2).merges
+
+
+def test_sentencepiece_beside_it_on_the_same_corpus_then_compare(open_page):
+    at = open_page(PAGE)
+    at.number_input(key="train_vocab_size").set_value(400)
+    at.text_input(key="train_name").set_value("bard")
+    train(at)
+    at.button(key="train_sentencepiece").click()
+    at.run()
+    assert not at.exception and not at.error
+    tokenizers = at.session_state["lab_tokenizers"]
+    sp = tokenizers["bard · SentencePiece"]
+    assert type(sp).__name__ == "SentencePieceBPE" and sp.n_vocab <= 400
+    assert any("bard · SentencePiece" in s.value for s in at.success)
+    sample = "Thou art more lovely and more temperate."
+    assert sp.decode(sp.encode(sample)) == sample
+    at.switch_page("pages/compare.py")
+    at.run()
+    at.selectbox(key="compare_a").set_value("bard").run()
+    at.selectbox(key="compare_b").set_value("bard · SentencePiece").run()
+    assert not at.exception
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Tokens B"] == f"{len(sp.encode(at.text_area(key='compare_text').value)):,}"
+
+
+def test_sentencepiece_needs_the_corpus_trained_on(open_page):
+    at = open_page(PAGE)
+    at.number_input(key="train_vocab_size").set_value(300)
+    train(at)
+    at.radio(key="train_source").set_value("Upload text files").run()  # corpus now empty
+    at.button(key="train_sentencepiece").click()
+    at.run()
+    assert not at.exception
+    assert "not the one this tokenizer was trained on" in at.error[0].value

@@ -24,6 +24,7 @@ CHART_POINTS = 4000     # points drawn per curve at most (more only slows the br
 SPECIAL_LIMIT = 256     # special tokens a form may add
 PATTERN_TRIAL_CHARS = 200_000  # a custom pattern is tried on this much of the corpus...
 PATTERN_TRIAL_SECONDS = 2.0    # ...and refused if that takes longer (catastrophic regex)
+SENTENCEPIECE_MAX_CHARS = 20_000_000  # sentencepiece trains in the server process: keep it small
 BASIC_MAX_BYTES = 10_000_000  # Basic training holds 25-200 bytes of state per corpus byte
 
 
@@ -153,6 +154,18 @@ def check_vocab_size(vocab_size):
                          f"byte tokens, no merges) to {VOCAB_MAX:,} (as large as GPT-4's; "
                          "larger vocabularies need far bigger corpora than a browser "
                          f"upload), not {vocab_size!r}")
+
+
+def corpus_fingerprint(text, edge=65536):
+    """A cheap identity for a corpus: its length and a hash of its two ends. Enough to
+    tell whether the corpus on the page is still the one a tokenizer was trained on.
+
+    >>> corpus_fingerprint("abc") == corpus_fingerprint("abc") != corpus_fingerprint("abd")
+    True
+    """
+    import hashlib
+    ends = (text[:edge] + "\0" + text[-edge:]).encode("utf-8", "surrogatepass")
+    return len(text), hashlib.blake2b(ends, digest_size=16).hexdigest()
 
 
 def check_pattern_speed(pattern, text, *, chars=PATTERN_TRIAL_CHARS,
