@@ -14,13 +14,21 @@ JOB = "train_job"          # the running job and the settings it was started wit
 RESULT = "train_result"    # the last finished (or failed, or cancelled) training
 
 
+def polled_run():
+    """The session's training run (the job and its settings), its job just polled for
+    progress; None when no training is running."""
+    run = st.session_state.get(JOB)
+    if run is not None:
+        run["job"].poll()
+    return run
+
+
 def collect_finished():
     """Move a finished job's outcome into RESULT, adding the tokenizer to the session."""
-    run = st.session_state.get(JOB)
+    run = polled_run()
     if run is None:
         return
     job = run["job"]
-    job.poll()
     if not job.done:
         return
     del st.session_state[JOB]

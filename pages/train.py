@@ -14,7 +14,8 @@ run_inside_frame()
 from bpe import PATTERNS, compile_pattern
 from bpe.sentencepiece_bpe import SentencePieceBPE
 from lab import jobs, state
-from lab.session_training import JOB, RESULT, cancel, collect_finished, session_connected
+from lab.session_training import (JOB, RESULT, cancel, collect_finished, polled_run,
+                                  session_connected)
 from viz import training as vt
 from viz.samples import sample_corpora
 
@@ -51,11 +52,10 @@ def uploaded_corpus(uploads, replace):
 @st.fragment(run_every=POLL_EVERY)
 def progress_view():
     """Redrawn every POLL_EVERY s while the job runs; a full rerun shows the results."""
-    run = st.session_state.get(JOB)
+    run = polled_run()
     if run is None:
         return
     job = run["job"]
-    job.poll()
     if job.done:
         st.rerun()  # the whole page: results replace this view, the form is enabled again
     with st.container(border=True):
