@@ -167,6 +167,15 @@ def wait_rendered(tab, timeout=60_000):
     tab.wait_for_timeout(300)
 
 
+def metrics(tab):
+    """label -> shown value of every st.metric on the page."""
+    return tab.eval_on_selector_all(
+        '[data-testid="stMetric"]',
+        """els => Object.fromEntries(els.map(e => [
+            e.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+            e.querySelector('[data-testid="stMetricValue"]').innerText.trim()]))""")
+
+
 def screenshot(tab, name):
     """Save a full-page screenshot to screenshots/NAME.png (looked at by people)."""
     SCREENSHOTS.mkdir(exist_ok=True)

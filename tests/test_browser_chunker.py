@@ -3,18 +3,11 @@ Screenshots: screenshots/chunker_page.png, chunker_uploaded.png."""
 import json
 
 from bpe import RegexTokenizer, export
-from conftest import screenshot, wait_rendered
+from conftest import metrics, screenshot, wait_rendered
 from viz.chunker import chunk_text, summary
 
 CORPUS = "the cat sat on the mat, and the dog sat on the log. " * 40
 
-
-def metrics(tab):
-    return tab.eval_on_selector_all(
-        '[data-testid="stMetric"]',
-        """els => Object.fromEntries(els.map(e => [
-            e.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-            e.querySelector('[data-testid="stMetricValue"]').innerText.trim()]))""")
 
 
 def open_chunker(tab):

@@ -2,7 +2,7 @@
 change to what encoding with that many merges gives. Also opens each of the five learning
 views once, checks what only a browser shows (the Graphviz SVG, the chunk underlines) and
 saves screenshots/views_*.png."""
-from conftest import screenshot, wait_rendered
+from conftest import metrics, screenshot, wait_rendered
 
 from bpe.replay import encode_with_first_merges, merge_parents
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
@@ -12,15 +12,6 @@ def open_view(tab, app_url, path):
     tab.goto(f"{app_url}/{path}")
     tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
     wait_rendered(tab)
-
-
-def metric(tab, label):
-    return tab.eval_on_selector_all(
-        '[data-testid="stMetric"]',
-        """(els, label) => els.map(e => [
-            e.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-            e.querySelector('[data-testid="stMetricValue"]').innerText.trim()])
-            .filter(([l]) => l === label).map(([, v]) => v)[0]""", label)
 
 
 def pick(tab, label, option):
@@ -43,7 +34,7 @@ def test_replay_slider_changes_the_token_count(page, app_url, gpt4):
     open_view(page, app_url, "replay")
     page.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
     k0 = 100  # the page's first k
-    assert metric(page, "Tokens at this k") == \
+    assert metrics(page)["Tokens at this k"] == \
         f"{len(encode_with_first_merges(gpt4, text, k0, parents)):,}"
 
     # the slider's thumb is a visually hidden <input type="range"> (react-aria)
@@ -62,7 +53,7 @@ def test_replay_slider_changes_the_token_count(page, app_url, gpt4):
         """want => Array.from(document.querySelectorAll('[data-testid="stMetric"]')).some(e =>
             e.innerText.includes('Tokens at this k') && e.innerText.includes(want))""",
         arg=expected, timeout=30_000)
-    assert metric(page, "Tokens at this k") == expected
+    assert metrics(page)["Tokens at this k"] == expected
     assert expected != f"{len(encode_with_first_merges(gpt4, text, k0, parents)):,}"
     # the exact-k box followed the slider
     assert page.locator('[data-testid="stNumberInput"] input').first.input_value() == str(k)
@@ -104,7 +95,7 @@ def test_views_render_in_chromium(page, app_url):
     """What only a browser shows: Graphviz's SVG, the chunk underlines, the outlines."""
     open_view(page, app_url, "vocabulary")
     page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
-    assert metric(page, "Tokens") == "100,261"
+    assert metrics(page)["Tokens"] == "100,261"
     tall_screenshot(page, "views_vocabulary", 2000)
 
     open_view(page, app_url, "merge_tree")

@@ -3,7 +3,7 @@ data-ids from the page, check them against GPT4Tokenizer; open Compare and train
 one-click pair. Screenshots go to screenshots/tokenize_*.png and compare_*.png."""
 import re
 
-from conftest import screenshot, wait_rendered
+from conftest import metrics, screenshot, wait_rendered
 
 TEXT = "Hello <b>world</b>! 2026-11-23 안녕 👍🏽 — tokens\tand\nlines"
 
@@ -21,14 +21,6 @@ def tall_screenshot(tab, name, height=2000):
     wait_rendered(tab)
     screenshot(tab, name)
 
-
-def metrics(tab):
-    """label -> shown value of every st.metric on the page."""
-    return tab.eval_on_selector_all(
-        '[data-testid="stMetric"]',
-        """els => Object.fromEntries(els.map(e => [
-            e.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-            e.querySelector('[data-testid="stMetricValue"]').innerText.trim()]))""")
 
 
 def view_ids(tab, nth=0):

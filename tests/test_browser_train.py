@@ -3,7 +3,7 @@ merge table and both charts; a binary upload gets a message; Cancel stops a trai
 Screenshots: screenshots/train_*.png."""
 from pathlib import Path
 
-from conftest import CORPORA, screenshot, wait_rendered
+from conftest import CORPORA, metrics, screenshot, wait_rendered
 from viz.training import PATTERN_TRIAL_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,13 +16,6 @@ RUNAWAY_CORPUS = (b"b " * (PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
                   + b" c" * (PATTERN_TRIAL_CHARS // 10))  # no b after the a's: no match, backtracking
 WAIT = 120_000
 
-
-def metrics(tab):
-    return tab.eval_on_selector_all(
-        '[data-testid="stMetric"]',
-        """els => Object.fromEntries(els.map(e => [
-            e.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-            e.querySelector('[data-testid="stMetricValue"]').innerText.trim()]))""")
 
 
 def open_train(tab):
