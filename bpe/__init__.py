@@ -5,14 +5,15 @@
 >>> tok.encode("aaabdaaabac")
 [258, 100, 258, 97, 99]
 """
-from .base import Tokenizer, render_token
+from .base import Tokenizer
 from .basic import BasicTokenizer
-from .gpt4 import GPT4Tokenizer
+from .formats import load, load_bytes
+from .gpt4 import GPT4Tokenizer, RanksTokenizer
+from .model import render_token
 from .regex import PATTERNS, RegexTokenizer, compile_pattern
 from .train import MergeProgress
-from .model import load
 
 __all__ = [
-    "Tokenizer", "BasicTokenizer", "RegexTokenizer", "GPT4Tokenizer", "MergeProgress",
-    "PATTERNS", "compile_pattern", "render_token", "load",
+    "Tokenizer", "BasicTokenizer", "RegexTokenizer", "GPT4Tokenizer", "RanksTokenizer",
+    "MergeProgress", "PATTERNS", "compile_pattern", "render_token", "load", "load_bytes",
 ]

@@ -2,19 +2,29 @@
 
 Subclasses say how text splits into chunks (`_split`) and how one chunk of bytes
 becomes ids (`_encode_chunk`); everything else lives here once. Training lives in
-train.py; this file never learns merges itself.
+train.py and the .model format in model.py; this file never learns merges itself.
+
+encode follows tiktoken: `encode(text, *, allowed_special=set(), disallowed_special="all")`,
+so special-token text raises unless the caller says what it means. minbpe's spellings of
+allowed_special are accepted too: "all" (every special token is encoded as one),
+"none_raise" (none is, and special-token text raises: tiktoken's default) and "none"
+(none is, and special-token text is encoded as ordinary text, i.e. tiktoken's
+`disallowed_special=()`).
 """
+import copy
+import operator
 import os
-import unicodedata
 
 from collections import Counter
 from itertools import chain
 
 import regex
 
+from .model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
+from .model import vocab_text as _vocab_text
 from .train import train_merges
 
-MODEL_VERSION = "minbpe v1"  # the first line of a .model file, as minbpe writes it
+MAX_ID = 2 ** 32  # ids are u32 in tiktoken: larger or negative ones are out of range
 CACHE_LIMIT = 200_000        # chunks remembered by encode before the cache starts over
 CACHE_CHUNK_CHARS = 256      # longer chunks are rare; caching them would only cost memory
 
@@ -36,17 +46,6 @@ def clean_text(text):
     except UnicodeEncodeError:
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
-
-
-def render_token(token: bytes) -> str:
-    """Bytes as readable text: invalid UTF-8 replaced, control characters escaped.
-
-    >>> render_token(b"hi\\n\\xff")
-    'hi\\\\u000a\\ufffd'
-    """
-    text = token.decode("utf-8", errors="replace")
-    return "".join(ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}"
-                   for ch in text)
 
 
 class Tokenizer:
@@ -74,7 +73,55 @@ class Tokenizer:
         """Call after merges or special tokens change: rebuild what derives from them."""
         self.vocab = self._build_vocab()
         self._cache = _ChunkCache(self._encode_chunk)
-        self._special_regex = None
+        self._special_regex = {}  # frozenset of special tokens -> compiled regex finding them
+
+    @classmethod
+    def from_merges(cls, merges, *, pattern=None, special_tokens=None):
+        """A tokenizer of this class with the given merges ((int, int) -> int, ids from 256
+        on, each pair made of ids below its own), split pattern (a RegexTokenizer's; None
+        keeps the class's default) and special tokens (str -> int).
+
+        >>> from bpe import BasicTokenizer
+        >>> BasicTokenizer.from_merges({(97, 98): 256}).encode_ordinary("abab")
+        [256, 256]
+        """
+        tok = cls()
+        if pattern is not None:
+            tok._check_pattern(pattern, "pattern")
+            tok._set_pattern(pattern)
+        tok._set_merges(merges)
+        if special_tokens:
+            tok.register_special_tokens(dict(special_tokens))
+        return tok
+
+    def _set_merges(self, merges, merge_counts=None):
+        if not isinstance(merges, dict):
+            raise TypeError("merges must be a dict (int, int) -> int, e.g. {(97, 98): 256}")
+        ordered = dict(sorted(merges.items(), key=lambda item: item[1]))
+        for k, ((p0, p1), idx) in enumerate(ordered.items()):
+            if idx != 256 + k or not 0 <= p0 < idx or not 0 <= p1 < idx:
+                raise ValueError(f"merge ({p0}, {p1}) -> {idx} does not fit: merges must make "
+                                 "ids 256, 257, ... in turn, each from two ids below its own")
+        self.merges = ordered
+        self.merge_counts = dict(merge_counts or {})
+        self._reset()
+
+    def with_special_tokens(self, special_tokens):
+        """A copy of this tokenizer with special_tokens (str -> int) registered too; this
+        one is left as it was. The copy shares only read-only tables (ranks, merges).
+
+        >>> from bpe import BasicTokenizer
+        >>> tok = BasicTokenizer()
+        >>> tok.with_special_tokens({"<|x|>": 300}).special_tokens, tok.special_tokens
+        ({'<|x|>': 300}, {})
+        """
+        twin = copy.copy(self)
+        twin.special_tokens = dict(self.special_tokens)
+        # subtle: the shallow copy still shares this one's vocab and chunk cache (bound to
+        # self); _reset gives the copy its own, so its encodes never fill ours
+        twin._reset()
+        twin.register_special_tokens(special_tokens)
+        return twin
 
     @property
     def inverse_special_tokens(self):
@@ -106,6 +153,16 @@ class Tokenizer:
     def n_vocab(self):
         """One more than the largest id, special tokens included."""
         return max(self.vocab) + 1
+
+    @property
+    def max_token_value(self):
+        """The largest id, special tokens included (tiktoken's name)."""
+        return self.n_vocab - 1
+
+    @property
+    def special_tokens_set(self):
+        """The special tokens' texts, as tiktoken gives them."""
+        return set(self.special_tokens)
 
     # ------------------------------------------------------------------ train
     def train(self, text, vocab_size, verbose=False, *, min_frequency=1, progress=None):
@@ -168,64 +225,140 @@ class Tokenizer:
         # one C-level pass: the cache encodes (and keeps) each chunk it has not seen
         return list(chain.from_iterable(map(cache.__getitem__, self._split(text))))
 
-    def encode(self, text, allowed_special="none_raise"):
-        """Encode text to ids. allowed_special says which special tokens may appear:
-        "all", "none" (encode them as ordinary text), "none_raise" (the default:
-        raise if any appears) or a set of special-token strings (only those become
-        special tokens; other special-token text is encoded as ordinary text).
+    def encode(self, text, *policy, allowed_special=frozenset(), disallowed_special="all"):
+        """Encode text to ids, as tiktoken does: special-token text becomes a special token
+        only if allowed_special names it ("all" or a set of special-token strings); if it
+        appears and disallowed_special names it ("all", the default, means every special
+        token not allowed), ValueError. disallowed_special=() encodes it as ordinary text.
+        minbpe's spellings: allowed_special="none_raise" (the default), "none" (= tiktoken's
+        disallowed_special=()) and "all".
+
+        >>> from bpe import BasicTokenizer
+        >>> tok = BasicTokenizer().with_special_tokens({"<|x|>": 300})
+        >>> tok.encode("a<|x|>", allowed_special="all"), tok.encode("<|x|>", disallowed_special=())
+        ([97, 300], [60, 124, 120, 124, 62])
+        >>> tok.encode("<|x|>")
+        Traceback (most recent call last):
+        ValueError: Encountered text corresponding to disallowed special token '<|x|>'...
         """
+        if policy:  # minbpe's encode(text, "all"): say how to write it now
+            raise TypeError(f"encode takes its policy by keyword, as tiktoken's does: write "
+                            f"encode(text, allowed_special={policy[0]!r})")
         text = clean_text(text)
-        special = self._allowed(allowed_special, text)
-        if not special:
+        allowed, disallowed = self._policy(allowed_special, disallowed_special)
+        if disallowed:
+            found = self._special_finder(disallowed).search(text)
+            if found:
+                raise_disallowed(found.group())
+        if not allowed:
             return self.encode_ordinary(text)
-        # split on the allowed special tokens, longest first where two could match
-        pattern = "(" + "|".join(regex.escape(k) for k in
-                                 sorted(special, key=len, reverse=True)) + ")"
         ids = []
-        for i, part in enumerate(regex.split(pattern, text)):
+        for i, part in enumerate(self._special_finder(allowed, group=True).split(text)):
             if i % 2:
-                ids.append(special[part])
+                ids.append(self.special_tokens[part])
             elif part:
                 ids.extend(self.encode_ordinary(part))
         return ids
 
-    def _allowed(self, allowed_special, text):
-        """The special tokens (str -> int) that encode should honour."""
+    def _policy(self, allowed_special, disallowed_special):
+        """(allowed, disallowed): frozensets of special-token strings, tiktoken's meaning."""
+        everything = frozenset(self.special_tokens)
         if allowed_special == "all":
-            return self.special_tokens
-        if allowed_special == "none":
-            return {}
-        if allowed_special == "none_raise":
-            for special in self.special_tokens:
-                if special in text:
-                    raise ValueError(
-                        f"The text contains the special token {special!r}, which encode "
-                        "does not allow by default (it may be untrusted input). To encode "
-                        f"it as the special token, pass allowed_special={{{special!r}}} or "
-                        "allowed_special='all'; to encode it as ordinary text, pass "
-                        "allowed_special='none'.")
-            return {}
-        if isinstance(allowed_special, (set, frozenset, list, tuple)):
-            unknown = [s for s in allowed_special if s not in self.special_tokens]
-            if unknown:
-                raise ValueError(f"allowed_special names unknown special tokens {unknown}; "
-                                 f"registered ones are {sorted(self.special_tokens)}")
-            return {s: self.special_tokens[s] for s in allowed_special}
-        raise ValueError(f"allowed_special={allowed_special!r} is not understood; use "
-                         "'all', 'none', 'none_raise' or a set of special-token strings")
+            allowed = everything
+        elif allowed_special == "none":
+            allowed = frozenset()
+            if disallowed_special == "all":
+                disallowed_special = ()
+        elif allowed_special == "none_raise":
+            allowed = frozenset()
+        elif isinstance(allowed_special, str) or not hasattr(allowed_special, "__iter__"):
+            raise TypeError(f"allowed_special={allowed_special!r} is not understood; use "
+                            "'all', a set of special-token strings, or minbpe's 'none' / "
+                            "'none_raise'")
+        else:
+            allowed = frozenset(allowed_special) & everything  # tiktoken ignores unknown ones
+        if disallowed_special == "all":
+            disallowed = everything - allowed
+        elif isinstance(disallowed_special, str) or not hasattr(disallowed_special, "__iter__"):
+            raise TypeError(f"disallowed_special={disallowed_special!r} is not understood; "
+                            "use 'all', a collection of special-token strings, or ()")
+        else:
+            disallowed = frozenset(disallowed_special)
+        return allowed, disallowed
+
+    def _special_finder(self, specials, group=False):
+        """A compiled regex matching any of specials (longest first), cached per set."""
+        key = (specials, group)
+        finder = self._special_regex.get(key)
+        if finder is None:
+            alternatives = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
+            finder = regex.compile(f"({alternatives})" if group else alternatives)
+            if len(self._special_regex) > 64:  # a caller inventing sets: keep memory bounded
+                self._special_regex.clear()
+            self._special_regex[key] = finder
+        return finder
+
+    def encode_batch(self, texts, *, num_threads=8, allowed_special=frozenset(),
+                     disallowed_special="all"):
+        """encode on each text (num_threads is accepted for tiktoken's signature; one
+        Python thread would gain nothing from more).
+
+        >>> from bpe import BasicTokenizer
+        >>> BasicTokenizer().encode_batch(["a", "bc"])
+        [[97], [98, 99]]
+        """
+        return [self.encode(text, allowed_special=allowed_special,
+                            disallowed_special=disallowed_special) for text in texts]
+
+    def encode_ordinary_batch(self, texts, *, num_threads=8):
+        """encode_ordinary on each text."""
+        return [self.encode_ordinary(text) for text in texts]
+
+    def encode_single_token(self, text_or_bytes):
+        """The id of text_or_bytes (str or bytes) if it is exactly one token, special
+        tokens included; KeyError otherwise.
+
+        >>> from bpe import BasicTokenizer
+        >>> BasicTokenizer().encode_single_token("a")
+        97
+        """
+        if isinstance(text_or_bytes, str):
+            if text_or_bytes in self.special_tokens:
+                return self.special_tokens[text_or_bytes]
+            token = text_or_bytes.encode("utf-8")
+        elif isinstance(text_or_bytes, (bytes, bytearray)):
+            token = bytes(text_or_bytes)
+        else:
+            raise TypeError(f"'{type(text_or_bytes).__name__}' object is not an instance of "
+                            "str or bytes")
+        ids = self._encode_chunk(token) if token else []
+        if len(ids) != 1 or self.vocab.get(ids[0]) != token:
+            raise KeyError(token)
+        return ids[0]
 
     # ----------------------------------------------------------------- decode
     def decode_single_token_bytes(self, idx):
-        """The bytes of one token id; KeyError for an id not in the vocabulary."""
+        """The bytes of one token id. As tiktoken: TypeError for a non-integer, OverflowError
+        for an id below 0 or of 2**32 and more, KeyError for an id not in the vocabulary."""
+        idx = operator.index(idx)  # TypeError for 1.0 or "1", which a dict lookup would take
+        if not 0 <= idx < MAX_ID:
+            raise OverflowError(f"token id {idx} is out of range: ids are integers from 0 "
+                                f"to {MAX_ID - 1}")
         try:
             return self.vocab[idx]
-        except (KeyError, TypeError):
-            raise KeyError(f"unknown token id {idx!r}: ids run from 0 to "
-                           f"{self.n_vocab - 1}, with gaps only between ordinary "
-                           "and special tokens") from None
+        except KeyError:
+            raise KeyError(f"unknown token id {idx}: ids run from 0 to {self.n_vocab - 1}, "
+                           "with gaps only between ordinary and special tokens") from None
 
     def decode_tokens_bytes(self, ids):
         """The bytes of each token, one entry per id (useful for visualising)."""
+        ids = list(ids)
+        vocab = self.vocab
+        if all(type(idx) is int for idx in ids):  # the common case, at C speed
+            try:
+                return list(map(vocab.__getitem__, ids))
+            except KeyError:
+                pass
         return [self.decode_single_token_bytes(idx) for idx in ids]
 
     def decode_bytes(self, ids):
@@ -235,6 +368,29 @@ class Tokenizer:
     def decode(self, ids, errors="replace"):
         """The text the ids stand for; invalid UTF-8 replaced by U+FFFD by default."""
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def decode_batch(self, batch, *, errors="replace", num_threads=8):
+        """decode on each list of ids."""
+        return [self.decode(ids, errors=errors) for ids in batch]
+
+    def decode_with_offsets(self, ids):
+        """(text, offsets): the decoded text and, per token, the index of the character
+        where it starts: tiktoken's definition, so a token that starts inside a character
+        (its first byte a UTF-8 continuation byte) gets that character's index. Like
+        tiktoken, UnicodeDecodeError if the ids do not decode to valid UTF-8.
+
+        >>> from bpe import BasicTokenizer
+        >>> BasicTokenizer().decode_with_offsets(list("hé".encode()))
+        ('hé', [0, 1, 1])
+        """
+        tokens = self.decode_tokens_bytes(ids)
+        offsets = []
+        chars = 0  # characters started so far: bytes that are not continuation bytes
+        for token in tokens:
+            starts_inside = bool(token) and 0x80 <= token[0] < 0xC0
+            offsets.append(max(0, chars - starts_inside))
+            chars += sum(not 0x80 <= b < 0xC0 for b in token)
+        return b"".join(tokens).decode("utf-8", errors="strict"), offsets
 
     def token_byte_offsets(self, ids):
         """The byte offset at which each token starts in decode_bytes(ids).
@@ -254,94 +410,37 @@ class Tokenizer:
     def save(self, file_prefix):
         """Write file_prefix.model (minbpe's format, for loading) and file_prefix.vocab
         (for people). file_prefix is a path like "models/shakespeare"."""
-        if "\n" in self.pattern or "\r" in self.pattern:
-            raise ValueError("the split pattern contains a line break, which the .model "
-                             "format cannot hold; write it as \\n or \\r inside the regex")
+        text = self.model_text()  # before any file is opened, so a refusal leaves none
         prefix = os.fspath(file_prefix)
         directory = os.path.dirname(prefix)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        with open(prefix + ".model", "w", encoding="utf-8") as f:
-            f.write(self.model_text())
-        with open(prefix + ".vocab", "w", encoding="utf-8") as f:
+        with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
             f.write(self.vocab_text())
 
     def model_text(self):
         """The contents of the .model file: version, pattern, special tokens, merges."""
-        lines = [MODEL_VERSION, self.pattern, str(len(self.special_tokens))]
-        lines += [f"{special} {idx}" for special, idx in self.special_tokens.items()]
-        lines += [f"{p0} {p1}" for p0, p1 in self.merges]
-        return "\n".join(lines) + "\n"
+        return model_text(self.pattern, self.special_tokens, self.merges)
 
     def vocab_text(self):
         """The contents of the .vocab file: every token, how it was made, for people."""
-        parents = {idx: pair for pair, idx in self.merges.items()}
-        lines = []
-        for idx, token in self.vocab.items():
-            s = render_token(token)
-            if idx in parents:
-                p0, p1 = parents[idx]
-                lines.append(f"[{render_token(self.vocab[p0])}][{render_token(self.vocab[p1])}]"
-                             f" -> [{s}] {idx}")
-            else:
-                lines.append(f"[{s}] {idx}")
-        return "\n".join(lines) + "\n"
+        return _vocab_text(self.vocab, self.merges)
 
     def load(self, model_file):
         """Read a .model file written by save() or by minbpe."""
-        with open(os.fspath(model_file), "r", encoding="utf-8") as f:
+        with open(os.fspath(model_file), "r", encoding="utf-8", newline="") as f:
             text = f.read()
         self.load_text(text, source=os.fspath(model_file))
 
     def load_text(self, text, source="model"):
         """Read the contents of a .model file; ValueError naming the line if malformed."""
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        if not lines or lines[0].strip() != MODEL_VERSION:
-            found = lines[0][:40] if lines else "an empty file"
-            raise ValueError(f"{source} line 1: expected {MODEL_VERSION!r}, found {found!r}; "
-                             "is this a .model file written by save()?")
-        if len(lines) < 3:
-            raise ValueError(f"{source} line {len(lines) + 1}: the file ends before the "
-                             "pattern and special-token count")
-        pattern = lines[1]
+        pattern, special_tokens, merges = parse_model(text, source)
         self._check_pattern(pattern, f"{source} line 2")
-        try:
-            num_special = int(lines[2])
-            if num_special < 0:
-                raise ValueError
-        except ValueError:
-            raise ValueError(f"{source} line 3: expected the number of special tokens, "
-                             f"found {lines[2][:40]!r}") from None
-        special_tokens = {}
-        for lineno in range(4, 4 + num_special):
-            if lineno > len(lines):
-                raise ValueError(f"{source} line {lineno}: the file ends inside the "
-                                 f"{num_special} special tokens it announces")
-            special, _, idx = lines[lineno - 1].strip().rpartition(" ")
-            if not special or not idx.isdigit():
-                raise ValueError(f"{source} line {lineno}: expected '<special text> <id>', "
-                                 f"found {lines[lineno - 1][:40]!r}")
-            special_tokens[special] = int(idx)
-        merges = {}
-        idx = 256
-        for lineno in range(4 + num_special, len(lines) + 1):
-            parts = lines[lineno - 1].split()
-            if len(parts) != 2 or not all(p.isdigit() for p in parts):
-                raise ValueError(f"{source} line {lineno}: expected a merge '<id> <id>', "
-                                 f"found {lines[lineno - 1][:40]!r}")
-            p0, p1 = int(parts[0]), int(parts[1])
-            if p0 >= idx or p1 >= idx:
-                raise ValueError(f"{source} line {lineno}: merge ({p0}, {p1}) uses an id "
-                                 f"not defined before id {idx}")
-            merges[(p0, p1)] = idx
-            idx += 1
         self._set_pattern(pattern)
-        self.merges = merges
-        self.merge_counts = {}  # the .model format has no counts
         self.special_tokens = {}
-        self._reset()
+        self._set_merges(merges)  # the .model format has no merge counts
         self.register_special_tokens(special_tokens)
 
     def _check_pattern(self, pattern, where):
@@ -349,6 +448,18 @@ class Tokenizer:
 
     def _set_pattern(self, pattern):
         self.pattern = pattern
+
+
+def raise_disallowed(special):
+    """The ValueError encode raises for special-token text it was not told how to treat
+    (tiktoken's wording, so people can search for it)."""
+    raise ValueError(
+        f"Encountered text corresponding to disallowed special token {special!r}.\n"
+        "If you want this text to be encoded as a special token, pass it to "
+        f"`allowed_special`, e.g. `allowed_special={{{special!r}, ...}}`.\n"
+        "If you want this text to be encoded as normal text, disable the check for this "
+        f"token by passing `disallowed_special=(enc.special_tokens_set - {{{special!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n")
 
 
 class _ChunkCache(dict):

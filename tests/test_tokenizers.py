@@ -1,4 +1,6 @@
 """minbpe's test list, plus save/load, errors and the decode family."""
+import json
+
 import pytest
 
 import bpe
@@ -53,13 +55,13 @@ def test_save_load(special_tokens, cls, tmp_path):
     tok = cls()
     tok.train(LLAMA_TEXT, 256 + 64)
     tok.register_special_tokens(special_tokens)
-    assert tok.decode(tok.encode(LLAMA_TEXT, "all")) == LLAMA_TEXT
-    ids = tok.encode(LLAMA_TEXT, "all")
+    assert tok.decode(tok.encode(LLAMA_TEXT, allowed_special="all")) == LLAMA_TEXT
+    ids = tok.encode(LLAMA_TEXT, allowed_special="all")
     tok.save(tmp_path / "sub" / "tok")
     loaded = cls()
     loaded.load(tmp_path / "sub" / "tok.model")
     assert loaded.decode(ids) == LLAMA_TEXT
-    assert loaded.encode(LLAMA_TEXT, "all") == ids
+    assert loaded.encode(LLAMA_TEXT, allowed_special="all") == ids
     assert loaded.merges == tok.merges and loaded.pattern == tok.pattern
     assert loaded.special_tokens == tok.special_tokens
     assert type(bpe.load(tmp_path / "sub" / "tok.model")) is cls
@@ -152,12 +154,19 @@ def test_special_token_policies():
     with pytest.raises(ValueError, match="allowed_special"):
         tok.encode(text)
     assert tok.encode(text, allowed_special="all") == [120, 1000, 121, 1001]
-    assert tok.encode(text, "none") == tok.encode_ordinary(text)
-    assert tok.encode(text, allowed_special={"<|b|>"}) == tok.encode_ordinary("x<|a|>y") + [1001]
-    with pytest.raises(ValueError, match="unknown special tokens"):
-        tok.encode(text, allowed_special={"<|zzz|>"})
-    with pytest.raises(ValueError, match="not understood"):
+    assert tok.encode(text, allowed_special="none") == tok.encode_ordinary(text)
+    # tiktoken's meaning: a set lets its tokens through and still refuses the others
+    with pytest.raises(ValueError, match="disallowed special token '<\\|a\\|>'"):
+        tok.encode(text, allowed_special={"<|b|>"})
+    assert tok.encode(text, allowed_special={"<|b|>"}, disallowed_special=()) == \
+        tok.encode_ordinary("x<|a|>y") + [1001]
+    with pytest.raises(ValueError, match="'<\\|b\\|>'"):  # as tiktoken: disallowed wins
+        tok.encode(text, allowed_special={"<|b|>"}, disallowed_special={"<|b|>"})
+    assert tok.encode("x", allowed_special={"<|zzz|>"}) == [120]  # unknown names: ignored
+    with pytest.raises(TypeError, match="not understood"):
         tok.encode(text, allowed_special="some")
+    with pytest.raises(TypeError, match="by keyword"):
+        tok.encode(text, "all")
     assert tok.decode([1000, 104]) == "<|a|>h"
 
 
@@ -211,3 +220,33 @@ def test_heap_path_equals_scan_path(text, gpt4):
     gids = [gpt4.ranks[bytes([b])] for b in text.encode()]
     by_bytes = lambda a, b: gpt4.ranks.get(gpt4.vocab[a] + gpt4.vocab[b])  # noqa: E731
     assert _apply_merges_heap(gids, by_bytes) == _apply_merges_scan(gids, by_bytes)
+
+
+@pytest.mark.parametrize("special", [" <|pad|>", "<|a b|>", "<|x|>\n", "<|\t|>", "<|\u3000|>"])
+def test_model_refuses_special_tokens_it_cannot_hold(special, tmp_path):
+    tok = BasicTokenizer().with_special_tokens({special: 300})
+    with pytest.raises(ValueError, match="whitespace"):
+        tok.save(tmp_path / "t")
+    assert not (tmp_path / "t.model").exists()
+    # other formats hold it exactly
+    from bpe import hf, ranks  # noqa: F401
+    assert bpe.load_bytes(json.dumps(hf.hf_json(tok)).encode(), "t.json").special_tokens == \
+        {special: 300}
+
+
+def test_model_round_trips_special_tokens_exactly(tmp_path):
+    specials = {"<|endoftext|>": 300, "ünïcödé": 301, "<s>": 305, "[PAD]": 1000}
+    tok = RegexTokenizer().train(LLAMA_TEXT, 280).with_special_tokens(specials)
+    tok.save(tmp_path / "t")
+    back = bpe.load(tmp_path / "t.model")
+    assert back.special_tokens == specials and back.merges == tok.merges
+
+
+def test_from_merges_checks_its_input():
+    tok = RegexTokenizer.from_merges({(97, 98): 256, (256, 99): 257}, pattern="gpt2",
+                                     special_tokens={"<|e|>": 400})
+    assert tok.encode("abc <|e|>", allowed_special="all") == [257, 32, 400]
+    with pytest.raises(ValueError, match="ids 256, 257"):
+        BasicTokenizer.from_merges({(97, 98): 300})
+    with pytest.raises(ValueError, match="below its own"):
+        BasicTokenizer.from_merges({(97, 300): 256})

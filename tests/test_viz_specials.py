@@ -42,7 +42,7 @@ def test_copy_leaves_the_shared_gpt4_untouched(gpt4):
     twin.encode(chunk)
     assert chunk in twin._cache and chunk not in gpt4._cache
     assert gpt4.encode(TEXT, allowed_special="all") == twin.encode(
-        TEXT, allowed_special={"<|endoftext|>"})
+        TEXT, allowed_special={"<|endoftext|>"}, disallowed_special=())
 
 
 def test_taken_ids_are_refused(gpt4):
@@ -63,9 +63,11 @@ def test_one_outcome_per_policy(gpt4):
     assert twin.decode(by_policy["'none'"].ids) == TEXT
     raised = by_policy["'none_raise'"]
     assert raised.ids is None and "allowed_special" in raised.error
+    # tiktoken's meaning: a set lets its tokens through and still refuses the others
     chosen = by_policy["{'<|im_start|>'}"]
-    assert chosen.specials == 1 and chosen.ids[-1] == 100264
-    assert 100257 not in chosen.ids
+    assert chosen.ids is None and "'<|endoftext|>'" in chosen.error
+    alone = encode_policies(twin, "hi<|im_start|>", {"<|im_start|>"})[-1]
+    assert alone.specials == 1 and alone.ids[-1] == 100264
 
 
 def test_none_raise_passes_text_without_specials():

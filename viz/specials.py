@@ -2,12 +2,10 @@
 copy of a tokenizer, and encode one text under each allowed_special policy.
 
 The tokenizer the user picked may be the server's shared GPT-4 object, so it is never
-touched: `with_specials` makes a shallow copy whose mutable parts are its own
-(register_special_tokens replaces them, never edits them in place), sharing only the
-read-only ranks and merges — copying GPT-4's 100k-entry tables would cost a third of a
-second on every rerun. Nothing here imports streamlit.
+touched: `with_specials` asks it for a copy (Tokenizer.with_special_tokens) whose
+mutable parts are its own, sharing only the read-only ranks and merges — copying
+GPT-4's 100k-entry tables would cost a third of a second on every rerun. Nothing here imports streamlit.
 """
-import copy
 from dataclasses import dataclass
 from typing import Optional
 
@@ -20,7 +18,9 @@ WHY_NONE_RAISE = (
     "default, **none_raise**, refuses such text with an error, and the program must "
     "decide: `allowed_special='none'` encodes it as ordinary characters (safe for "
     "untrusted text), a set or `'all'` lets the named tokens through (only for text the "
-    "program wrote itself).")
+    "program wrote itself). These are minbpe's names; in tiktoken's, none_raise is the "
+    "default (`allowed_special=set()`) and 'none' is `disallowed_special=()`; a set lets "
+    "its tokens through and still refuses the other special tokens.")
 
 
 def parse_specials(text, registered, first_id):
@@ -72,14 +72,7 @@ def with_specials(tok, specials):
     >>> with_specials(tok, {"<|x|>": 300}).special_tokens, tok.special_tokens
     ({'<|x|>': 300}, {})
     """
-    twin = copy.copy(tok)
-    twin.special_tokens = dict(tok.special_tokens)
-    # subtle: the shallow copy still shares tok's vocab and chunk cache (bound to tok);
-    # _reset (also run by register_special_tokens) gives the copy its own, so the copy's
-    # encodes never fill tok's cache. A test checks it.
-    twin._reset()
-    twin.register_special_tokens(specials)
-    return twin
+    return tok.with_special_tokens(specials)
 
 
 @dataclass
