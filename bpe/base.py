@@ -74,6 +74,7 @@ class Tokenizer:
         self.vocab = self._build_vocab()
         self._cache = _ChunkCache(self._encode_chunk)
         self._special_regex = {}  # frozenset of special tokens -> compiled regex finding them
+        self._token_ids = None    # bytes -> id, for encode_single_token
 
     @classmethod
     def from_merges(cls, merges, *, pattern=None, special_tokens=None):
@@ -323,18 +324,21 @@ class Tokenizer:
         97
         """
         if isinstance(text_or_bytes, str):
-            if text_or_bytes in self.special_tokens:
-                return self.special_tokens[text_or_bytes]
+            special = text_or_bytes
             token = text_or_bytes.encode("utf-8")
         elif isinstance(text_or_bytes, (bytes, bytearray)):
             token = bytes(text_or_bytes)
+            special = token.decode("utf-8", errors="replace")
         else:
             raise TypeError(f"'{type(text_or_bytes).__name__}' object is not an instance of "
                             "str or bytes")
-        ids = self._encode_chunk(token) if token else []
-        if len(ids) != 1 or self.vocab.get(ids[0]) != token:
-            raise KeyError(token)
-        return ids[0]
+        if special in self.special_tokens:
+            return self.special_tokens[special]
+        if self._token_ids is None:  # built on first use: bytes -> id of ordinary tokens
+            specials = set(self.special_tokens.values())
+            self._token_ids = {token: idx for idx, token in reversed(self.vocab.items())
+                               if idx not in specials}
+        return self._token_ids[token]
 
     # ----------------------------------------------------------------- decode
     def decode_single_token_bytes(self, idx):
