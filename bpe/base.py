@@ -56,9 +56,8 @@ class Tokenizer:
         self.merge_counts = {}    # int -> int, how often each merged pair occurred
         self.pattern = ""         # str, the split pattern ("" = no split)
         self.special_tokens = {}  # str -> int, e.g. {'<|endoftext|>': 100257}
-        self.vocab = self._build_vocab()  # int -> bytes
-        self._cache = _ChunkCache(self._encode_chunk)  # chunk str -> list of ids
         self.stop_reason = None   # why the last train() stopped
+        self._reset()             # vocab (int -> bytes) and the caches derived from it
 
     # ------------------------------------------------------------------ vocab
     def _build_vocab(self):
@@ -71,8 +70,8 @@ class Tokenizer:
 
     def _reset(self):
         """Call after merges or special tokens change: rebuild what derives from them."""
-        self.vocab = self._build_vocab()
-        self._cache = _ChunkCache(self._encode_chunk)
+        self.vocab = self._build_vocab()  # int -> bytes
+        self._cache = _ChunkCache(self._encode_chunk)  # chunk str -> list of ids
         self._special_regex = {}  # frozenset of special tokens -> compiled regex finding them
         self._token_ids = None    # bytes -> id, for encode_single_token
 
