@@ -28,6 +28,11 @@ GPT4O_SPLIT_PATTERN = "|".join([
     r"""\s+""",
 ])
 PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN}
+# A custom pattern gets this long to split a text (plus SPLIT_SECONDS_PER_MB per megabyte)
+# before it is stopped as runaway (catastrophic backtracking, e.g. "(a|a)+$"). regex
+# checks the limit inside its matcher, so it holds on any thread; the presets need none.
+SPLIT_SECONDS = 2.0
+SPLIT_SECONDS_PER_MB = 1.0
 
 
 def compile_pattern(pattern):
@@ -68,8 +73,12 @@ class RegexTokenizer(Tokenizer):
         # splits are checked) and is split whole, not piece by piece
         self._is_preset = self.pattern in PATTERNS.values()
         # GPT-4's pattern has an exact, faster splitter (split.py); the others use regex
-        self._findall = (gpt4_split if self.pattern == GPT4_SPLIT_PATTERN
-                         else self.compiled_pattern.findall)
+        if self.pattern == GPT4_SPLIT_PATTERN:
+            self._findall = gpt4_split
+        elif self._is_preset:
+            self._findall = self.compiled_pattern.findall
+        else:
+            self._findall = self._findall_limited
 
     def _check_pattern(self, pattern, where):
         try:
@@ -83,6 +92,14 @@ class RegexTokenizer(Tokenizer):
             _raise_uncovered(self.compiled_pattern, text)
         return chunks
 
+    def _findall_limited(self, text):
+        """findall under a time limit that grows with the text; ValueError naming the
+        pattern if it runs away."""
+        try:
+            return self.compiled_pattern.findall(text, timeout=split_timeout(text))
+        except TimeoutError:
+            raise_runaway(self.pattern, text)
+
     def _count_chunks(self, text):
         if self._is_preset:
             return count_chunks(self._split, text, workers=auto_workers(text))
@@ -92,13 +109,33 @@ class RegexTokenizer(Tokenizer):
         return _merge_by_pairs(text_bytes, self.merges)
 
 
+def split_timeout(text):
+    """Seconds a custom pattern may take to split text.
+
+    >>> split_timeout("x" * 3_000_000)
+    5.0
+    """
+    return SPLIT_SECONDS + SPLIT_SECONDS_PER_MB * len(text) / 1_000_000
+
+
+def raise_runaway(pattern, text):
+    raise ValueError(f"the split pattern {pattern[:80]!r} took more than "
+                     f"{split_timeout(text):.0f} s on {len(text):,} characters, so it was "
+                     "stopped: it backtracks catastrophically (nested or overlapping repeats "
+                     "such as (a|a)+ or (a+)+); simplify it or use a preset: "
+                     f"{', '.join(sorted(PATTERNS))}") from None
+
+
 def _raise_uncovered(compiled, text):
     pos, end = 0, len(text)
-    for m in compiled.finditer(text):
-        if m.start() != pos:
-            end = m.start()
-            break
-        pos = m.end()
+    try:
+        for m in compiled.finditer(text, timeout=split_timeout(text)):
+            if m.start() != pos:
+                end = m.start()
+                break
+            pos = m.end()
+    except TimeoutError:
+        raise_runaway(compiled.pattern, text)
     raise ValueError(f"the split pattern skips {text[pos:min(end, pos + 20)]!r} at character "
                      f"{pos}, so that text would be lost; add an alternative that matches it "
                      r"(ending the pattern with |\s+|. catches everything)")

@@ -1,6 +1,7 @@
 """bpe/split.py: GPT-4's pattern run by the stdlib re gives exactly regex's chunks."""
 import random
 
+import pytest
 import regex
 from hypothesis import given, settings, strategies as st
 
@@ -43,3 +44,37 @@ def test_the_stand_in_table_stays_bounded(monkeypatch):
     assert gpt4_split(text) == findall(text)
     assert len(bpe.split._stand_ins) <= 300 + 2
     assert bpe.split._stand_ins[ord(" ")] == ord(" ")  # ASCII survives a clear
+
+
+RUNAWAY = r"(a|a)+$"
+RUNAWAY_TEXT = "a" * 40 + "!" + "a" * 40
+
+
+def _runaway(action):
+    import time
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"split pattern '\(a\|a\)\+\$' took more than"):
+        action()
+    return time.monotonic() - start
+
+
+def test_runaway_pattern_stops_in_train_and_encode():
+    from bpe import RegexTokenizer
+    _runaway(lambda: RegexTokenizer(RUNAWAY).train(RUNAWAY_TEXT, 300))
+    _runaway(lambda: RegexTokenizer(RUNAWAY).encode_ordinary(RUNAWAY_TEXT))
+
+
+def test_runaway_pattern_stops_on_another_thread():
+    import threading
+    from bpe import RegexTokenizer
+    errors = []
+
+    def work():
+        try:
+            RegexTokenizer(RUNAWAY).encode_ordinary(RUNAWAY_TEXT)
+        except ValueError as e:
+            errors.append(str(e))
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive() and errors and "(a|a)+$" in errors[0]
