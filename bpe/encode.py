@@ -13,6 +13,7 @@ rule, without ids or a callback), so the two C-level calls min() and list.index(
 do the scanning.
 It does not split text or cache anything; callers do.
 """
+from bisect import bisect_left, bisect_right
 from heapq import heapify, heappop, heappush
 from itertools import repeat
 from operator import add
@@ -94,8 +95,8 @@ def apply_ranks(text_bytes, ranks, vocab):
     """
     get = ranks.get
     if len(text_bytes) >= LONG_CHUNK:
-        return _apply_merges_heap([ranks[text_bytes[i:i + 1]] for i in range(len(text_bytes))],
-                                  lambda a, b: get(vocab[a] + vocab[b]))
+        ids = _apply_ranks_levels(text_bytes, ranks)
+        return ids if ids is not None else _apply_ranks_heap(text_bytes, ranks)
     parts = list(map(BYTES.__getitem__, text_bytes))
     pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_RANK)))
     while pair_ranks:
@@ -110,3 +111,126 @@ def apply_ranks(text_bytes, ranks, vocab):
         if i:
             pair_ranks[i - 1] = get(parts[i - 1] + parts[i], NO_RANK)
     return [ranks[part] for part in parts]
+
+
+def _apply_ranks_heap(text_bytes, ranks):
+    """apply_ranks for long chunks: a heap of (rank, start) over a linked list of parts,
+    working on the bytes themselves. parts[i] is the token that starts at byte i (None
+    once absorbed by its left neighbour); an entry is stale when the bytes from its start
+    through the next part no longer have its rank.
+    subtle: a part only ever grows by absorbing its whole right neighbour, so the pair at
+    a start is unchanged exactly when its concatenation still has the same rank."""
+    get = ranks.get
+    n = len(text_bytes)
+    parts = list(map(BYTES.__getitem__, text_bytes))
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    heap = [(r, i) for i, r in enumerate(map(get, map(add, parts, parts[1:]))) if r is not None]
+    heapify(heap)
+    pop, push = heappop, heappush
+    while heap:
+        r, i = pop(heap)
+        left = parts[i]
+        if left is None:
+            continue
+        j = nxt[i]
+        if j >= n:
+            continue
+        merged = left + parts[j]
+        if get(merged) != r:
+            continue  # stale: one side has grown since this entry was pushed
+        parts[i] = merged
+        parts[j] = None
+        k = nxt[j]
+        nxt[i] = k
+        if k < n:
+            prv[k] = i
+            rr = get(merged + parts[k])
+            if rr is not None:
+                push(heap, (rr, i))
+        h = prv[i]
+        if h >= 0:
+            rl = get(parts[h] + merged)
+            if rl is not None:
+                push(heap, (rl, h))
+    return [ranks[part] for part in parts if part is not None]
+
+
+def _apply_ranks_levels(text_bytes, ranks):
+    """apply_ranks for long chunks, one rank at a time: every pair of the lowest pending
+    rank is merged in one left-to-right sweep, then the next rank. Same ids as the heap
+    (tiktoken's order), but the first pairs are sorted once at C speed and later ones
+    wait in a bucket per rank, with a heap of distinct ranks only. Returns None, for the
+    caller to use the heap, if a merge makes a pair of lower rank than its own (no sweep
+    order is then right).
+    subtle: a merge at rank r never makes another pair of rank r: the new pair's bytes are
+    token r's plus more. So a level, once started, gains no entries."""
+    get = ranks.get
+    n = len(text_bytes)
+    parts = list(map(BYTES.__getitem__, text_bytes))
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_RANK)))
+    first = sorted(range(n - 1), key=pair_ranks.__getitem__)  # stable: leftmost first
+    first_ranks = list(map(pair_ranks.__getitem__, first))
+    ptr, stop = 0, bisect_left(first_ranks, NO_RANK)
+    levels = {}  # rank -> starts of pairs made by merges, that had this rank when made
+    order = []   # heap of the ranks in levels
+    pop, push = heappop, heappush
+    while True:
+        r0 = first_ranks[ptr] if ptr < stop else NO_RANK
+        r1 = order[0] if order else NO_RANK
+        if r0 <= r1:
+            if r0 == NO_RANK:
+                break
+            r = r0
+            end = bisect_right(first_ranks, r, ptr, stop)
+            starts = first[ptr:end]
+            ptr = end
+            if r1 == r:
+                pop(order)
+                starts += levels.pop(r)
+                starts.sort()
+        else:
+            r = pop(order)
+            starts = levels.pop(r)
+            starts.sort()
+        for i in starts:
+            left = parts[i]
+            if left is None:
+                continue
+            j = nxt[i]
+            if j >= n:
+                continue
+            merged = left + parts[j]
+            if get(merged) != r:
+                continue  # stale: one side has grown since this entry was made
+            parts[i] = merged
+            parts[j] = None
+            k = nxt[j]
+            nxt[i] = k
+            if k < n:
+                prv[k] = i
+                rr = get(merged + parts[k])
+                if rr is not None:
+                    if rr < r:
+                        return None
+                    bucket = levels.get(rr)
+                    if bucket is None:
+                        levels[rr] = [i]
+                        push(order, rr)
+                    else:
+                        bucket.append(i)
+            h = prv[i]
+            if h >= 0:
+                rl = get(parts[h] + merged)
+                if rl is not None:
+                    if rl < r:
+                        return None
+                    bucket = levels.get(rl)
+                    if bucket is None:
+                        levels[rl] = [h]
+                        push(order, rl)
+                    else:
+                        bucket.append(h)
+    return list(map(ranks.__getitem__, filter(None, parts)))

@@ -2,6 +2,7 @@
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import bpe
 from bpe import BasicTokenizer, GPT4Tokenizer, RegexTokenizer
@@ -250,3 +251,38 @@ def test_from_merges_checks_its_input():
         BasicTokenizer.from_merges({(97, 98): 300})
     with pytest.raises(ValueError, match="below its own"):
         BasicTokenizer.from_merges({(97, 300): 256})
+
+
+LONG_HARD = ["x" * 3000, "👍" * 500, "^" * 999, " " * 777, "0" * 500, "ab" * 300 + "ba" * 200,
+             "aaaa bbbb " * 30]
+
+
+@pytest.mark.parametrize("text", LONG_HARD)
+def test_long_chunk_paths_agree_with_tiktoken(text, gpt4, cl100k):
+    from bpe.encode import _apply_ranks_heap, _apply_ranks_levels
+    data = text.encode()
+    expected = cl100k._encode_single_piece(data)  # tiktoken's merge loop on one piece
+    assert _apply_ranks_levels(data, gpt4.ranks) == expected
+    assert _apply_ranks_heap(data, gpt4.ranks) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "ab", "x", " ", "👍", "é", "0"]), min_size=40,
+                max_size=300).map("".join))
+def test_long_chunk_levels_fuzz(gpt4, cl100k, text):
+    from bpe.encode import _apply_ranks_levels
+    data = text.encode()
+    assert _apply_ranks_levels(data, gpt4.ranks) == cl100k._encode_single_piece(data)
+
+
+def test_long_chunk_falls_back_when_a_merge_makes_a_lower_rank():
+    # "ab" (rank 257) merges first, then "c"+"ab" has rank 256, lower than its own:
+    # no sweep by rank is right, so the heap takes over
+    tiktoken = pytest.importorskip("tiktoken")
+    from bpe.encode import _apply_ranks_levels
+    from bpe.gpt4 import RanksTokenizer
+    table = {bytes([b]): b for b in range(256)} | {b"cab": 256, b"ab": 257}
+    tok = RanksTokenizer(table, "gpt2")
+    assert _apply_ranks_levels(b"cab" * 40, table) is None
+    enc = tiktoken.Encoding("t", pat_str=tok.pattern, mergeable_ranks=table, special_tokens={})
+    assert tok.encode_ordinary("cab" * 40) == enc.encode_ordinary("cab" * 40) == [256] * 40
