@@ -237,6 +237,8 @@ def check_rank_consistent(tok):
 
 def mergeable_ranks(tok):
     """bytes -> rank (= our id) for tok's ordinary tokens, checked to give our ids."""
+    if getattr(tok, "not_tiktoken", None):
+        raise ValueError(tok.not_tiktoken)
     if getattr(tok, "ranks", None) is not None:  # RanksTokenizer: already tiktoken's rule
         return dict(tok.ranks)
     check_rank_consistent(tok)
