@@ -15,12 +15,13 @@ It does not split text or cache anything; callers do.
 """
 from bisect import bisect_left, bisect_right
 from heapq import heapify, heappop, heappush
-from itertools import repeat
-from operator import add
+from itertools import compress, repeat
+from operator import add, mul, not_
 
 LONG_CHUNK = 64  # below this length the quadratic scan beats the heap's overhead
 BYTES = [bytes([b]) for b in range(256)]  # each byte as a one-byte bytes object
 NO_RANK = 1 << 62  # stands for "these two parts do not merge": above every rank
+MIN_PIECE = 24     # a long chunk is cut, where nothing can merge across, into pieces this long
 
 
 def apply_merges(ids, rank_of):
@@ -84,17 +85,24 @@ def _apply_merges_heap(ids, rank_of):
     return [t for t in tok if t >= 0]
 
 
-def apply_ranks(text_bytes, ranks, vocab):
-    """Encode one chunk of bytes with tiktoken-style ranks (bytes -> id; vocab is the
-    inverse, id -> bytes): merge the adjacent parts whose concatenation has the
-    lowest rank, leftmost first.
+def apply_ranks(text_bytes, ranks, vocab=None, joinable=None):
+    """Encode one chunk of bytes with tiktoken-style ranks (bytes -> id): merge the
+    adjacent parts whose concatenation has the lowest rank, leftmost first. joinable
+    (from joinable_table(ranks)) lets a long chunk be cut where no token can span.
+    (vocab, the inverse of ranks, is no longer needed and is ignored.)
 
     >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"abab": 3}
-    >>> apply_ranks(b"abab", ranks, {idx: token for token, idx in ranks.items()})
+    >>> apply_ranks(b"abab", ranks)
     [3]
     """
     get = ranks.get
     if len(text_bytes) >= LONG_CHUNK:
+        if joinable is not None:
+            cuts = list(compress(range(1, len(text_bytes)), map(not_, map(
+                joinable.__getitem__, map(add, map(mul, text_bytes, repeat(256)),
+                                          text_bytes[1:])))))
+            if cuts:
+                return _apply_ranks_pieces(text_bytes, cuts, ranks)
         ids = _apply_ranks_levels(text_bytes, ranks)
         return ids if ids is not None else _apply_ranks_heap(text_bytes, ranks)
     parts = list(map(BYTES.__getitem__, text_bytes))
@@ -111,6 +119,46 @@ def apply_ranks(text_bytes, ranks, vocab):
         if i:
             pair_ranks[i - 1] = get(parts[i - 1] + parts[i], NO_RANK)
     return [ranks[part] for part in parts]
+
+
+def joinable_table(ranks):
+    """65,536 bytes: entry a * 256 + b is 1 if some token holds byte a right before byte b.
+    Where two adjacent bytes of a text are not joinable, no merge can ever cross between
+    them (every part is a token), so the two sides encode independently.
+
+    >>> joinable_table({b"a": 0, b"b": 1, b"ab": 2})[ord("a") * 256 + ord("b")]
+    1
+    """
+    table = bytearray(65536)
+    for token in ranks:
+        for a, b in zip(token, token[1:]):
+            table[a * 256 + b] = 1
+    return bytes(table)
+
+
+def _apply_ranks_pieces(text_bytes, cuts, ranks):
+    """apply_ranks on each piece between cuts (where nothing can merge across), each
+    distinct piece once. Only cuts at least MIN_PIECE bytes apart are used: fewer, longer
+    pieces repeat more often in repetitive text and cost less loop overhead."""
+    get = ranks.get
+    done = {}  # piece -> ids
+    ids = []
+    bounds = [0]
+    i = bisect_left(cuts, MIN_PIECE)
+    while i < len(cuts):
+        bounds.append(cuts[i])
+        i = bisect_left(cuts, cuts[i] + MIN_PIECE, i + 1)
+    bounds.append(len(text_bytes))
+    for piece in map(text_bytes.__getitem__, map(slice, bounds, bounds[1:])):
+        rank = get(piece)
+        if rank is not None:
+            ids.append(rank)
+            continue
+        piece_ids = done.get(piece)
+        if piece_ids is None:
+            piece_ids = done[piece] = apply_ranks(piece, ranks)
+        ids += piece_ids
+    return ids
 
 
 def _apply_ranks_heap(text_bytes, ranks):

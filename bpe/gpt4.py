@@ -8,7 +8,7 @@ first time someone asks for them. RanksTokenizer is the same encoder over any ra
 neither can be trained or saved as a .model file.
 """
 from .base import Tokenizer
-from .encode import apply_ranks
+from .encode import LONG_CHUNK, apply_ranks, joinable_table
 from .ranks import find_data_file, read_ranks_file, recover_merges  # noqa: F401 (re-exported)
 from .regex import GPT4_SPLIT_PATTERN, RegexTokenizer
 
@@ -50,6 +50,7 @@ class RanksTokenizer(RegexTokenizer):
         self.ranks = ranks
         self.name = name
         self._merges = None
+        self._joinable = None  # encode.joinable_table(ranks), built on first long chunk
         Tokenizer.__init__(self)
         self._set_pattern(pattern)
         self.register_special_tokens(dict(special_tokens or {}))
@@ -82,7 +83,9 @@ class RanksTokenizer(RegexTokenizer):
         rank = ranks.get(text_bytes)
         if rank is not None:
             return [rank]  # most chunks are whole tokens; tiktoken takes this path too
-        return apply_ranks(text_bytes, ranks, self.vocab)
+        if len(text_bytes) >= LONG_CHUNK and self._joinable is None:
+            self._joinable = joinable_table(ranks)  # once, the first time a chunk is long
+        return apply_ranks(text_bytes, ranks, joinable=self._joinable)
 
     def train(self, text, vocab_size, verbose=False, **kwargs):
         raise ValueError(f"{self.name} is pretrained and cannot be trained; train a "

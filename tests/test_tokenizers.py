@@ -286,3 +286,13 @@ def test_long_chunk_falls_back_when_a_merge_makes_a_lower_rank():
     assert _apply_ranks_levels(b"cab" * 40, table) is None
     enc = tiktoken.Encoding("t", pat_str=tok.pattern, mergeable_ranks=table, special_tokens={})
     assert tok.encode_ordinary("cab" * 40) == enc.encode_ordinary("cab" * 40) == [256] * 40
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "Q", "x", "👍", "é", "^", "zz", "\u0301"]),
+                min_size=30, max_size=400).map("".join))
+def test_long_chunks_cut_where_nothing_joins(gpt4, cl100k, text):
+    # letters (or symbols) only, so the chunk stays whole and takes the cut-into-pieces path
+    data = text.encode()
+    assert gpt4.encode_chunk(data) == cl100k._encode_single_piece(data)
+    assert gpt4.encode_ordinary(text) == cl100k.encode_ordinary(text)
