@@ -1,0 +1,387 @@
+"""Hugging Face tokenizers' pipeline, run in Python exactly as `tokenizers` runs it: the
+normalizers and pre-tokenizers that byte-level BPE files use (Pipeline), and the regex
+flavour of its engine, Oniguruma (hf_pattern out, pattern_from_hf in). bpe.hf reads and
+writes the files; this module only turns text into the pieces BPE then merges. Any other
+component is refused with a ValueError naming it.
+"""
+import unicodedata
+
+import regex
+
+from .regex import PATTERNS, compile_pattern
+
+
+def hf_pattern(pattern):
+    """Our regex (Python's `regex` module) rewritten so Oniguruma, HF's engine, splits alike:
+    `$` -> `\\Z` and `^` -> `\\A` (Oniguruma's `$`/`^` are line anchors), and possessive
+    intervals `X{m,n}+` -> `(?>X{m,n})` (Oniguruma reads the `+` as a repeat of the interval).
+
+    >>> hf_pattern(r"\\p{N}{1,3}+|\\s++$")
+    '(?>\\\\p{N}{1,3})|\\\\s++\\\\Z'
+    """
+    out = []        # pieces of the rewritten pattern
+    atom = None     # index in out where the last complete atom starts
+    groups = []     # indexes in out where open groups start
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            j = i + 2
+            if pattern[i + 1:i + 2] in ("p", "P", "x", "N") and pattern[j:j + 1] == "{":
+                j = pattern.index("}", j) + 1
+            atom = len(out)
+            out.append(pattern[i:j])
+            i = j
+        elif c == "[":
+            j = _class_end(pattern, i)
+            atom = len(out)
+            out.append(pattern[i:j])
+            i = j
+        elif c == "(":
+            groups.append(len(out))
+            out.append(c)
+            i += 1
+        elif c == ")":
+            atom = groups.pop() if groups else len(out)
+            out.append(c)
+            i += 1
+        elif c == "{" and atom is not None and _interval_end(pattern, i):
+            j = _interval_end(pattern, i)
+            if pattern[j:j + 1] == "+":
+                out[atom:] = ["(?>" + "".join(out[atom:]) + pattern[i:j] + ")"]
+                j += 1
+            else:
+                out.append(pattern[i:j])
+            atom = None
+            i = j
+        elif c in "$^":
+            out.append("\\Z" if c == "$" else "\\A")
+            atom = None
+            i += 1
+        else:
+            atom = None if c in "|*+?" else len(out)
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _class_end(pattern, i):
+    """The index just past the character class that starts at pattern[i] == '['."""
+    j = i + 1
+    if pattern[j:j + 1] == "^":
+        j += 1
+    if pattern[j:j + 1] == "]":
+        j += 1
+    depth = 1
+    while j < len(pattern):
+        if pattern[j] == "\\":
+            j += 2
+            continue
+        if pattern[j] == "[":
+            depth += 1
+        elif pattern[j] == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    raise ValueError(f"unterminated character class at {i} in {pattern[:60]!r}")
+
+
+def _interval_end(pattern, i):
+    """If pattern[i:] starts with a {m}, {m,} or {m,n} quantifier, the index past it."""
+    j = pattern.find("}", i)
+    body = pattern[i + 1:j] if j > 0 else ""
+    if body and all(part.isdigit() or part == "" for part in body.split(",")) \
+            and body.count(",") <= 1 and body[0].isdigit():
+        return j + 1
+    return 0
+
+
+def _pattern_from_hf(hf):
+    """Undo hf_pattern: Oniguruma's \\Z, \\A back to our $ and ^ (atomic groups stay)."""
+    return hf.replace("\\Z", "$").replace("\\A", "^")
+
+
+# ByteLevel's own split (use_regex=true), as tokenizers writes it
+BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+# Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
+WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
+              "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+SPLIT_BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+class Pipeline:
+    """A tokenizer.json's normalizer and pre-tokenizer, run as `tokenizers` runs them:
+    text -> normalized text -> pieces (each then byte-level encoded and merged). Only the
+    components below are implemented; any other is refused by name:
+    normalizers NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace, Prepend, Sequence;
+    pre-tokenizers ByteLevel (add_prefix_space, use_regex), Split (String or Regex
+    pattern, every behavior, invert), Digits, Sequence; decoders ByteLevel (or none);
+    post-processors ByteLevel, TemplateProcessing (their added ids are not part of
+    encode, which is HF's add_special_tokens=False)."""
+
+    def __init__(self, normalizers, steps):
+        self.normalizers = normalizers  # list of str -> str
+        self.steps = steps              # list of (list of str) -> list of str
+        self.pattern = None             # set by from_json when the file is one of ours
+
+    @classmethod
+    def from_json(cls, data):
+        normalizers = [_normalizer(n) for n in _flatten(data.get("normalizer"), "normalizers")]
+        pre = _flatten(data.get("pre_tokenizer"), "pretokenizers")
+        steps, seen_byte_level = [], False
+        for step in pre:
+            kind = step.get("type") if isinstance(step, dict) else None
+            if seen_byte_level and kind != "ByteLevel":
+                raise ValueError(f"the pre-tokenizer {kind!r} comes after ByteLevel (so it "
+                                 "would see byte-level characters); not supported")
+            if kind == "ByteLevel":
+                seen_byte_level = True
+            steps.append(_pre_tokenizer(step))
+        if not seen_byte_level and not _byte_level_decoder(data):
+            raise ValueError("neither the pre-tokenizer nor the decoder is ByteLevel, so this "
+                             "is not a byte-level BPE")
+        _check_decoder(data.get("decoder"))
+        _check_post_processor(data.get("post_processor"))
+        pipeline = cls(normalizers, steps)
+        pipeline.pattern = _our_pattern(normalizers, pre)
+        return pipeline
+
+    def is_ours(self):
+        """The shape our export writes: no normalizer, [Split(Isolated)], ByteLevel plain."""
+        return self.pattern is not None
+
+    def normalize(self, text):
+        for normalize in self.normalizers:
+            text = normalize(text)
+        return text
+
+    def pieces(self, text):
+        pieces = [self.normalize(text)] if text else []
+        for step in self.steps:
+            pieces = [piece for piece in step(pieces) if piece]
+        return pieces
+
+
+def _flatten(component, key):
+    """A component, or a Sequence of them (nested), as a flat list; [] for None."""
+    if component is None:
+        return []
+    if not isinstance(component, dict):
+        raise ValueError(f"expected a component object, found {str(component)[:40]!r}")
+    if component.get("type") == "Sequence":
+        out = []
+        for part in component.get(key) or []:
+            out += _flatten(part, key)
+        return out
+    return [component]
+
+
+def _normalizer(spec):
+    kind = spec.get("type")
+    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
+        return lambda text: unicodedata.normalize(kind, text)
+    if kind == "Lowercase":
+        # Rust lowercases char by char (no final-sigma rule, unlike str.lower())
+        return lambda text: "".join(map(str.lower, text)) if not text.isascii() else text.lower()
+    if kind == "Strip":
+        left, right = spec.get("strip_left", True), spec.get("strip_right", True)
+
+        def strip(text):
+            if left:
+                text = text.lstrip(WHITE_SPACE)
+            if right:
+                text = text.rstrip(WHITE_SPACE)
+            return text
+        return strip
+    if kind == "Replace":
+        find, content = _pattern_of(spec, "Replace"), spec.get("content", "")
+        return lambda text: find.sub(lambda m: content, text)
+    if kind == "Prepend":
+        prefix = spec.get("prepend", "")
+        return lambda text: prefix + text if text else text
+    raise ValueError(f"the normalizer {kind!r} is not implemented here (only NFC, NFD, NFKC, "
+                     "NFKD, Lowercase, Strip, Replace, Prepend and Sequence are)")
+
+
+def _pattern_of(spec, kind):
+    """A Split/Replace 'pattern' ({'String': s} or {'Regex': r}) compiled for `regex`."""
+    pattern = spec.get("pattern")
+    if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
+        return regex.compile(regex.escape(pattern["String"]))
+    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
+        try:
+            return regex.compile(pattern_from_hf(pattern["Regex"]))
+        except (regex.error, ValueError) as e:
+            raise ValueError(f"the {kind} regex {pattern['Regex'][:60]!r} cannot be read: "
+                             f"{e}") from None
+    raise ValueError(f"the {kind} needs a pattern {{'String': ...}} or {{'Regex': ...}}")
+
+
+def _pre_tokenizer(spec):
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    if kind == "ByteLevel":
+        prefix, use_regex = spec.get("add_prefix_space", True), spec.get("use_regex", True)
+        split = _splitter(regex.compile(BYTE_LEVEL_PATTERN), "Isolated", False)
+
+        def byte_level(pieces):
+            if prefix:
+                pieces = [p if p.startswith(" ") else " " + p for p in pieces]
+            return split(pieces) if use_regex else pieces
+        return byte_level
+    if kind == "Split":
+        behavior = spec.get("behavior")
+        if behavior not in SPLIT_BEHAVIORS:
+            raise ValueError(f"the Split behavior {behavior!r} is unknown; expected one of "
+                             f"{', '.join(SPLIT_BEHAVIORS)}")
+        return _splitter(_pattern_of(spec, "Split"), behavior, bool(spec.get("invert")))
+    if kind == "Digits":
+        digits = regex.compile(r"\p{N}" if spec.get("individual_digits") else r"\p{N}+")
+        return _splitter(digits, "Isolated", False)
+    raise ValueError(f"the pre-tokenizer {kind!r} is not implemented here (only ByteLevel, "
+                     "Split, Digits and Sequence are)")
+
+
+def _splitter(compiled, behavior, invert):
+    """pieces -> pieces, cut where compiled matches, as tokenizers' split() with behavior."""
+    def split(pieces):
+        out = []
+        for piece in pieces:
+            spans, prev = [], 0  # (start, end, is_match), covering the piece
+            for m in compiled.finditer(piece):
+                if m.start() != prev:
+                    spans.append([prev, m.start(), invert])
+                spans.append([m.start(), m.end(), not invert])
+                prev = m.end()
+            if prev != len(piece):
+                spans.append([prev, len(piece), invert])
+            out += [piece[a:b] for a, b in _apply_behavior(spans, behavior)]
+        return out
+    return split
+
+
+def _apply_behavior(spans, behavior):
+    """tokenizers' SplitDelimiterBehavior on (start, end, is_match) spans -> kept spans."""
+    if behavior == "Isolated":
+        return [(a, b) for a, b, _ in spans]
+    if behavior == "Removed":
+        return [(a, b) for a, b, is_match in spans if not is_match]
+    merged, previous = [], False
+    if behavior == "MergedWithNext":
+        for a, b, is_match in reversed(spans):
+            if is_match and not previous and merged:
+                merged[-1][0] = a
+            else:
+                merged.append([a, b])
+            previous = is_match
+        return merged[::-1]
+    for a, b, is_match in spans:
+        join = (is_match and not previous) if behavior == "MergedWithPrevious" \
+            else is_match == previous  # Contiguous
+        if join and merged:
+            merged[-1][1] = b
+        else:
+            merged.append([a, b])
+        previous = is_match
+    return merged
+
+
+def _byte_level_decoder(data):
+    return any(d.get("type") == "ByteLevel" for d in _flatten(data.get("decoder"), "decoders"))
+
+
+def _check_decoder(decoder):
+    for step in _flatten(decoder, "decoders"):
+        if step.get("type") != "ByteLevel":
+            raise ValueError(f"the decoder {step.get('type')!r} is not implemented here (only "
+                             "ByteLevel is)")
+
+
+def _check_post_processor(post):
+    for step in _flatten(post, "processors"):
+        if step.get("type") not in ("ByteLevel", "TemplateProcessing"):
+            raise ValueError(f"the post-processor {step.get('type')!r} is not implemented "
+                             "here (only ByteLevel and TemplateProcessing are)")
+
+
+def _our_pattern(normalizers, pre):
+    """Our split pattern if the pipeline is exactly the shape save_hf writes ("" for
+    ByteLevel alone), else None."""
+    if normalizers or not pre:
+        return None
+    *splits, last = pre
+    if last.get("type") != "ByteLevel" or last.get("add_prefix_space", True) \
+            or last.get("use_regex", True) or len(splits) > 1:
+        return None
+    if not splits:
+        return ""
+    split = splits[0]
+    hf_regex = (split.get("pattern") or {}).get("Regex")
+    if split.get("type") != "Split" or split.get("behavior") != "Isolated" \
+            or split.get("invert") or not isinstance(hf_regex, str):
+        return None
+    pattern = _pattern_from_hf(hf_regex)
+    for preset in PATTERNS.values():
+        if hf_regex == hf_pattern(preset):
+            return preset  # a preset again, so it splits fast and on all cores
+    try:
+        compile_pattern(pattern)
+    except ValueError:
+        return None
+    return pattern if hf_pattern(pattern) == hf_regex else None
+
+
+def pattern_from_hf(onig):
+    """An Oniguruma regex (as in tokenizer.json) rewritten for Python's `regex` module, so
+    both match alike: `$`/`^` are line anchors there ((?m:$), (?m:^) here), `\\z` is `\\Z`
+    here, and `X{m,n}+` is a repeat of the interval there (`(?:X{m,n})+` here).
+
+    >>> pattern_from_hf(r"\\p{N}{1,3}+|\\s+$|\\z")
+    '(?:\\\\p{N}{1,3})+|\\\\s+(?m:$)|\\\\Z'
+    """
+    out, atom, groups = [], None, []
+    i, n = 0, len(onig)
+    while i < n:
+        c = onig[i]
+        if c == "\\":
+            j = i + 2
+            if onig[i + 1:i + 2] in ("p", "P", "x", "N") and onig[j:j + 1] == "{":
+                j = onig.index("}", j) + 1
+            piece = onig[i:j]
+            atom = len(out)
+            out.append("\\Z" if piece == "\\z" else piece)
+            i = j
+        elif c == "[":
+            j = _class_end(onig, i)
+            atom = len(out)
+            out.append(onig[i:j])
+            i = j
+        elif c == "(":
+            groups.append(len(out))
+            out.append(c)
+            i += 1
+        elif c == ")":
+            atom = groups.pop() if groups else len(out)
+            out.append(c)
+            i += 1
+        elif c == "{" and atom is not None and _interval_end(onig, i):
+            j = _interval_end(onig, i)
+            if onig[j:j + 1] == "+" or (onig[j:j + 1] == "?" and "," not in onig[i:j]):
+                # Oniguruma (Ruby syntax): {m,n}+ repeats the interval (not possessive),
+                # and {n}? makes it optional (not lazy)
+                out[atom:] = ["(?:" + "".join(out[atom:]) + onig[i:j] + ")"]
+                atom = len(out) - 1
+                i = j
+                continue
+            out.append(onig[i:j])
+            atom = None
+            i = j
+        elif c in "$^":
+            out.append("(?m:$)" if c == "$" else "(?m:^)")
+            atom = None
+            i += 1
+        else:
+            atom = None if c in "|*+?" else len(out)
+            out.append(c)
+            i += 1
+    return "".join(out)
