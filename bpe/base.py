@@ -454,15 +454,16 @@ class Tokenizer:
 
 
 def raise_disallowed(special):
-    """The ValueError encode raises for special-token text it was not told how to treat
-    (tiktoken's wording, so people can search for it)."""
+    """The ValueError encode raises for special-token text it was not told how to treat:
+    tiktoken's wording (so people can search for it), on one line (so a CLI or an app
+    error box shows it whole)."""
     raise ValueError(
-        f"Encountered text corresponding to disallowed special token {special!r}.\n"
+        f"Encountered text corresponding to disallowed special token {special!r}. "
         "If you want this text to be encoded as a special token, pass it to "
-        f"`allowed_special`, e.g. `allowed_special={{{special!r}, ...}}`.\n"
+        f"`allowed_special`, e.g. `allowed_special={{{special!r}, ...}}`. "
         "If you want this text to be encoded as normal text, disable the check for this "
-        f"token by passing `disallowed_special=(enc.special_tokens_set - {{{special!r}}})`.\n"
-        "To disable this check for all special tokens, pass `disallowed_special=()`.\n")
+        f"token by passing `disallowed_special=(enc.special_tokens_set - {{{special!r}}})`. "
+        "To disable this check for all special tokens, pass `disallowed_special=()`.")
 
 
 class _ChunkCache(dict):
