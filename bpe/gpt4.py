@@ -94,7 +94,7 @@ class RanksTokenizer(RegexTokenizer):
     def save(self, file_prefix):
         raise ValueError(f"{self.name} cannot be saved as a .model file: its byte ids are not "
                          "0-255, which that format cannot express; export it as tiktoken "
-                         "ranks instead (bpe.export.save_tiktoken)")
+                         "ranks instead (bpe.ranks.save_tiktoken)")
 
     def load_text(self, text, source="model"):
         raise ValueError(f"{self.name} is built from tiktoken ranks; load a .model file into "

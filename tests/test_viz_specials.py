@@ -56,18 +56,21 @@ def test_one_outcome_per_policy(gpt4):
     twin = with_specials(gpt4, {"<|im_start|>": 100264})
     outcomes = encode_policies(twin, TEXT, {"<|im_start|>"})
     by_policy = {o.policy: o for o in outcomes}
-    assert list(by_policy) == ["'all'", "'none'", "'none_raise'", "{'<|im_start|>'}"]
+    assert list(by_policy) == ["'all'", "'none'", "'none_raise'",
+                               "{'<|im_start|>'}, disallowed_special=()"]
     assert by_policy["'all'"].ids == twin.encode(TEXT, allowed_special="all")
     assert by_policy["'all'"].specials == 2
     assert by_policy["'none'"].specials == 0
     assert twin.decode(by_policy["'none'"].ids) == TEXT
     raised = by_policy["'none_raise'"]
     assert raised.ids is None and "allowed_special" in raised.error
-    # tiktoken's meaning: a set lets its tokens through and still refuses the others
-    chosen = by_policy["{'<|im_start|>'}"]
-    assert chosen.ids is None and "'<|endoftext|>'" in chosen.error
-    alone = encode_policies(twin, "hi<|im_start|>", {"<|im_start|>"})[-1]
-    assert alone.specials == 1 and alone.ids[-1] == 100264
+    # with disallowed_special=(), tiktoken's way to read other special text as ordinary
+    chosen = by_policy["{'<|im_start|>'}, disallowed_special=()"]
+    assert chosen.specials == 1 and chosen.ids[-1] == 100264
+    assert 100257 not in chosen.ids
+    # a set alone (tiktoken's default disallowed_special="all") refuses the others
+    with pytest.raises(ValueError, match="'<\\|endoftext\\|>'"):
+        twin.encode(TEXT, allowed_special={"<|im_start|>"})
 
 
 def test_none_raise_passes_text_without_specials():
@@ -75,4 +78,4 @@ def test_none_raise_passes_text_without_specials():
     outcomes = encode_policies(tok, "hello there", ())
     assert all(o.error is None for o in outcomes)
     assert len({tuple(o.ids) for o in outcomes}) == 1
-    assert outcomes[-1].policy == "set()"
+    assert outcomes[-1].policy == "set(), disallowed_special=()"

@@ -77,7 +77,8 @@ def with_specials(tok, specials):
 
 @dataclass
 class Outcome:
-    policy: str                   # as written in code: "'none_raise'" or "{'<|x|>'}"
+    policy: str                   # the arguments after allowed_special= as written in code:
+    #                               "'none_raise'", or "{'<|x|>'}, disallowed_special=()"
     ids: Optional[list] = None    # None when encode raised
     error: Optional[str] = None   # the ValueError's message
     specials: int = 0             # how many of ids are special tokens
@@ -86,7 +87,9 @@ class Outcome:
 def encode_policies(tok, text, chosen=()):
     """Encode text under "all", "none", "none_raise" and the set chosen; an Outcome each.
     A ValueError from encode is the expected outcome for "none_raise", kept as its
-    message.
+    message. The set is passed with disallowed_special=(), tiktoken's way to say "only
+    these become special tokens, other special-token text is ordinary text" (a set alone
+    still refuses the others, as in tiktoken).
 
     >>> from bpe import BasicTokenizer
     >>> tok = with_specials(BasicTokenizer(), {"<|x|>": 300})
@@ -96,10 +99,15 @@ def encode_policies(tok, text, chosen=()):
     special_ids = set(tok.special_tokens.values())
     outcomes = []
     for policy in (*POLICIES, set(chosen)):
-        label = repr(policy) if isinstance(policy, str) else (
-            "{" + ", ".join(repr(s) for s in sorted(policy)) + "}" if policy else "set()")
+        kwargs = {"allowed_special": policy}
+        if isinstance(policy, str):
+            label = repr(policy)
+        else:
+            kwargs["disallowed_special"] = ()
+            label = ("{" + ", ".join(repr(s) for s in sorted(policy)) + "}" if policy
+                     else "set()") + ", disallowed_special=()"
         try:
-            ids = tok.encode(text, allowed_special=policy)
+            ids = tok.encode(text, **kwargs)
         except ValueError as e:
             outcomes.append(Outcome(label, error=str(e)))
         else:
