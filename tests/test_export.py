@@ -6,8 +6,7 @@ import tiktoken
 from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
-from bpe import BasicTokenizer, RegexTokenizer, export
-from bpe.reference import RanksTokenizer
+from bpe import BasicTokenizer, RanksTokenizer, RegexTokenizer, hf, load, load_bytes, ranks
 from viz.samples import SAMPLES
 
 TEXTS = [
@@ -37,7 +36,6 @@ def trained(taylorswift):
 
 def with_specials(tok):
     """A copy of tok (through the .model text) with two special tokens."""
-    from bpe import load
     copy = load(text=tok.model_text())
     copy.register_special_tokens({"<|endoftext|>": copy.n_vocab, "<|fim|>": copy.n_vocab + 1})
     return copy
@@ -56,9 +54,9 @@ def our_ids(tok, text):
 
 def test_tiktoken_ranks_file_gives_identical_ids(tok, tmp_path, taylorswift):
     path = tmp_path / "mine.tiktoken"
-    export.save_tiktoken(tok, path)
-    ranks = load_tiktoken_bpe(str(path))
-    enc = tiktoken.Encoding("mine", pat_str=export.tiktoken_pattern(tok), mergeable_ranks=ranks,
+    ranks.save_tiktoken(tok, path)
+    table = load_tiktoken_bpe(str(path))
+    enc = tiktoken.Encoding("mine", pat_str=ranks.tiktoken_pattern(tok), mergeable_ranks=table,
                             special_tokens=tok.special_tokens)
     for text in TEXTS + [SPECIALS_TEXT, taylorswift[:30_000]]:
         if text is SPECIALS_TEXT and not tok.special_tokens:
@@ -68,26 +66,26 @@ def test_tiktoken_ranks_file_gives_identical_ids(tok, tmp_path, taylorswift):
 
 def test_hf_tokenizer_json_gives_identical_ids(tok, tmp_path, taylorswift):
     path = tmp_path / "tokenizer.json"
-    export.save_hf(tok, path)
-    hf = HFTokenizer.from_file(str(path))
+    hf.save_hf(tok, path)
+    theirs = HFTokenizer.from_file(str(path))
     for text in TEXTS + [SPECIALS_TEXT, taylorswift[:30_000]]:
         if text is SPECIALS_TEXT and not tok.special_tokens:
             continue
-        ids = hf.encode(text, add_special_tokens=False).ids
+        ids = theirs.encode(text, add_special_tokens=False).ids
         assert ids == our_ids(tok, text), text[:40]
-        assert hf.decode(ids, skip_special_tokens=False) == text
+        assert theirs.decode(ids, skip_special_tokens=False) == text
 
 
 @pytest.mark.parametrize("fmt", ["tiktoken", "hf"])
 def test_import_round_trip(tok, tmp_path, fmt):
     if fmt == "tiktoken":
         path = tmp_path / "mine.tiktoken"
-        export.save_tiktoken(tok, path)
-        back = export.load_file(path, pattern=tok.pattern, special_tokens=tok.special_tokens)
+        ranks.save_tiktoken(tok, path)
+        back = load(path, pattern=tok.pattern, special_tokens=tok.special_tokens)
     else:
         path = tmp_path / "tokenizer.json"
-        export.save_hf(tok, path)
-        back = export.load_file(path)
+        hf.save_hf(tok, path)
+        back = load(path)
     assert type(back) is type(tok)
     assert back.merges == tok.merges
     assert back.pattern == tok.pattern
@@ -97,43 +95,40 @@ def test_import_round_trip(tok, tmp_path, fmt):
 
 
 def test_hf_pattern_keeps_digit_groups_and_end_anchor():
-    assert export.hf_pattern(r"\p{N}{1,3}+") == r"(?>\p{N}{1,3})"
-    assert export.hf_pattern(r"[{]{2}+|a{2,}|\s++$|^x") == r"(?>[{]{2})|a{2,}|\s++\Z|\Ax"
-    assert export.hf_pattern(r"'(?i:[sdmt]|ll)") == r"'(?i:[sdmt]|ll)"
+    assert hf.hf_pattern(r"\p{N}{1,3}+") == r"(?>\p{N}{1,3})"
+    assert hf.hf_pattern(r"[{]{2}+|a{2,}|\s++$|^x") == r"(?>[{]{2})|a{2,}|\s++\Z|\Ax"
+    assert hf.hf_pattern(r"'(?i:[sdmt]|ll)") == r"'(?i:[sdmt]|ll)"
 
 
 def test_basic_pattern_makes_one_chunk():
     tok = BasicTokenizer()
-    assert export.tiktoken_pattern(tok) == export.WHOLE_TEXT_PATTERN
+    assert ranks.tiktoken_pattern(tok) == ranks.WHOLE_TEXT_PATTERN
     import regex
     text = "a b\n\nc\r\n  "
-    assert regex.findall(export.WHOLE_TEXT_PATTERN, text) == [text]
+    assert regex.findall(ranks.WHOLE_TEXT_PATTERN, text) == [text]
 
 
 def test_token_that_does_not_encode_to_itself_is_refused():
     # 258 = a + (b c), but on its own "abc" becomes (a b) c: tiktoken would say [258]
-    tok = RegexTokenizer()
-    tok.merges = {(97, 98): 256, (98, 99): 257, (97, 257): 258}
-    tok._reset()
+    tok = RegexTokenizer.from_merges({(97, 98): 256, (98, 99): 257, (97, 257): 258})
     with pytest.raises(ValueError, match=r"token 258 \(b'abc'\) encodes to \[256, 99\]"):
-        export.tiktoken_text(tok)
+        ranks.tiktoken_text(tok)
     with pytest.raises(ValueError, match="not to itself"):
-        export.hf_json(tok)
+        hf.hf_json(tok)
 
 
 def test_shuffled_ranks_import_as_ranks_tokenizer():
-    ranks = {bytes([b]): 255 - b for b in range(256)}
-    ranks[b"ab"] = 256
-    tok = export.load_bytes("".join(
-        f"{__import__('base64').b64encode(t).decode()} {r}\n" for t, r in ranks.items()).encode(),
+    table = {bytes([b]): 255 - b for b in range(256)}
+    table[b"ab"] = 256
+    tok = load_bytes(ranks.ranks_text(table).encode(),
         "shuffled.tiktoken", pattern="gpt2")
     assert isinstance(tok, RanksTokenizer)
     assert tok.encode("xab") == [255 - ord("x"), 256]
-    enc = tiktoken.Encoding("s", **{k: v for k, v in export.tiktoken_kwargs(tok).items()
+    enc = tiktoken.Encoding("s", **{k: v for k, v in ranks.tiktoken_kwargs(tok).items()
                                     if k != "name"})
     assert enc.encode("xab abba") == tok.encode("xab abba")
     with pytest.raises(ValueError, match="byte ids are not 0-255"):
-        export.hf_json(tok)
+        hf.hf_json(tok)
 
 
 # ----------------------------------------------------------------- malformed input
@@ -160,12 +155,12 @@ def ranks_lines(extra=""):
 ])
 def test_malformed_tiktoken_file(data, message):
     with pytest.raises(ValueError, match=message):
-        export.load_bytes(data, "bad.tiktoken")
+        load_bytes(data, "bad.tiktoken")
 
 
 def hf_doc(tok=None):
     tok = tok or RegexTokenizer().train("aaabdaaabac hello hello", 256 + 5)
-    return export.hf_json(tok)
+    return hf.hf_json(tok)
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -200,7 +195,7 @@ def test_malformed_hf_file(mutate, message):
     doc = hf_doc()
     mutate(doc)
     with pytest.raises(ValueError, match=message) as e:
-        export.load_bytes(json.dumps(doc).encode(), "tokenizer.json")
+        load_bytes(json.dumps(doc).encode(), "tokenizer.json")
     assert str(e.value).startswith("tokenizer.json")
 
 
@@ -213,10 +208,10 @@ def test_malformed_hf_file(mutate, message):
 ])
 def test_malformed_other_files(data, name, message):
     with pytest.raises(ValueError, match=message):
-        export.load_bytes(data, name)
+        load_bytes(data, name)
 
 
 def test_model_file_loads_through_load_bytes(trained):
     tok = trained["gpt4"]
-    back = export.load_bytes(tok.model_text().encode(), "mine.model")
+    back = load_bytes(tok.model_text().encode(), "mine.model")
     assert back.merges == tok.merges and back.pattern == tok.pattern
