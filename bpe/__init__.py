@@ -1,5 +1,9 @@
 """bpe: exact, fast byte-pair encoding tokenizers, after minbpe's API and tiktoken's manners.
 
+Files: `load(path)` / `load_bytes(data, filename)` open every format (bpe.formats); each
+format has one home: bpe.model (minbpe .model/.vocab), bpe.ranks (tiktoken ranks),
+bpe.hf (Hugging Face tokenizer.json, its pipeline in bpe.hf_pipeline).
+
 >>> from bpe import RegexTokenizer
 >>> tok = RegexTokenizer().train("aaabdaaabac", 256 + 3)
 >>> tok.encode("aaabdaaabac")
