@@ -8,7 +8,7 @@ import unicodedata
 
 import regex
 
-from .regex import PATTERNS, compile_pattern
+from .regex import PATTERNS, compile_pattern, raise_runaway, split_timeout
 
 
 def hf_pattern(pattern):
@@ -248,11 +248,14 @@ def _splitter(compiled, behavior, invert):
         out = []
         for piece in pieces:
             spans, prev = [], 0  # (start, end, is_match), covering the piece
-            for m in compiled.finditer(piece):
-                if m.start() != prev:
-                    spans.append([prev, m.start(), invert])
-                spans.append([m.start(), m.end(), not invert])
-                prev = m.end()
+            try:  # a file's regex may backtrack catastrophically: the core's time limit
+                for m in compiled.finditer(piece, timeout=split_timeout(piece)):
+                    if m.start() != prev:
+                        spans.append([prev, m.start(), invert])
+                    spans.append([m.start(), m.end(), not invert])
+                    prev = m.end()
+            except TimeoutError:
+                raise_runaway(compiled.pattern, piece)
             if prev != len(piece):
                 spans.append([prev, len(piece), invert])
             out += [piece[a:b] for a, b in _apply_behavior(spans, behavior)]

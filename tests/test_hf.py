@@ -168,3 +168,15 @@ def test_hf_tokenizer_exports_its_own_file_again(pairs):
         text, allowed_special="all")
     with pytest.raises(ValueError, match="tiktoken ranks cannot express"):
         ranks.tiktoken_text(ours)
+
+
+def test_runaway_split_regex_in_a_file_is_stopped():
+    hf = train(pre_tokenizers.ByteLevel(add_prefix_space=False))
+    doc = json.loads(hf.to_str())
+    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "(a|a)+$"}, "behavior": "Isolated",
+         "invert": False}, {"type": "ByteLevel", "add_prefix_space": False,
+                            "trim_offsets": False, "use_regex": False}]}
+    ours = load_bytes(json.dumps(doc).encode(), "tokenizer.json")
+    with pytest.raises(ValueError, match="took more than"):
+        ours.encode_ordinary("a" * 40 + "!" + "a" * 40)
