@@ -264,6 +264,10 @@ class HFTokenizer(Tokenizer):
         Tokenizer.__init__(self)
         self.pattern = pipeline.pattern or ""
 
+    def __reduce__(self):
+        # its pipeline holds closures, which pickle cannot carry: rebuild from the file
+        return _rebuild_hf, (self.document, self.name, dict(self.special_tokens))
+
     @property
     def merges(self):
         """(int, int) -> int in this file's ids, in merge order."""
@@ -322,6 +326,13 @@ class HFTokenizer(Tokenizer):
     def load_text(self, text, source="model"):
         raise ValueError(f"{self.name} is built from a tokenizer.json; load a .model file "
                          "with bpe.load()")
+
+
+def _rebuild_hf(document, name, special_tokens):
+    """An HFTokenizer again from its tokenizer.json and special tokens (for pickle)."""
+    tok = tokenizer_from_hf(document, source=name)
+    tok.register_special_tokens(special_tokens)
+    return tok
 
 
 _BYTE_CHARS = bytes_to_unicode()

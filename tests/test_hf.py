@@ -180,3 +180,12 @@ def test_runaway_split_regex_in_a_file_is_stopped():
     ours = load_bytes(json.dumps(doc).encode(), "tokenizer.json")
     with pytest.raises(ValueError, match="took more than"):
         ours.encode_ordinary("a" * 40 + "!" + "a" * 40)
+
+
+def test_hf_tokenizer_pickles(pairs):
+    import pickle
+    _, ours = pairs["NFKC Strip Lowercase + ByteLevel"]
+    twin = ours.with_special_tokens({"<|new|>": 9000})
+    back = pickle.loads(pickle.dumps(twin))
+    text = " Hello <|new|> ＷＯＲＬＤ "
+    assert back.encode(text, allowed_special="all") == twin.encode(text, allowed_special="all")
