@@ -26,6 +26,23 @@ def merge_parents(tok):
     return {idx: pair for pair, idx in tok.merges.items()}
 
 
+def check_replayable(parents):
+    """ValueError unless merge k made id 256 + k from ids below its own, as in minbpe and
+    GPT-4 (replay reads "the first k merges" as "ids below 256 + k"). A tokenizer.json
+    with another id layout (an HFTokenizer) is refused rather than replayed wrongly.
+
+    >>> check_replayable({300: (97, 98)})
+    Traceback (most recent call last):
+    ValueError: replay needs merges that make ids 256, 257, ... in order from smaller ids; this tokenizer's ids are laid out otherwise (e.g. a tokenizer.json with its own id layout)
+    """
+    ok = not parents or (min(parents) == 256 and max(parents) == 255 + len(parents)
+                         and all(p0 < idx and p1 < idx for idx, (p0, p1) in parents.items()))
+    if not ok:
+        raise ValueError("replay needs merges that make ids 256, 257, ... in order from "
+                         "smaller ids; this tokenizer's ids are laid out otherwise (e.g. a "
+                         "tokenizer.json with its own id layout)")
+
+
 def split_below(ids, parents, limit):
     """Take each token apart until every piece has an id below limit (or is a byte).
 
@@ -55,6 +72,7 @@ def encode_with_first_merges(tok, text, k, parents=None):
     [256, 97, 98, 100, 256, 97, 98, 97, 99]
     """
     parents = merge_parents(tok) if parents is None else parents
+    check_replayable(parents)
     return split_below(tok.encode_ordinary(text), parents, 256 + k)
 
 
@@ -88,6 +106,7 @@ def token_counts_by_merge(tok, text):
     [11, 9, 7, 5]
     """
     parents = merge_parents(tok)
+    check_replayable(parents)
     ids = tok.encode_ordinary(text)
     applied = merge_applications(ids, parents)
     per_merge = [applied.get(256 + i, 0) for i in range(len(parents))]

@@ -189,3 +189,10 @@ def test_hf_tokenizer_pickles(pairs):
     back = pickle.loads(pickle.dumps(twin))
     text = " Hello <|new|> ＷＯＲＬＤ "
     assert back.encode(text, allowed_special="all") == twin.encode(text, allowed_special="all")
+
+
+def test_replay_refuses_a_shuffled_layout(pairs):
+    from bpe.replay import token_counts_by_merge
+    _, ours = pairs["GPT-2 style ids"]
+    with pytest.raises(ValueError, match="laid out otherwise"):
+        token_counts_by_merge(ours, "hello world")

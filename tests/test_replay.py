@@ -46,3 +46,11 @@ def test_counts_never_increase(gpt4):
     counts = token_counts_by_merge(gpt4, TEXT * 3)
     assert all(a >= b for a, b in zip(counts, counts[1:]))
     assert counts[0] > counts[-1]
+
+
+def test_replay_refuses_an_id_layout_it_would_misread():
+    import pytest
+    from bpe.replay import check_replayable
+    check_replayable({256: (97, 98), 257: (256, 99)})
+    with pytest.raises(ValueError, match="in order"):
+        check_replayable({256: (97, 257), 257: (97, 98)})
