@@ -8,6 +8,7 @@ Every page that colors tokens calls `tokens_html`, so escaping, whitespace marke
 colors are decided here once. Nothing here imports streamlit.
 """
 import html
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Optional
@@ -256,8 +257,8 @@ def display_text(token_bytes, *, whitespace=None, marks=PLAIN_MARKS):
         text = token_bytes
     else:
         text = bytes(token_bytes).decode("utf-8", errors="surrogateescape")
-    if text.isascii() and text.isprintable() and (ws is None or " " not in text):
-        return text  # the common case, fast
+    if text.isprintable() and (ws is None or " " not in text) and not _DRAWS_NOTHING.search(text):
+        return text  # the common case, fast: nothing to mark
     open_, close = marks
     out = []
     raw = []  # pending undecodable bytes, shown together as one hex marker
@@ -296,6 +297,9 @@ def _joins_emoji(text, k):
     return ch != "\u200d" or (k + 1 < len(text) and _is_emoji(text[k + 1]))
 
 
+# printable (so str.isprintable lets them through) yet drawn as nothing on their own
+_DRAWS_NOTHING = re.compile("[\u034f\u180e\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
 _WHITESPACE = {None: None, "markers": {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"},
                "gpt2": {" ": "Ġ", "\n": "Ċ", "\t": "ĉ", "\r": "č"}}
 
@@ -325,30 +329,44 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None):
       n     [int]  tokens per span (mostly 1)
       nc    [int]  characters (code points) per span
       show  [str]  each span's display text (display_text with VIEW_MARKS)
-      parts {str(span): [str]}  each token's display text, for spans of several tokens
+      parts [str]  each token's display text, for the tokens of spans of several tokens
+                   only, in order (the table shows them)
     plus caption when given. Offsets are prefix sums of nb and nc.
 
     >>> row = view_row([b"a", "👋".encode(), "🏽".encode(), b"\\x00"], [1, 2, 3, 4])
-    >>> row["n"], row["nc"], row["show"]
-    ([1, 2, 1], [1, 2, 1], ['a', '👋🏽', '\\x01NUL\\x02'])
+    >>> row["n"], row["nc"], row["show"], row["parts"]
+    ([1, 2, 1], [1, 2, 1], ['a', '👋🏽', '\\x01NUL\\x02'], ['👋', '🏽'])
     """
     token_bytes = list(token_bytes)
     joined = b"".join(token_bytes)
-    text = joined.decode("utf-8", errors="surrogateescape")
+    text = None        # decoded only if a cut needs the grapheme rules
     n_bytes = len(joined)
     nb = [len(t) for t in token_bytes]
-    spans_n, spans_nc, show, parts = [], [], [], {}
+    spans_n, spans_nc, show, parts = [], [], [], []
     grapheme = None
     gpos = 0           # a known grapheme boundary (char offset) at or after span start
     first = 0          # index of the first token of the open span
     byte_start = pos = char_start = 0
-    for i, size in enumerate(nb):
-        pos += size
-        if i + 1 < len(nb) and pos < n_bytes:
+    last = len(nb) - 1
+    for i, token in enumerate(token_bytes):
+        pos += nb[i]
+        if i == first and token.isascii() and i < last and joined[pos] < 0x80:
+            # the common case: a whole ASCII token followed by ASCII: its own span
+            if not (token.endswith(b"\r") and joined[pos] == 0x0A):
+                spans_n.append(1)
+                spans_nc.append(nb[i])
+                shown = token.decode("ascii")
+                show.append(shown if shown.isprintable() and (whitespace is None or " " not in shown) else
+                            display_text(shown, whitespace=whitespace, marks=VIEW_MARKS))
+                first, byte_start, char_start = i + 1, pos, char_start + nb[i]
+                continue
+        if i < last and pos < n_bytes:
             if 0x80 <= joined[pos] <= 0xBF:
                 continue  # the next token continues this character
             char_end = char_start + len(joined[byte_start:pos].decode(
                 "utf-8", errors="surrogateescape"))
+            if text is None:
+                text = joined.decode("utf-8", errors="surrogateescape")
             prev, nxt = text[char_end - 1], text[char_end]
             if not (prev.isascii() and nxt.isascii()) or (prev == "\r" and nxt == "\n"):
                 grapheme = grapheme or _grapheme_re()
@@ -360,8 +378,8 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None):
         piece = joined[byte_start:pos]
         span_text = piece.decode("utf-8", errors="surrogateescape")
         if i > first:  # a multi-token span: each token's own display, for the table
-            parts[str(len(spans_n))] = [display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
-                                        for t in token_bytes[first:i + 1]]
+            parts.extend(display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
+                         for t in token_bytes[first:i + 1])
         spans_n.append(i + 1 - first)
         spans_nc.append(len(span_text))
         show.append(display_text(span_text, whitespace=whitespace, marks=VIEW_MARKS))

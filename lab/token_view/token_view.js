@@ -18,8 +18,42 @@ export default function (component) {
     STATES.set(parentElement, view);
   }
   view.setStateValue = setStateValue;
-  view.update(data || {});
+  view.update(unpack(data) || {});
   return undefined;
+}
+
+// The bytes lab/token_view.py pack() makes: "TV1\0", uint32 header length, JSON header,
+// then blobs the header points at: {"$a": [offset, count, type]} a typed array,
+// {"$s": [offset, nbytes]} strings joined by \x03, {"$t": [offset, nbytes]} a string.
+const ARRAYS = { B: Uint8Array, H: Uint16Array, i: Int32Array };
+function unpack(data) {
+  if (!data || !(data instanceof Uint8Array || data instanceof ArrayBuffer)) return data;
+  const u8 = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+  const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+  const len = dv.getUint32(4, true);
+  const utf8 = new TextDecoder();
+  const header = JSON.parse(utf8.decode(u8.subarray(8, 8 + len)));
+  const base = 8 + len + ((4 - ((8 + len) % 4)) % 4);
+  const walk = (v) => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") {
+      if (v.$a) {
+        const [offset, count, code] = v.$a;
+        const Type = ARRAYS[code];
+        const start = u8.byteOffset + base + offset;
+        // a typed array needs an aligned start: copy when the payload is not aligned
+        if (start % Type.BYTES_PER_ELEMENT === 0) return new Type(u8.buffer, start, count);
+        return new Type(u8.slice(base + offset, base + offset + count * Type.BYTES_PER_ELEMENT).buffer);
+      }
+      if (v.$s) return utf8.decode(u8.subarray(base + v.$s[0], base + v.$s[0] + v.$s[1])).split("\x03");
+      if (v.$t) return utf8.decode(u8.subarray(base + v.$t[0], base + v.$t[0] + v.$t[1]));
+      const out = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  return walk(header);
 }
 
 function el(tag, cls, text) {
@@ -131,7 +165,8 @@ function mount(parent) {
   area.addEventListener("input", () => {
     clearTimeout(view.timer);
     view.status.textContent = "updating…";
-    view.timer = setTimeout(() => send(view), DEBOUNCE_MS);
+    // a big text costs the server a full encode per send: wait longer between sends
+    view.timer = setTimeout(() => send(view), area.value.length > 200_000 ? 4 * DEBOUNCE_MS : DEBOUNCE_MS);
   });
   root.addEventListener("mouseover", (ev) => {
     const target = ev.target.closest && ev.target.closest("[data-i]");
@@ -237,10 +272,12 @@ function update(view, data) {
     }
     const byteStart = new Float64Array(row.nb.length + 1);
     for (let t = 0; t < row.nb.length; t++) byteStart[t + 1] = byteStart[t] + row.nb[t];
+    const partStart = new Map();  // multi-token span -> where its tokens sit in row.parts
+    for (let s = 0, at = 0; s < nspans; s++) if (row.n[s] > 1) { partStart.set(s, at); at += row.n[s]; }
     const classes = new Map();  // span -> extra classes
     for (const [name, spans] of Object.entries(row.marks || {}))
       for (const s of spans) classes.set(s, (classes.get(s) || "") + " m-" + name);
-    return { row, bytes, tokStart, charStart, byteStart, classes };
+    return { row, bytes, tokStart, charStart, byteStart, classes, partStart };
   });
 
   view.rows.replaceChildren();
@@ -430,8 +467,7 @@ function drawLists(view, data) {
 function tokenShow(ix, s, t) {
   const row = ix.row;
   if (row.n[s] === 1) return row.show[s];
-  const parts = row.parts && row.parts[String(s)];
-  return parts ? parts[t - ix.tokStart[s]] : "";
+  return (row.parts && row.parts[ix.partStart.get(s) + t - ix.tokStart[s]]) || "";
 }
 
 function show(view, r, s, target) {
