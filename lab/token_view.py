@@ -13,7 +13,7 @@ Its HTML/CSS/JS live in lab/token_view/ (no build step, nothing from a CDN).
 Call signature:
 
     token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
-               box_height=420, on_text_change=None) -> ComponentResult
+               box_height=420, on_text_change=None, pair=None) -> ComponentResult
 
 rows: a list of row dicts, drawn one under the other. A row is what `viz.tokens.view_row`
 returns (columns, so a 1 MB text is cheap to send):
@@ -35,8 +35,18 @@ and optional keys a page may add:
                              framed: a special token), "differs" (wavy underline), "dim"
     chunk    [int]           a chunk number per span: alternating underline per chunk
     notes    {str(span): str} an extra line in that span's hover card
-Two tokenizers on the same text (Compare): two rows built from the same text; the byte
-offsets (data-bytes) of both rows refer to the same bytes, so cuts line up by offset.
+Two tokenizers on the same text (Compare), two ways:
+  - pair=viz.tokens.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
+    ONE aligned view. The text is drawn once, in pieces cut at every span boundary of
+    A or B; A's spans are a colored band above the pieces and B's a band below, A's cuts
+    a mark on the top half of a piece's left edge and B's on the bottom half, red when
+    only one of them cuts there (class "cut-diff"). So A's and B's cut marks for one
+    byte offset share an x position by construction. Each piece carries data-bytes,
+    data-pa / data-pb (its A and B span), and the first piece of each span
+    data-ids-a / data-ids-b (its ids; so [data-ids-a] lists A's tokens in order).
+    Hovering a piece outlines A's span and dashes every B span overlapping it; the
+    card shows both. Give row_a["text"] = text and captions in row_a/row_b["caption"].
+  - or two rows (rows=[row_a, row_b]), each drawn on its own, wrapping on its own.
 
 editor: None (no text box), or a dict for the live text box drawn above the rows:
     {"text": str or None,  # set the box to this text (when version changes); None: keep
@@ -73,9 +83,10 @@ _component = st.components.v2.component(
 
 
 def token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
-               box_height=420, on_text_change=None):
+               box_height=420, on_text_change=None, pair=None):
     """Draw rows of tokens (see the module docstring for the data format)."""
-    data = {"rows": rows, "editor": editor, "lists": lists, "summary": summary, "note": note,
+    data = {"rows": rows, "pair": pair, "editor": editor, "lists": lists, "summary": summary,
+            "note": note,
             "box_height": box_height, "palette": VIEW_PALETTE}
     callbacks = {}
     if editor is not None:

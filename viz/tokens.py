@@ -415,3 +415,47 @@ def contrast(fg, bg):
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
     hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def pair_view(row_a, row_b, text_bytes, *, whitespace=None):
+    """Two tokenizations of the same text, aligned: the text once, cut into pieces at
+    every span boundary of either row, so A's and B's cuts share x positions.
+
+    row_a, row_b: view_row results over the same text_bytes. Returns {"a": row_a,
+    "b": row_b, "pieces": {...}} where pieces has, per piece: nb (bytes), nc (chars),
+    sa / sb (the A and B span it belongs to) and show (display text). The view draws A's
+    spans as a band above the pieces and B's below, and marks a cut that only one has.
+
+    >>> a = view_row([b"ab", b"c"], [1, 2]); b = view_row([b"a", b"bc"], [3, 4])
+    >>> p = pair_view(a, b, b"abc")["pieces"]
+    >>> p["nb"], p["sa"], p["sb"], p["show"]
+    ([1, 1, 1], [0, 0, 1], [0, 1, 1], ['a', 'b', 'c'])
+    """
+    def span_ends(row):
+        ends, at, t = [], 0, 0
+        for n in row["n"]:
+            at += sum(row["nb"][t:t + n])
+            t += n
+            ends.append(at)
+        return ends
+
+    ends_a, ends_b = span_ends(row_a), span_ends(row_b)
+    if ends_a[-1:] != ends_b[-1:] or (ends_a and ends_a[-1] != len(text_bytes)):
+        raise ValueError("pair_view needs two rows over the same text")
+    cuts = sorted(set(ends_a) | set(ends_b))
+    pieces = {"nb": [], "nc": [], "sa": [], "sb": [], "show": []}
+    sa = sb = start = 0
+    for end in cuts:
+        piece = text_bytes[start:end]
+        shown = piece.decode("utf-8", errors="surrogateescape")
+        pieces["nb"].append(end - start)
+        pieces["nc"].append(len(shown))
+        pieces["sa"].append(sa)
+        pieces["sb"].append(sb)
+        pieces["show"].append(display_text(shown, whitespace=whitespace, marks=VIEW_MARKS))
+        if end == ends_a[sa]:
+            sa += 1
+        if end == ends_b[sb]:
+            sb += 1
+        start = end
+    return {"a": row_a, "b": row_b, "pieces": pieces}
