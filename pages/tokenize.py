@@ -19,19 +19,14 @@ from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.tokens import parse_ids, view_row
+from viz.tokens import counts, parse_ids, view_row
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
 URL_TEXT_LIMIT = 1_000  # longer texts are left out of the link (URLs have length limits)
 
-DEFAULTS = {  # key -> default, remembered across visits to other pages
-    "tokenize_text": SAMPLES[DEFAULT_SAMPLE],
-    "tokenize_tokenizer": state.GPT4_NAME,
-    "tokenize_by_id": False,
-    "tokenize_markers": False,
-    "tokenize_gpt2": False,
-    "tokenize_specials": False,
-}
+DEFAULTS = {"tokenize_text": SAMPLES[DEFAULT_SAMPLE], "tokenize_tokenizer": state.GPT4_NAME,
+            "tokenize_by_id": False, "tokenize_markers": False, "tokenize_gpt2": False,
+            "tokenize_specials": False}  # key -> default, remembered across pages
 # query parameter -> key; flags are "1" in the URL
 URL_KEYS = {"tokenizer": "tokenize_tokenizer", "by_id": "tokenize_by_id",
             "markers": "tokenize_markers", "gpt2": "tokenize_gpt2",
@@ -144,7 +139,7 @@ left_out = share(name)
 
 text = st.session_state["tokenize_text"]
 badges = st.container(horizontal=True)
-ids, rows, summary, status = [], [], None, ""
+ids, rows, summary = [], [], None
 if len(text) > TEXT_LIMIT:
     st.error(f"The text has {len(text):,} characters; this page tokenizes up to "
              f"{TEXT_LIMIT:,}. For bigger inputs use the command line: "
@@ -167,16 +162,11 @@ elif text:
         row = view_row(tok.decode_tokens_bytes(ids), ids, whitespace=whitespace)
         row["color_by"] = "id" if by_id else "position"  # its text is the box's
         rows = [row]
-        n_bytes = len(text.encode("utf-8"))
-        summary = [["Tokens", f"{len(ids):,}"], ["Characters", f"{len(text):,}"],
-                   ["Bytes", f"{n_bytes:,}", "UTF-8 bytes: what BPE starts from."],
-                   ["Bytes per token", f"{n_bytes / len(ids):.2f}" if ids else "–",
-                    "Higher is better compression."]]
+        summary = counts(text, ids)
         with badges:
             ok = tok.decode(ids) == text
-            st.badge(f"decode(encode(text)) {'==' if ok else '!='} text",
-                     icon=":material/check:" if ok else ":material/close:",
-                     color="green" if ok else "red")
+            st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
+                     if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
             if name == state.GPT4_NAME:
                 parity_badge(ids, text, specials)
 
