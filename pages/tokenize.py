@@ -94,10 +94,20 @@ def load_sample():
         set_text(SAMPLES[name])
 
 
+def once(slot, key, make):
+    """make()'s value, remembered for one key per slot in this session: a toggle that
+    leaves the text alone does not encode 1 MB again."""
+    held = st.session_state.setdefault("tokenize_memo", {}).get(slot)
+    if held is None or held[0] != key:
+        held = st.session_state["tokenize_memo"][slot] = (key, make())
+    return held[1]
+
+
 def parity_badge(ids, text, specials):
     """Whether our ids are tiktoken's cl100k_base ids for this text."""
     enc = cl100k()
-    reference = enc.encode(text, allowed_special="all") if specials else enc.encode_ordinary(text)
+    reference = once("cl100k", (specials, text), lambda: enc.encode(text, allowed_special="all")
+                     if specials else enc.encode_ordinary(text))
     if reference == ids:
         st.badge("ids == tiktoken's cl100k_base", icon=":material/check:", color="green")
     else:
@@ -152,19 +162,21 @@ elif text:
                 "encoded as ordinary text (allowed_special='none'), the safe choice for "
                 "untrusted input; turn on **Encode special tokens** to encode it as the "
                 "special token.")
+    run = (name, id(tok), specials, text)  # what the ids depend on; toggles do not
     try:
-        ids = tok.encode(text, allowed_special="all" if specials else "none")
+        ids = once("ids", run, lambda: tok.encode(text, allowed_special="all" if specials
+                                                  else "none"))
     except ValueError as e:  # e.g. a custom split pattern that skips characters
         st.error(f"{md(name)} cannot encode this text: {md(e)}")
         ids = None
     if ids is not None:
         whitespace = "gpt2" if gpt2 else "markers" if markers else None
-        row = view_row(tok.decode_tokens_bytes(ids), ids, whitespace=whitespace)
-        row["color_by"] = "id" if by_id else "position"  # its text is the box's
-        rows = [row]
+        row = once("row", (run, whitespace), lambda: view_row(
+            tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
+        rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
         summary = counts(text, ids)
         with badges:
-            ok = tok.decode(ids) == text
+            ok = once("roundtrip", run, lambda: tok.decode(ids) == text)
             st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
                      if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
             if name == state.GPT4_NAME:
@@ -178,7 +190,7 @@ token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_chang
                    "height": 180, "max_chars": TEXT_LIMIT,
                    "status": "" if text else "Type or paste some text, or pick a sample."})
 if ids:
-    st.download_button("Download the ids (JSON)", json.dumps(ids), "ids.json",
+    st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
                        mime="application/json", key="tokenize_download_ids")
 if left_out:
     st.caption("Not in this page's link: " + "; ".join(left_out) + ".")
