@@ -135,14 +135,14 @@ with sample_col:
         (s for s, t in SAMPLES.items() if t == st.session_state["tokenize_text"]), None)
     st.pills("Samples", list(SAMPLES), key="tokenize_sample", on_change=load_sample)
 
-t1, t2, t3, t4 = st.columns([1, 1, 1.4, 1.1])  # the Ġ label is the longest
-by_id = t1.toggle("Color by token id", key="tokenize_by_id",
+toggles = st.container(horizontal=True, gap="large")  # wraps on narrow screens
+by_id = toggles.toggle("Color by token id", key="tokenize_by_id",
                   help="Same token, same color. Off: neighbours never share a color.")
-markers = t2.toggle("Whitespace markers", key="tokenize_markers",
+markers = toggles.toggle("Whitespace markers", key="tokenize_markers",
                     help="Space ·, tab →, newline ↵ (then a real line break).")
-gpt2 = t3.toggle("Show spaces as Ġ (GPT-2 style)", key="tokenize_gpt2",
+gpt2 = toggles.toggle("Show spaces as Ġ (GPT-2 style)", key="tokenize_gpt2",
                  help="As GPT-2's byte-level vocabulary prints them: space Ġ, newline Ċ.")
-specials = t4.toggle("Encode special tokens", key="tokenize_specials",
+specials = toggles.toggle("Encode special tokens", key="tokenize_specials",
                      help="Off: text like <|endoftext|> is encoded as ordinary text "
                           "(allowed_special='none'). On: as the special token ('all').")
 left_out = share(name)
