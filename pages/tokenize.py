@@ -135,7 +135,7 @@ with sample_col:
         (s for s, t in SAMPLES.items() if t == st.session_state["tokenize_text"]), None)
     st.pills("Samples", list(SAMPLES), key="tokenize_sample", on_change=load_sample)
 
-toggles = st.container(horizontal=True, gap="large")  # wraps on narrow screens
+toggles = st.container(horizontal=True, gap="medium")  # wraps on narrow screens
 by_id = toggles.toggle("Color by token id", key="tokenize_by_id",
                   help="Same token, same color. Off: neighbours never share a color.")
 markers = toggles.toggle("Whitespace markers", key="tokenize_markers",
