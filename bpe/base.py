@@ -150,6 +150,15 @@ class Tokenizer:
     def _encode_chunk(self, text_bytes):
         raise NotImplementedError
 
+    def encode_chunk(self, text_bytes):
+        """The ids of one chunk of bytes, as if no split pattern cut it.
+
+        >>> from bpe import BasicTokenizer
+        >>> BasicTokenizer().encode_chunk(b"hi")
+        [104, 105]
+        """
+        return self._encode_chunk(bytes(text_bytes))
+
     def encode_ordinary(self, text):
         """Encode text, treating special-token text as ordinary text."""
         text = clean_text(text)

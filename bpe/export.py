@@ -14,8 +14,6 @@ every token, encoded on its own, comes out as itself (see check_rank_consistent)
 export checks that and refuses otherwise. This file imports neither tiktoken nor
 tokenizers; it writes and reads their files.
 """
-import base64
-import binascii
 import json
 import os
 
@@ -23,105 +21,21 @@ from .base import MODEL_VERSION
 from .basic import BasicTokenizer
 from .regex import PATTERNS, RegexTokenizer
 
-# A pattern under which tiktoken sees the whole text as one chunk, as BasicTokenizer does
-# ([\s\S] because "." would stop at newlines).
-WHOLE_TEXT_PATTERN = r"[\s\S]+"
 
 
 # ------------------------------------------------------------------ tiktoken ranks
-def check_rank_consistent(tok):
-    """Raise ValueError unless tiktoken's rule gives tok's ids: every token must encode to
-    itself. (If all do, tiktoken can never see a pair whose concatenation is a token that
-    ours would not merge: the bytes of that token would then encode to that pair.) A token
-    whose bytes two different merges produce fails this too."""
-    for idx, token in tok.vocab.items():
-        if idx < 256 or idx in tok.inverse_special_tokens:
-            continue
-        ids = tok._encode_chunk(token)
-        if ids != [idx]:
-            raise ValueError(
-                f"token {idx} ({token!r}) encodes to {ids}, not to itself, so tiktoken's rule "
-                "(merge by rank of the concatenated bytes) would give different ids than this "
-                "tokenizer; it cannot be exported as tiktoken ranks or tokenizer.json")
-
-
-def mergeable_ranks(tok):
-    """bytes -> rank (= our id) for tok's ordinary tokens, checked to give our ids."""
-    if hasattr(tok, "ranks"):  # GPT4Tokenizer and RanksTokenizer: already tiktoken's rule
-        return dict(tok.ranks)
-    check_rank_consistent(tok)
-    specials = set(tok.special_tokens.values())
-    return {token: idx for idx, token in tok.vocab.items() if idx not in specials}
-
-
-def tiktoken_pattern(tok):
-    """The pat_str tiktoken needs to split text as tok does."""
-    return tok.pattern or WHOLE_TEXT_PATTERN
-
-
-def tiktoken_kwargs(tok, name="bpe_lab"):
-    """Keyword arguments for tiktoken.Encoding that reproduce tok's ids:
-    `tiktoken.Encoding(**tiktoken_kwargs(tok))`."""
-    return {"name": name, "pat_str": tiktoken_pattern(tok),
-            "mergeable_ranks": mergeable_ranks(tok), "special_tokens": dict(tok.special_tokens)}
-
-
-def tiktoken_text(tok):
-    """The contents of a .tiktoken file for tok (the special tokens and pattern are not part
-    of the format: pass them to tiktoken.Encoding yourself)."""
-    ranks = mergeable_ranks(tok)
-    return "".join(f"{base64.b64encode(token).decode('ascii')} {rank}\n"
-                   for token, rank in sorted(ranks.items(), key=lambda item: item[1]))
-
-
-def parse_tiktoken_ranks(data, source="ranks"):
-    """The bytes of a .tiktoken file -> bytes -> rank. ValueError naming the line if malformed.
-
-    >>> import base64
-    >>> data = b"".join(base64.b64encode(bytes([b])) + b" %d\\n" % b for b in range(256))
-    >>> ranks = parse_tiktoken_ranks(data)
-    >>> len(ranks), ranks[b"a"]
-    (256, 97)
-    >>> parse_tiktoken_ranks(b"YQ== 0\\n")
-    Traceback (most recent call last):
-    ValueError: ranks lacks 255 of the 256 single-byte tokens (e.g. b'\\x00'), so some text could not be encoded
-    """
-    ranks = {}
-    seen = {}
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        try:
-            if len(parts) != 2:
-                raise ValueError
-            token, rank = base64.b64decode(parts[0], validate=True), int(parts[1])
-        except (ValueError, binascii.Error):
-            raise ValueError(f"{source} line {lineno}: expected '<base64 token> <rank>', found "
-                             f"{line[:40].decode('utf-8', 'replace')!r}; is this a .tiktoken "
-                             "file?") from None
-        if token in ranks:
-            raise ValueError(f"{source} line {lineno}: token {token!r} appears twice")
-        if rank in seen:
-            raise ValueError(f"{source} line {lineno}: rank {rank} is given to {seen[rank]!r} "
-                             f"and {token!r}; every token needs its own rank")
-        ranks[token] = rank
-        seen[rank] = token
-    if not ranks:
-        raise ValueError(f"{source} has no '<base64 token> <rank>' lines")
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing:
-        raise ValueError(f"{source} lacks {len(missing)} of the 256 single-byte tokens (e.g. "
-                         f"{bytes([missing[0]])!r}), so some text could not be encoded")
-    return ranks
+# the format lives in ranks.py; these names stay importable from here for old callers
+from .ranks import (WHOLE_TEXT_PATTERN, check_rank_consistent, mergeable_ranks,  # noqa: E402,F401
+                    parse_ranks as parse_tiktoken_ranks, save_tiktoken, tiktoken_kwargs,
+                    tiktoken_pattern, tiktoken_text)
 
 
 def tokenizer_from_ranks(ranks, pattern="gpt4", special_tokens=None, source="ranks"):
     """A tokenizer over tiktoken ranks: a RegexTokenizer (BasicTokenizer for the whole-text
     pattern) with the merges recovered when the bytes have ids 0-255 and the ranks run on
     without gaps, as ours do; otherwise a RanksTokenizer, which encodes by rank directly."""
-    from .gpt4 import recover_merges
-    from .reference import RanksTokenizer
+    from .gpt4 import RanksTokenizer
+    from .ranks import recover_merges
     pattern = PATTERNS.get(pattern, pattern)
     ours = (all(ranks[bytes([b])] == b for b in range(256))
             and sorted(ranks.values()) == list(range(len(ranks))))
@@ -129,7 +43,7 @@ def tokenizer_from_ranks(ranks, pattern="gpt4", special_tokens=None, source="ran
         return RanksTokenizer(ranks, pattern, special_tokens, name=source)
     try:
         merges = recover_merges(ranks)
-    except (TypeError, KeyError):  # recover_merges found a token it cannot build
+    except ValueError:  # recover_merges found a token it cannot build
         merges = None
     if merges is None or len(merges) != len(ranks) - 256:
         raise ValueError(f"{source}: some token cannot be built by merging two tokens of lower "
@@ -140,13 +54,6 @@ def tokenizer_from_ranks(ranks, pattern="gpt4", special_tokens=None, source="ran
     if special_tokens:
         tok.register_special_tokens(dict(special_tokens))
     return tok
-
-
-def save_tiktoken(tok, path):
-    """Write tok's ranks to path (a .tiktoken file)."""
-    text = tiktoken_text(tok)  # before opening, so a refused export leaves no file
-    with open(os.fspath(path), "w", encoding="ascii") as f:
-        f.write(text)
 
 
 # --------------------------------------------------------------- Hugging Face JSON

