@@ -17,16 +17,14 @@ does not know about the app; lab/parity.py checks our ids against the owners' li
 import base64
 import functools
 import gzip
-import hashlib
-import importlib.util
 import json
-import os
 from dataclasses import dataclass, field
 
 import regex
 
 from .gpt4 import (CL100K_FILE, CL100K_SHA256, GPT4_SPECIAL_TOKENS, GPT4Tokenizer,  # noqa: F401
                    RanksTokenizer)
+from .ranks import check_sha256, find_data_file, read_ranks_file
 from .regex import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .sentencepiece_bpe import SPACE, SentencePieceBPE
 
@@ -142,15 +140,8 @@ REFERENCES = {ref.name: ref for ref in [
 def locate(ref):
     """The path of ref's file in the installed package that ships it, found without
     importing the package; FileNotFoundError (saying what to install) if it is not there."""
-    try:
-        spec = importlib.util.find_spec(ref.module)
-    except (ImportError, ValueError):
-        spec = None
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = os.path.join(folder, *ref.file.split("/"))
-        if os.path.isfile(path):
-            return path
-    raise FileNotFoundError(ref.missing)
+    folder, _, name = ref.file.rpartition("/")
+    return find_data_file(ref.module, name, folder, missing=ref.missing)
 
 
 def read_checked(ref, path):
@@ -159,12 +150,12 @@ def read_checked(ref, path):
         data = f.read()
     if path.endswith(".gz"):
         data = gzip.decompress(data)
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != ref.sha256:
-        raise ValueError(f"{path} has sha256 {digest}, expected {ref.sha256} for {ref.label}; "
-                         f"the file is damaged or not the one this lab was checked against: "
-                         f"reinstall {ref.package} ({ref.install})")
+    check_sha256(data, ref.sha256, path, _reinstall(ref))
     return data
+
+
+def _reinstall(ref):
+    return f"reinstall {ref.package} ({ref.install})"
 
 
 def available_references():
@@ -183,17 +174,15 @@ def available_references():
 def load_reference(name):
     """The reference tokenizer called name (a key of REFERENCES), its file hash-checked.
     FileNotFoundError if its package is not installed, ValueError if the file differs."""
-    from .export import parse_tiktoken_ranks
     if name not in REFERENCES:
         raise ValueError(f"unknown reference {name!r}; choose one of {sorted(REFERENCES)}")
     ref = REFERENCES[name]
     path = locate(ref)
-    data = read_checked(ref, path)
     if ref.kind == "sentencepiece":
-        return SentencePieceReference(data, name=ref.label)
+        return SentencePieceReference(read_checked(ref, path), name=ref.label)
     if ref.kind == "tekken":
-        return _tekken(data, path, ref.label)
-    ranks = parse_tiktoken_ranks(data, source=path)
+        return _tekken(read_checked(ref, path), path, ref.label)
+    ranks = read_ranks_file(path, ref.sha256, fix=_reinstall(ref))
     if name == "cl100k_base":
         return GPT4Tokenizer(ranks)
     cls = LlamaTokenizer if name.startswith("llama") else RanksTokenizer
