@@ -170,3 +170,29 @@ class PartsVocab:
     def decode_tokens_bytes(self, ids):
         names, decode = self.names, self.tok.decode_single_token_bytes
         return [names[i].encode() if i in names else decode(i) for i in ids]
+
+
+OVERHEAD_COLOR = "#d9d9d9"  # the format's tokens are grey; each message's content its own color
+
+
+def chat_spans(tok, parts):
+    """(spans, colors) to draw the rendered conversation with viz.tokens.tokens_html: the
+    format's tokens grey, each message's content in a color of its own."""
+    from viz.tokens import PALETTE, token_spans
+    ids = chat_ids(parts)
+    owner = [part for part in parts for _ in part.ids]  # the part of each token
+    spans = token_spans(PartsVocab(tok, parts), ids)
+    colors, at = [], 0
+    for span in spans:
+        part = owner[at]
+        at += len(span.ids)
+        colors.append(OVERHEAD_COLOR if part.overhead else PALETTE[part.message % len(PALETTE)])
+    return spans, colors
+
+
+def chat_summary(tok, parts, messages):
+    """Totals for one tokenizer: tokens in the format, the contents' own, the overhead."""
+    rows = chat_cost(tok, parts, messages)
+    content = sum(row["content tokens"] for row in rows)
+    total = sum(row["tokens in format"] for row in rows)
+    return {"tokens": total, "content tokens": content, "overhead": total - content}
