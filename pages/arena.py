@@ -48,6 +48,19 @@ def _load_sample():
     st.session_state["arena_text"] = {**SAMPLES, **own_samples}[st.session_state["arena_sample"]]
 
 
+def _add_own():
+    """Keep the visitor's sample (before the run, so the Sample menu lists it at once)."""
+    label = st.session_state["arena_own_name"].strip() or f"My sample {len(own_samples) + 1}"
+    if not st.session_state["arena_own_text"].strip():
+        said = ("error", "The sample has no text; paste some first.")
+    elif label in SAMPLES:
+        said = ("error", f"{md(label)} is a shipped sample's name; pick another name.")
+    else:
+        own_samples[label] = st.session_state["arena_own_text"]
+        said = ("success", f"Added {md(label)}: it is in the table, the chart and the Sample menu.")
+    st.session_state["arena_own_said"] = said
+
+
 st.selectbox("Sample", [*SAMPLES, *own_samples], key="arena_sample", on_change=_load_sample)
 text = st.text_area("Text", key="arena_text", height=140, max_chars=MAX_TEXT)
 tokenizers = {name: state.get_tokenizer(name) for name in picks}
@@ -71,19 +84,13 @@ for name, tok in tokenizers.items():
 
 st.header("Bytes per token on the samples", divider="gray")
 with st.expander("Add your own sample"):
-    with st.form("arena_own_form", clear_on_submit=False, border=False):
+    with st.form("arena_own_form", border=False):
         st.text_input("Name", key="arena_own_name", max_chars=40)
         st.text_area("Text", key="arena_own_text", height=100, max_chars=MAX_TEXT)
-        added = st.form_submit_button("Add to the samples", icon=":material/add:")
-    if added:
-        label = st.session_state["arena_own_name"].strip() or f"My sample {len(own_samples) + 1}"
-        if not st.session_state["arena_own_text"].strip():
-            st.error("The sample has no text; paste some first.")
-        elif label in SAMPLES:
-            st.error(f"{md(label)} is a shipped sample's name; pick another name.")
-        else:
-            own_samples[label] = st.session_state["arena_own_text"]
-            st.success(f"Added {md(label)}; it is in the table, the chart and the Sample menu.")
+        st.form_submit_button("Add to the samples", icon=":material/add:", on_click=_add_own)
+    kind, message = st.session_state.pop("arena_own_said", (None, None))
+    if kind:
+        getattr(st, kind)(message)
 if tokenizers:
     frame = arena.bytes_per_token_frame(tokenizers, {**SAMPLES, **own_samples})
     st.altair_chart(arena.bytes_per_token_chart(frame), width="stretch")
