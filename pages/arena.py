@@ -11,8 +11,8 @@ run_inside_frame()
 from lab import parity, state
 from lab.memory import remember
 from lab.safe import code, md
+from lab.token_view import token_view
 from viz import arena, chat
-from viz.tokens import tokens_html, truncated
 
 SAMPLES = arena.arena_samples()
 DEFAULT_PICKS = ["GPT-4 (cl100k_base)", "GPT-4o (o200k_base)", "Llama 3", "Mistral Tekken"]
@@ -67,7 +67,7 @@ tokenizers = {name: state.get_tokenizer(name) for name in picks}
 if not picks:
     st.info("Pick at least one tokenizer above to see the text through it.")
 
-for name, tok in tokenizers.items():
+for i, (name, tok) in enumerate(tokenizers.items()):
     lane = arena.lane(name, tok, text)
     with st.container(border=True):
         with st.container(horizontal=True, vertical_alignment="center"):
@@ -77,10 +77,7 @@ for name, tok in tokenizers.items():
             if check is not None:
                 st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
                          color="green" if check.ok else "red")
-        st.html(tokens_html(lane.spans))
-        note = truncated(lane.spans)
-        if note:
-            st.caption(note)
+        token_view([arena.lane_row(lane, text)], key=f"arena_lane_{i}", box_height=200)
 
 st.header("Bytes per token on the samples", divider="gray")
 with st.expander("Add your own sample"):
@@ -94,7 +91,7 @@ with st.expander("Add your own sample"):
 if tokenizers:
     frame = arena.bytes_per_token_frame(tokenizers, {**SAMPLES, **own_samples})
     st.altair_chart(arena.bytes_per_token_chart(frame), width="stretch")
-    st.dataframe(arena.best_marked(frame), width="stretch")
+    st.dataframe(arena.best_marked(frame), width="stretch", height=36 * (len(frame) + 1) + 3)
     st.caption(f"Bytes of UTF-8 per token (higher is better); {arena.BEST} marks the best "
                "tokenizer on each sample. Samples: samples/arena/ (written for this lab, "
                "public domain; see its README).")
@@ -107,7 +104,7 @@ st.caption("A conversation in each model's chat format: the format's own tokens 
 n_messages = st.number_input("Messages", 1, MAX_MESSAGES, key="arena_chat_n")
 messages = []
 for i in range(n_messages):
-    role_col, content_col = st.columns([1, 5], vertical_alignment="top")
+    role_col, content_col = st.columns([2, 5], vertical_alignment="top")
     role = role_col.selectbox(f"Role {i + 1}", chat.ROLES, key=f"arena_role_{i}")
     content = content_col.text_area(f"Message {i + 1}", key=f"arena_content_{i}", height=68,
                                     max_chars=MAX_TEXT)
@@ -123,8 +120,7 @@ for name, ref in formatted.items():
                     **chat.chat_summary(tok, parts, messages)})
     with st.expander(f"{md(name)}: {summary[-1]['tokens']:,} tokens, "
                      f"{summary[-1]['overhead']:,} of them the format's"):
-        spans, colors = chat.chat_spans(tok, parts)
-        st.html(tokens_html(spans, colors=colors))
+        token_view([chat.chat_row(tok, parts)], key=f"arena_chat_{ref}", box_height=260)
         st.dataframe(chat.chat_cost(tok, parts, messages), hide_index=True, width="stretch")
 if summary:
     st.dataframe(summary, hide_index=True, width="stretch")

@@ -94,3 +94,17 @@ def test_bad_messages_and_formats():
         chat.check_messages([{"role": "wizard", "content": "x"}])
     with pytest.raises(ValueError, match="no chat format"):
         chat.chat_parts("r50k_base", None, [])
+
+
+def test_chat_row_greys_the_format_and_frames_specials(toks):
+    tok = toks["o200k_base"]
+    parts = chat.chat_parts("o200k_base", tok, CONVERSATION[1:2])
+    row = chat.chat_row(tok, parts)
+    assert row["ids"] == chat.chat_ids(parts)
+    # <|im_start|> user <|im_sep|> What is BPE? <|im_end|> <|im_start|> assistant <|im_sep|>
+    assert row["show"][0] == "<|im_start|>" and row["colors"][0] == chat.OVERHEAD_COLOR
+    assert row["marks"]["special"] == [0, 2, len(row["n"]) - 4, len(row["n"]) - 3,
+                                       len(row["n"]) - 1]
+    assert row["marks"]["dim"] == [1, len(row["n"]) - 2]  # the role names
+    content = [c for c in row["colors"] if c != chat.OVERHEAD_COLOR]
+    assert content and set(content) == {0}  # the first message's color

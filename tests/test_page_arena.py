@@ -1,6 +1,7 @@
 """The Arena page in AppTest, its data in viz.arena, and the app without one vocabulary
 package."""
 import dataclasses
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -18,6 +19,12 @@ def run_page(timeout=120):
     at.run()
     assert not at.exception
     return at
+
+
+def views(at):
+    """key -> the data each token view on the page was handed."""
+    return {element.proto.id.rsplit("-", 1)[-1]: json.loads(element.proto.json)
+            for element in at.get("bidi_component")}
 
 
 def lane_lines(at):
@@ -59,8 +66,15 @@ def test_default_arena_shows_four_tokenizers_with_badges():
     assert badges == [":green-badge[:material/check: ids == tiktoken]"] * 2 + [
         ":green-badge[:material/check: ids == llama_models]",
         ":green-badge[:material/check: ids == mistral_common]"]
-    views = [h.value for h in at.html if 'class="tokens"' in h.value]
-    assert len(views) == 4 + 4  # four lanes, and the chat in each one's format
+    shown = views(at)
+    text = at.text_area(key="arena_text").value
+    for i, name in enumerate(["cl100k_base", "o200k_base", "llama3", "tekken"]):
+        row = shown[f"arena_lane_{i}"]["rows"][0]
+        assert row["ids"] == reference.load_reference(name).encode_ordinary(text)
+        assert row["text"] == text
+    assert sorted(k for k in shown if k.startswith("arena_chat_")) == [
+        "arena_chat_cl100k_base", "arena_chat_llama3", "arena_chat_o200k_base",
+        "arena_chat_tekken"]
     table = at.dataframe[0].value
     assert list(table.columns) == at.multiselect(key="arena_picks").value
     assert len(table) == len(arena.ARENA_SAMPLES)
@@ -76,7 +90,8 @@ def test_all_eight_and_visitor_text_escaped():
     assert not at.exception
     assert len(lane_lines(at)) == 8
     assert all("ids ==" in m.value for m in at.markdown if "-badge[" in m.value)
-    assert not any("<b>" in h.value for h in at.html)  # escaped in the token views
+    assert not any("<b>" in h.value for h in at.html)  # no raw HTML anywhere
+    assert len([k for k in views(at) if k.startswith("arena_lane_")]) == 8
     # chat cost: seven of the eight have a chat format (GPT-2 has none)
     summary = at.dataframe[-1].value
     assert len(summary) == 7 and (summary["overhead"] > 0).all()

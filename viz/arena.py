@@ -11,7 +11,7 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
-from viz.tokens import token_spans
+from viz.tokens import view_row
 
 ARENA_DIR = Path(__file__).resolve().parent.parent / "samples" / "arena"
 ARENA_SAMPLES = {  # label -> file in samples/arena/
@@ -40,7 +40,7 @@ class Lane:
     """One tokenizer's take on the text."""
     name: str
     ids: list
-    spans: list
+    token_bytes: list
     n_bytes: int
 
     @property
@@ -54,9 +54,16 @@ class Lane:
 
 def lane(name, tok, text):
     """text through tok, special-token text treated as text (as every owner's library
-    does by default), ready to draw."""
+    does by default)."""
     ids = tok.encode(text, allowed_special="none")
-    return Lane(name, ids, token_spans(tok, ids), len(text.encode("utf-8")))
+    return Lane(name, ids, tok.decode_tokens_bytes(ids), len(text.encode("utf-8")))
+
+
+def lane_row(lane, text):
+    """The token view's row for a lane (lab/token_view.py), its hover cards over text."""
+    row = view_row(lane.token_bytes, lane.ids)
+    row["text"] = text
+    return row
 
 
 def bytes_per_token_frame(tokenizers, samples):
@@ -95,7 +102,8 @@ def bytes_per_token_chart(frame):
         yOffset=alt.YOffset("tokenizer:N", sort=list(frame.columns)),
         x=alt.X("bytes per token:Q", title="bytes per token (higher packs more text per token)"),
         color=alt.Color("tokenizer:N", sort=list(frame.columns),
-                        legend=alt.Legend(orient="top", title=None, columns=4)),
+                        scale=alt.Scale(scheme="tableau10"),
+                        legend=alt.Legend(orient="top", title=None, columns=2, labelLimit=260)),
         opacity=alt.condition("datum.best", alt.value(1.0), alt.value(0.55)),
         tooltip=["sample:N", "tokenizer:N", alt.Tooltip("bytes per token:Q", format=".2f"),
                  alt.Tooltip("best:N", title="best in row")],

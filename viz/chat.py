@@ -172,22 +172,27 @@ class PartsVocab:
         return [names[i].encode() if i in names else decode(i) for i in ids]
 
 
-OVERHEAD_COLOR = "#d9d9d9"  # the format's tokens are grey; each message's content its own color
+OVERHEAD_COLOR = 11  # the palette's grey: the format's tokens; each message its own color
 
 
-def chat_spans(tok, parts):
-    """(spans, colors) to draw the rendered conversation with viz.tokens.tokens_html: the
-    format's tokens grey, each message's content in a color of its own."""
-    from viz.tokens import PALETTE, token_spans
+def chat_row(tok, parts):
+    """The token view's row (lab/token_view.py) for a rendered conversation: the format's
+    tokens grey and dimmed, special tokens framed, each message's content in its color."""
+    from viz.tokens import view_row
     ids = chat_ids(parts)
     owner = [part for part in parts for _ in part.ids]  # the part of each token
-    spans = token_spans(PartsVocab(tok, parts), ids)
-    colors, at = [], 0
-    for span in spans:
+    row = view_row(PartsVocab(tok, parts).decode_tokens_bytes(ids), ids)
+    colors, dim, special, at = [], [], [], 0
+    for span, n in enumerate(row["n"]):
         part = owner[at]
-        at += len(span.ids)
-        colors.append(OVERHEAD_COLOR if part.overhead else PALETTE[part.message % len(PALETTE)])
-    return spans, colors
+        at += n
+        colors.append(OVERHEAD_COLOR if part.overhead else part.message % OVERHEAD_COLOR)
+        if part.special:
+            special.append(span)
+        elif part.overhead:
+            dim.append(span)
+    row["colors"], row["marks"] = colors, {"dim": dim, "special": special}
+    return row
 
 
 def chat_summary(tok, parts, messages):
