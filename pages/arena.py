@@ -77,7 +77,7 @@ for i, (name, tok) in enumerate(tokenizers.items()):
             if check is not None:
                 st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
                          color="green" if check.ok else "red")
-        token_view([arena.lane_row(lane, text)], key=f"arena_lane_{i}", box_height=200)
+        token_view([arena.lane_row(lane, text)], key=f"arena_lane_{i}", box_height=160)
 
 st.header("Bytes per token on the samples", divider="gray")
 with st.expander("Add your own sample"):

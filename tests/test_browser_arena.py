@@ -45,8 +45,11 @@ def test_four_tokenizers_stacked_with_exact_ids(browser, app_url):
 def test_screenshots(browser, app_url, scheme, width):
     context, tab = open_arena(browser, app_url, width, scheme)
     try:
-        tab.set_viewport_size({"width": width, "height": 4200})
+        tab.set_viewport_size({"width": width, "height": 4600})
+        tab.locator('[data-testid="stExpander"] summary', has_text="Llama 3").click()
+        tab.locator('[data-testid="stExpander"] summary', has_text="Mistral Tekken").click()
         wait_rendered(tab)
+        tab.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
         screenshot(tab, f"arena_{scheme}_{width}")
         assert tab.locator(".tokens").count() == 8  # 4 lanes + 4 chat renderings
         assert tab.locator(".tv.dark").count() == (8 if scheme == "dark" else 0)

@@ -60,7 +60,7 @@ def test_fuzz_ids_and_round_trip(name):
     tok = reference.load_reference(name)
     encode = parity.owner_encoder(name)[1]
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
     @given(FUZZ)
     def check(text):
         ids = tok.encode_ordinary(text)
