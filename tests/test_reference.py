@@ -1,6 +1,7 @@
 """The eight reference tokenizers: ours against each owner's library, on real text, tricky
 strings and fuzz; their files hash-checked; a missing package named with its pip line."""
 import dataclasses
+import functools
 import importlib
 import re
 import shutil
@@ -21,12 +22,16 @@ FUZZ = st.text(st.characters(codec="utf-8"), max_size=60) | st.text(
     st.sampled_from(" \n\t\r\u00a0\u3000aZ09'sdlt.,!?-_/é😉한中ا\u0301"), max_size=60)
 
 
+owner_encoder = functools.lru_cache(maxsize=None)(parity.owner_encoder)  # built once per run
+load = functools.lru_cache(maxsize=None)(reference.load_reference)
+
+
 @pytest.fixture(scope="module", params=NAMES)
 def pair(request):
-    """(name, ours, their encode) for each reference."""
+    """(name, ours, their encode, their library) for each reference."""
     name = request.param
-    library, encode = parity.owner_encoder(name)
-    return name, reference.load_reference(name), encode, library
+    library, encode = owner_encoder(name)
+    return name, load(name), encode, library
 
 
 def test_every_reference_is_available_here():
@@ -35,7 +40,7 @@ def test_every_reference_is_available_here():
 
 def test_owner_libraries_are_the_owners():
     """The check runs the owner's own tokenizer wherever it is importable in the test venv."""
-    libraries = {name: parity.owner_encoder(name)[0] for name in NAMES}
+    libraries = {name: owner_encoder(name)[0] for name in NAMES}
     assert libraries == {"cl100k_base": "tiktoken", "o200k_base": "tiktoken",
                          "r50k_base": "tiktoken", "llama3": "llama_models",
                          "llama4": "llama_models", "mistral_v1": "sentencepiece",
@@ -44,7 +49,7 @@ def test_owner_libraries_are_the_owners():
 
 def test_ids_equal_the_owners_on_the_corpora(pair, taylorswift, shakespeare):
     name, tok, encode, _ = pair
-    for text in (taylorswift, shakespeare):
+    for text in (taylorswift, shakespeare[:400_000]):  # a third of Shakespeare keeps it quick
         assert parity.compare(tok.encode_ordinary(text), encode(text)) == ""
 
 
@@ -57,8 +62,8 @@ def test_ids_equal_the_owners_on_tricky_strings(pair):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fuzz_ids_and_round_trip(name):
-    tok = reference.load_reference(name)
-    encode = parity.owner_encoder(name)[1]
+    tok = load(name)
+    encode = owner_encoder(name)[1]
 
     @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
     @given(FUZZ)
@@ -89,14 +94,15 @@ def test_llama_specials_and_cut_are_the_owners(name):
     module = importlib.import_module(f"llama_models.{name}.tokenizer")
     path = Path(reference.locate(REFERENCES[name]))
     theirs = module.Tokenizer(path)
-    ours = reference.load_reference(name)
+    ours = load(name)
     assert ours.special_tokens == theirs.special_tokens
     assert len(ours.special_tokens) == (256 if name == "llama3" else 2048)
     chat = "<|begin_of_text|>hi<|eot_id|><|header_start|>user<|header_end|>"
     assert ours.encode(chat, allowed_special="all") == theirs.encode(
         chat, bos=False, eos=False, allowed_special="all")
     # llama_models cuts runs of 25,000+ (non-)whitespace and 400,000-character slices
-    for text in ["a" * 60_000 + " b", " " * 30_000 + "x", "ab " * 140_000]:
+    long = ["ab " * 134_000] if name == "llama3" else []  # past the 400,000-character slice
+    for text in ["a" * 60_000 + " b", " " * 30_000 + "x", *long]:
         assert ours.encode_ordinary(text) == theirs.encode(text, bos=False, eos=False)
 
 
