@@ -183,3 +183,15 @@ def test_reference_check_badges():
 def test_unknown_reference():
     with pytest.raises(ValueError, match="unknown reference 'p50k'"):
         reference.load_reference("p50k")
+
+
+@pytest.mark.parametrize("name, library", [
+    ("tekken", "tiktoken (mistral_common not importable)"),
+    ("llama3", "tiktoken + Llama's cut")])
+def test_fallback_references_when_the_owner_library_is_not_importable(name, library,
+                                                                      monkeypatch, taylorswift):
+    monkeypatch.setattr(parity, "_importable", lambda module: False)
+    their_library, encode = parity.owner_encoder(name)
+    assert their_library == library
+    text = taylorswift[:50_000] + " " * 30_000 + "x"
+    assert load(name).encode_ordinary(text) == encode(text)
