@@ -22,15 +22,14 @@ CHAT_DEFAULT = [("system", "You are a helpful assistant."),
                 ("user", "What does a tokenizer do?"),
                 ("assistant", "It cuts text into tokens, the units a language model reads."),
                 ("user", "Show me one.")]
+CHAT_SLOTS = CHAT_DEFAULT + [("user", "")] * (MAX_MESSAGES - len(CHAT_DEFAULT))
 
 names = state.tokenizer_names()
 remember({"arena_picks": [n for n in DEFAULT_PICKS if n in names],
           "arena_sample": "English", "arena_text": SAMPLES["English"],
           "arena_own_name": "", "arena_own_text": "", "arena_chat_n": len(CHAT_DEFAULT),
-          **{f"arena_role_{i}": (CHAT_DEFAULT + [("user", "")] * MAX_MESSAGES)[i][0]
-             for i in range(MAX_MESSAGES)},
-          **{f"arena_content_{i}": (CHAT_DEFAULT + [("user", "")] * MAX_MESSAGES)[i][1]
-             for i in range(MAX_MESSAGES)}})
+          **{f"arena_role_{i}": role for i, (role, _) in enumerate(CHAT_SLOTS)},
+          **{f"arena_content_{i}": content for i, (_, content) in enumerate(CHAT_SLOTS)}})
 st.session_state["arena_picks"] = [n for n in st.session_state["arena_picks"] if n in names]
 own_samples = st.session_state.setdefault("arena_own_samples", {})  # label -> text
 
@@ -38,7 +37,6 @@ st.title("Arena")
 st.caption("One text, every tokenizer you pick, stacked: fewer tokens (more bytes per token) "
            "means the tokenizer packs this kind of text better.")
 picks = st.multiselect("Tokenizers", names, key="arena_picks",
-                       help=state.references_help() or None,
                        placeholder="Pick one or more tokenizers")
 if state.unavailable_references():
     st.caption(md(state.references_help()))
