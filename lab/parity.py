@@ -126,3 +126,14 @@ def reference_check(name, text, tok, ids=None):
 def name_of(label):
     """The reference key for a picker label ('Llama 3' -> 'llama3'), None for others."""
     return next((name for name, ref in reference.REFERENCES.items() if ref.label == label), None)
+
+
+def show_badge(label, text, tok, ids=None):
+    """Draw the parity badge of the picked tokenizer (a picker label, e.g. "Llama 3") on
+    text; nothing for a tokenizer that is no reference. ids: tok's ids for text with
+    special-token text as ordinary text (None: computed here)."""
+    check = reference_check(name_of(label), text, tok, ids)
+    if check is not None:
+        st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
+                 color="green" if check.ok else "red")
+    return check

@@ -71,10 +71,7 @@ for i, (name, tok) in enumerate(tokenizers.items()):
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(f"**{md(name)}**")
             st.markdown(f"{lane.n_tokens:,} tokens · {lane.bytes_per_token:.2f} bytes/token")
-            check = parity.reference_check(parity.name_of(name), text, tok, lane.ids)
-            if check is not None:
-                st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
-                         color="green" if check.ok else "red")
+            parity.show_badge(name, text, tok, lane.ids)
         token_view([arena.lane_row(lane, text)], key=f"arena_lane_{i}", box_height=160)
 
 st.header("Bytes per token on the samples", divider="gray")
