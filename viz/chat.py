@@ -150,10 +150,10 @@ def chat_cost(tok, parts, messages):
     for i, message in enumerate(messages):
         alone = len(tok.encode_ordinary(message["content"]))
         taken = sum(len(p.ids) for p in parts if p.message == i)
-        rows.append({"message": i + 1, "role": message["role"], "content tokens": alone,
+        rows.append({"message": str(i + 1), "role": message["role"], "content tokens": alone,
                      "tokens in format": taken, "overhead": taken - alone})
     own = sum(len(p.ids) for p in parts if p.message is None)
-    rows.append({"message": None, "role": "(format)", "content tokens": 0,
+    rows.append({"message": "", "role": "(format)", "content tokens": 0,
                  "tokens in format": own, "overhead": own})
     return rows
 
