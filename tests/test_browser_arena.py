@@ -1,0 +1,50 @@
+"""Arena in real Chromium: four tokenizers stacked on a shipped sample, their ids read back
+from the page and checked against our tokenizers; all eight on the sample table.
+Screenshots: screenshots/arena_{light,dark}_{1400,800}.png."""
+import pytest
+
+from bpe import reference
+from conftest import screenshot, wait_rendered
+
+FOUR = ["cl100k_base", "o200k_base", "llama3", "tekken"]
+
+
+def open_arena(browser, app_url, width, scheme):
+    context = browser.new_context(viewport={"width": width, "height": 1000},
+                                  color_scheme=scheme)
+    tab = context.new_page()
+    tab.goto(app_url + "/arena")
+    tab.locator(".tokens [data-ids]").first.wait_for(timeout=90_000)
+    wait_rendered(tab)
+    return context, tab
+
+
+def lane_ids(tab, nth):
+    ids = tab.locator(".tokens").nth(nth).evaluate(
+        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
+    return [int(i) for group in ids for i in group.split()]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1400, 800])
+def test_four_tokenizers_stacked_and_screenshots(browser, app_url, scheme, width):
+    context, tab = open_arena(browser, app_url, width, scheme)
+    try:
+        if (width, scheme) == (1400, "light"):  # the ids once: they do not depend on looks
+            text = tab.locator('[data-testid="stTextArea"] textarea').first.input_value()
+            for nth, name in enumerate(FOUR):
+                tok = reference.load_reference(name)
+                assert lane_ids(tab, nth) == tok.encode(text, allowed_special="none")
+            assert tab.get_by_text("ids ==").count() >= 4
+            assert tab.get_by_text("ids !=").count() == 0
+            assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 1
+        tab.set_viewport_size({"width": width, "height": 4600})
+        tab.locator('[data-testid="stExpander"] summary', has_text="Llama 3").click()
+        tab.locator('[data-testid="stExpander"] summary', has_text="Mistral Tekken").click()
+        wait_rendered(tab)
+        tab.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
+        screenshot(tab, f"arena_{scheme}_{width}")
+        assert tab.locator(".tokens").count() == 8  # 4 lanes + 4 chat renderings
+        assert tab.locator(".tv.dark").count() == (8 if scheme == "dark" else 0)
+    finally:
+        context.close()
