@@ -30,9 +30,8 @@ class Check:
     @property
     def badge(self):
         """The badge's text, e.g. 'ids == tiktoken'."""
-        if not self.ok:
-            return f"ids != {self.library}"
-        return f"ids == {self.library}" + ("" if not self.detail else f" ({self.detail})")
+        sign = "==" if self.ok else "!="
+        return f"ids {sign} {self.library}" + ("" if not self.detail else f" ({self.detail})")
 
 
 def owner_encoder(name):
@@ -133,7 +132,12 @@ def show_badge(label, text, tok, ids=None):
     text; nothing for a tokenizer that is no reference. ids: tok's ids for text with
     special-token text as ordinary text (None: computed here)."""
     check = reference_check(name_of(label), text, tok, ids)
+    draw_badge(check)
+    return check
+
+
+def draw_badge(check):
+    """The one badge for a Check (nothing for None): green when ids agree, red if not."""
     if check is not None:
         st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
                  color="green" if check.ok else "red")
-    return check

