@@ -1,0 +1,152 @@
+"""How much data is enough, which vocabulary size, and what an extension buys: as data.
+
+Three runnable pieces (they train; run them in the worker) and their Altair charts:
+- data_sufficiency: train on 1%, 5%, 25%, 100% of a corpus -> how many of the full
+  vocabulary's tokens each learned, and bytes/token on held-out text;
+- sweep: vocab sizes x split patterns -> bytes/token on held-out text;
+- extension_curve: bytes/token on domain and general text as an extension's K grows.
+The sizes cost one training each: BPE with fewer merges is a prefix of BPE with more, so
+bpe.replay counts the tokens of every prefix from one encoding of the held-out text.
+"""
+from collections import Counter
+from itertools import accumulate
+
+import altair as alt
+import pandas as pd
+
+from bpe import BasicTokenizer, RegexTokenizer, PATTERNS
+from bpe.replay import token_counts_by_merge
+
+FRACTIONS = (0.01, 0.05, 0.25, 1.0)
+PATTERN_LABELS = {"GPT-2": PATTERNS["gpt2"], "GPT-4": PATTERNS["gpt4"],
+                  "GPT-4o": PATTERNS["gpt4o"]}
+CURVE_POINTS = 200  # points per extension curve at most
+
+
+def _report(progress, stage, done, total):
+    if progress is not None:
+        progress(stage, done, total)
+
+
+def _tokenizer(pattern):
+    return RegexTokenizer(pattern) if pattern else BasicTokenizer()
+
+
+def _merge_progress(progress, stage):
+    if progress is None:
+        return None
+    return lambda p: progress(stage, p.done, p.total)
+
+
+def bytes_per_token(n_bytes, n_tokens):
+    return n_bytes / n_tokens if n_tokens else 0.0
+
+
+def data_sufficiency(text, held_out, vocab_size, pattern="gpt4", fractions=FRACTIONS,
+                     progress=None):
+    """One row per fraction of text (a prefix): characters trained on, the share of the
+    full text's learned tokens this training also learned, and bytes/token on held_out.
+    progress(stage, done, total)."""
+    runs = {}
+    for fraction in sorted(set(fractions) | {1.0}):
+        part = text[:max(1, round(len(text) * fraction))]
+        stage = f"training on {fraction:.0%} ({len(part):,} characters)"
+        tok = _tokenizer(pattern).train(part, vocab_size,
+                                        progress=_merge_progress(progress, stage))
+        runs[fraction] = tok
+    full = {tok_bytes for idx, tok_bytes in runs[1.0].vocab.items() if idx >= 256}
+    n_bytes = len(held_out.encode("utf-8"))
+    rows = []
+    for fraction, tok in runs.items():
+        learned = {tok.vocab[idx] for idx in tok.merges.values()}
+        rows.append({"fraction": fraction, "characters": len(text[:max(1, round(len(text) * fraction))]),
+                     "merges": len(tok.merges),
+                     "share of the full vocabulary": len(learned & full) / len(full) if full else 1.0,
+                     "bytes/token": bytes_per_token(n_bytes, len(tok.encode_ordinary(held_out)))})
+    return rows
+
+
+def sweep(text, held_out, vocab_sizes, patterns=None, progress=None):
+    """One row per (pattern, vocab size): bytes/token on held_out. patterns: label ->
+    pattern (a preset, a regex, or "" for none); GPT-2, GPT-4 and GPT-4o by default.
+    One training per pattern, at the largest size."""
+    patterns = patterns or PATTERN_LABELS
+    top = max(vocab_sizes)
+    n_bytes = len(held_out.encode("utf-8"))
+    rows = []
+    for label, pattern in patterns.items():
+        tok = _tokenizer(pattern).train(text, top,
+                                        progress=_merge_progress(progress, f"training {label}"))
+        counts = token_counts_by_merge(tok, held_out)
+        for size in sorted(vocab_sizes):
+            k = min(size - 256, len(counts) - 1)  # training may have run out of pairs
+            rows.append({"pattern": label, "vocab size": size, "merges": k,
+                         "bytes/token": bytes_per_token(n_bytes, counts[k])})
+    return rows
+
+
+def extension_counts(ext, text):
+    """counts[k] = tokens text takes with the base plus the first k new merges."""
+    parents = {idx: pair for pair, idx in ext.new_merges.items()}
+    need = Counter(idx for idx in ext.encode_ordinary(text) if idx in parents)
+    # subtle: as in bpe.replay.merge_applications, a new token's parts have smaller ids,
+    # so walking the new ids downwards hands each its parts' counts first; base ids stop it
+    for idx in sorted(parents, reverse=True):
+        times = need.get(idx)
+        if times:
+            for part in parents[idx]:
+                if part in parents:
+                    need[part] += times
+    done = [need.get(idx, 0) for idx in parents]
+    n_base = len(ext.base.encode_ordinary(text))
+    return [n_base - d for d in accumulate(done, initial=0)]
+
+
+def extension_curve(ext, texts, points=CURVE_POINTS):
+    """Rows (K, text label, bytes/token) for K = 0..len(ext.new_merges), thinned to about
+    `points` values of K. texts: label -> text (e.g. domain and general held-out text)."""
+    rows = []
+    for label, text in texts.items():
+        counts = extension_counts(ext, text)
+        n_bytes = len(text.encode("utf-8"))
+        step = max(1, len(counts) // points)
+        ks = sorted(set(range(0, len(counts), step)) | {len(counts) - 1})
+        rows += [{"new merges": k, "text": label,
+                  "bytes/token": bytes_per_token(n_bytes, counts[k])} for k in ks]
+    return rows
+
+
+# ------------------------------------------------------------------------ charts
+def sweep_chart(rows):
+    data = pd.DataFrame(rows)
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("vocab size:Q", scale=alt.Scale(type="log", base=2), title="vocabulary size"),
+        y=alt.Y("bytes/token:Q", scale=alt.Scale(zero=False),
+                title="bytes per token on held-out text (higher = shorter)"),
+        color=alt.Color("pattern:N", title="split pattern"),
+        tooltip=["pattern", "vocab size", "merges", alt.Tooltip("bytes/token:Q", format=".3f")],
+    ).properties(height=320)
+
+
+def sufficiency_chart(rows):
+    data = pd.DataFrame(rows).melt(id_vars=["fraction", "characters", "merges"],
+                                   value_vars=["share of the full vocabulary", "bytes/token"],
+                                   var_name="measure")
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("fraction:Q", scale=alt.Scale(type="log"), axis=alt.Axis(format="%"),
+                title="share of the corpus trained on"),
+        y=alt.Y("value:Q", scale=alt.Scale(zero=False), title=None),
+        tooltip=[alt.Tooltip("fraction:Q", format=".0%"), "characters", "merges",
+                 alt.Tooltip("value:Q", format=".3f")],
+    ).properties(height=200).facet(row=alt.Row("measure:N", title=None)).resolve_scale(y="independent")
+
+
+def extension_chart(rows):
+    data = pd.DataFrame(rows)
+    return alt.Chart(data).mark_line().encode(
+        x=alt.X("new merges:Q", title="new merges K"),
+        y=alt.Y("bytes/token:Q", scale=alt.Scale(zero=False),
+                title="bytes per token (higher = shorter)"),
+        color=alt.Color("text:N", title="held-out text"),
+        tooltip=["text", "new merges", alt.Tooltip("bytes/token:Q", format=".3f")],
+    ).properties(height=300)
