@@ -114,3 +114,10 @@ def test_specials_keep_ids_and_model_refuses_the_gap(taylorswift):
     assert isinstance(ext, ExtendedTokenizer)
     with pytest.raises(ValueError, match="extend"):
         ext.train("abc", 400)
+
+
+def test_gpt4_extension_exports_as_tokenizer_json(gpt4_ext, shakespeare):
+    tokenizers = pytest.importorskip("tokenizers")
+    hf = tokenizers.Tokenizer.from_str(json.dumps(hf_json(gpt4_ext)))
+    sample = shakespeare[-20000:] + " Ünïcödé 日本語 🙂 1234567"
+    assert hf.encode(sample).ids == gpt4_ext.encode_ordinary(sample)

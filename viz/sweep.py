@@ -150,3 +150,44 @@ def extension_chart(rows):
         color=alt.Color("text:N", title="held-out text"),
         tooltip=["text", "new merges", alt.Tooltip("bytes/token:Q", format=".3f")],
     ).properties(height=300)
+
+
+# ------------------------------------------------------------------ extension
+def extension_run(base, domain, general, num_merges, min_frequency=2, progress=None):
+    """Extend base on the domain text minus its held-out end, then measure bytes/token on
+    that held-out end and on general text as K grows. -> (extended tokenizer, curve rows).
+    progress(stage, done, total)."""
+    from bpe.extend import extend_vocabulary
+    from viz.training import split_held_out
+    train, held = split_held_out(domain)
+    ext = extend_vocabulary(base, train, num_merges, min_frequency=min_frequency,
+                            progress=_merge_progress(progress, "learning new merges"))
+    _report(progress, "measuring", 0, 1)
+    texts = {"domain (held out)": held or train, "general": general}
+    return ext, extension_curve(ext, {label: text for label, text in texts.items() if text})
+
+
+def new_tokens_rows(ext):
+    """One row per new token: id, the token, its two parts, how often its pair occurred."""
+    from bpe import render_token
+    vocab = ext.vocab
+    return [{"id": idx, "token": render_token(vocab[idx]),
+             "parts": f"{render_token(vocab[a])!r} + {render_token(vocab[b])!r}",
+             "count": ext.merge_counts.get(idx)} for (a, b), idx in ext.new_merges.items()]
+
+
+def extension_downloads(ext):
+    """format -> (file name, file text, None) or (file name, None, why it cannot hold it)."""
+    import json
+    from bpe.export import hf_json, tiktoken_text
+    makers = {".tiktoken": ("extended.tiktoken", tiktoken_text),
+              "tokenizer.json": ("tokenizer.json",
+                                 lambda tok: json.dumps(hf_json(tok), ensure_ascii=False)),
+              ".model": ("extended.model", lambda tok: tok.model_text())}
+    out = {}
+    for fmt, (file_name, make) in makers.items():
+        try:
+            out[fmt] = (file_name, make(ext), None)
+        except ValueError as e:
+            out[fmt] = (file_name, None, str(e))
+    return out

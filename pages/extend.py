@@ -1,0 +1,108 @@
+"""Extend a vocabulary: new merges learned from a domain corpus on top of any tokenizer
+(GPT-4, GPT-4o, one trained or loaded here), every old id keeping its meaning. Shows
+bytes/token on held-out domain text and on general text as K grows, the new tokens, and
+the downloads each format can hold. Thin: bpe.extend learns, viz.sweep measures."""
+import streamlit as st
+
+from lab.frame import run_inside_frame
+
+run_inside_frame()
+
+from lab import state
+from lab.memory import remember
+from lab.safe import md
+from viz import sweep
+from viz.samples import sample_corpora
+
+RESULT = "extend_result"
+DOMAIN_LIMIT = 4_000_000   # characters of the domain corpus used
+GENERAL_LIMIT = 200_000    # characters of general text measured
+
+remember({"extend_domain": None, "extend_general": None, "extend_k": 1000,
+          "extend_min_frequency": 2})
+
+st.title("Extend a vocabulary")
+st.caption("Add domain tokens to an existing vocabulary without changing a single id: the "
+           "base encodes the domain text as always, BPE continues on its tokens, and the new "
+           "tokens take ids after the base's last one (special tokens keep theirs). Text no "
+           "new merge touches encodes exactly as before.")
+
+corpora = sample_corpora()
+names = list(corpora)
+for key, default in (("extend_domain", 1 if len(names) > 1 else 0), ("extend_general", 0)):
+    if st.session_state.get(key) not in corpora:
+        st.session_state[key] = names[default]
+
+base_name, base = state.tokenizer_picker("extend_base", label="Base tokenizer")
+with st.form("extend_form", border=False):
+    c1, c2 = st.columns(2)
+    c1.selectbox("Domain corpus (its last tenth is held out)", names, key="extend_domain")
+    c2.selectbox("General text, to see what the extension costs elsewhere", names,
+                 key="extend_general")
+    c3, c4 = st.columns(2)
+    c3.number_input("New merges K", min_value=1, max_value=50_000, step=100, key="extend_k")
+    c4.number_input("Minimum pair count", min_value=1, max_value=1_000_000, key="extend_min_frequency",
+                    help="Stop when the best pair occurs fewer times than this.")
+    go = st.form_submit_button("Extend", type="primary", icon=":material/add_circle:")
+
+if go:
+    settings = {"base": base_name, "domain": st.session_state["extend_domain"],
+                "general": st.session_state["extend_general"],
+                "k": int(st.session_state["extend_k"]),
+                "min_frequency": int(st.session_state["extend_min_frequency"])}
+    bar = st.progress(0.0, text="Encoding the domain corpus with the base…")
+
+    def progress(stage, done, total):
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{stage}: {done:,} of {total:,}")
+
+    try:
+        ext, rows = sweep.extension_run(
+            base, corpora[settings["domain"]]()[:DOMAIN_LIMIT],
+            corpora[settings["general"]]()[:GENERAL_LIMIT], settings["k"],
+            settings["min_frequency"], progress=progress)
+    except ValueError as e:
+        bar.empty()
+        st.error(md(e))
+        st.stop()
+    bar.progress(1.0, text="Preparing the downloads…")
+    downloads = sweep.extension_downloads(ext)
+    bar.empty()
+    name = state.add_tokenizer(f"{base_name} + {len(ext.new_merges)} ({settings['domain']})", ext)
+    st.session_state[RESULT] = {"settings": settings, "ext": ext, "rows": rows, "name": name,
+                                "downloads": downloads}
+
+run = st.session_state.get(RESULT)
+if run is None:
+    st.info("Pick a base, a domain corpus and K, then extend.")
+    st.stop()
+ext, rows, settings = run["ext"], run["rows"], run["settings"]
+st.success(f"{len(ext.new_merges):,} new tokens, ids {ext.new_idx_start:,} to "
+           f"{ext.n_vocab - 1:,}, added to this session as “{md(run['name'])}”: pick it in "
+           "any tokenizer menu.", icon=":material/check_circle:")
+if len(ext.new_merges) < settings["k"]:
+    st.caption(f"Stopped early ({md(ext.stop_reason)}): no pair occurred "
+               f"{settings['min_frequency']} times or more.")
+
+by_text = {}
+for row in rows:
+    by_text.setdefault(row["text"], []).append(row["bytes/token"])
+cols = st.columns(len(by_text))
+for col, (label, values) in zip(cols, by_text.items()):
+    col.metric(f"bytes/token, {label}", f"{values[-1]:.3f}", f"{values[-1] - values[0]:+.3f}",
+               help="with all K new merges; the change is against the base")
+st.altair_chart(sweep.extension_chart(rows), width="stretch")
+
+st.subheader("New tokens")
+st.dataframe(sweep.new_tokens_rows(ext), hide_index=True, width="stretch", height=360)
+
+st.subheader("Download")
+cols = st.columns(len(run["downloads"]))
+for col, (fmt, (file_name, data, why)) in zip(cols, run["downloads"].items()):
+    if data is None:
+        col.button(fmt, disabled=True, key=f"extend_dl_{fmt}", width="stretch")
+        col.caption(md(why))
+    else:
+        col.download_button(fmt, data, file_name=file_name, key=f"extend_dl_{fmt}",
+                            icon=":material/download:", width="stretch")
+st.caption("A .tiktoken file holds only the ranks: give tiktoken the base's split pattern "
+           "and special tokens yourself.")
