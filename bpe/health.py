@@ -43,8 +43,15 @@ class Finding:
 
 
 def token_row(tok, idx, **extra):
+    """A finding's row for one token; its bytes in hex too when they are not UTF-8 (they
+    would all show as U+FFFD)."""
     token = tok.vocab[idx]
-    return {"id": idx, "token": render_token(token), "bytes": len(token), **extra}
+    row = {"id": idx, "token": render_token(token), "bytes": len(token)}
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError:
+        row["hex"] = token.hex(" ")
+    return {**row, **extra}
 
 
 def _ordinary_ids(tok):
@@ -130,7 +137,7 @@ def unused(tok, corpus, progress=None, top=20):
     ids = _ordinary_ids(tok)
     rows = [token_row(tok, idx) for idx in ids if idx not in counts]
     used = len(ids) - len(rows)
-    most = ", ".join(f"{render_token(tok.vocab[idx])!r} {count}"
+    most = ", ".join(f"'{render_token(tok.vocab[idx])}' {count}"
                      for idx, count in counts.most_common(top))
     return Finding("unused", f"{len(rows)} of {len(ids)} tokens never occur in the corpus "
                    f"({used} do)",
@@ -153,7 +160,7 @@ def near_duplicates(tok):
             groups[key].append(idx)
     found = sorted((ids for ids in groups.values() if len(ids) > 1), key=len, reverse=True)
     rows = [{"id": ids[0], "variants": len(ids),
-             "tokens": " · ".join(repr(render_token(tok.vocab[idx])) for idx in ids),
+             "tokens": " · ".join(f"'{render_token(tok.vocab[idx])}'" for idx in ids),
              "ids": ", ".join(map(str, ids))} for ids in found]
     return Finding("near_duplicates", f"{len(rows)} groups of tokens differ only by case or "
                    f"leading spaces ({sum(map(len, found))} tokens)",

@@ -83,9 +83,10 @@ if rule_a == rule_b:
 elif part is None:
     st.success("These two rules make the same merges on this corpus.")
 else:
-    st.markdown(f"They part at **merge {part['merge']}**: {len(part['candidates'])} pairs "
-                f"occurred {part['count']:,} times each. {md(labels[rule_a])} took "
-                f"{md(part[rule_a])}; {md(labels[rule_b])} took {md(part[rule_b])}.")
+    st.markdown(f"They part at **merge {part['merge']}**, where {len(part['candidates'])} "
+                f"pairs occurred {part['count']:,} times each. Rule A took "
+                f"**{md(part[rule_a])}**, rule B **{md(part[rule_b])}**; every merge after "
+                "builds on a different vocabulary.")
     st.caption("Candidates: " + md(" · ".join(part["candidates"][:vties.CANDIDATES_SHOWN]))
                + (f" · and {len(part['candidates']) - vties.CANDIDATES_SHOWN} more"
                   if len(part["candidates"]) > vties.CANDIDATES_SHOWN else ""))

@@ -172,7 +172,7 @@ def new_tokens_rows(ext):
     from bpe import render_token
     vocab = ext.vocab
     return [{"id": idx, "token": render_token(vocab[idx]),
-             "parts": f"{render_token(vocab[a])!r} + {render_token(vocab[b])!r}",
+             "parts": f"'{render_token(vocab[a])}' + '{render_token(vocab[b])}'",
              "count": ext.merge_counts.get(idx)} for (a, b), idx in ext.new_merges.items()]
 
 

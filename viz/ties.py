@@ -45,7 +45,7 @@ def vocab_of(merges, vocab=None):
 
 def pair_text(pair, vocab):
     """'a' + 'b' for a pair, each token rendered readably."""
-    return " + ".join(repr(render_token(vocab[idx])) for idx in pair)
+    return " + ".join(f"'{render_token(vocab[idx])}'" for idx in pair)
 
 
 def learned_tokens(result):
