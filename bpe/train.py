@@ -50,6 +50,7 @@ class MergeProgress(NamedTuple):
 
 
 TIE_BREAKS = ("first", "smallest_ids", "greatest_bytes")
+MAX_TIES = 20  # tied pairs kept per merge by record_ties: late merges tie by the thousand
 
 
 class TrainResult(NamedTuple):
@@ -62,13 +63,14 @@ class TrainResult(NamedTuple):
 def train_merges(words, vocab_size: int, min_frequency: int = 1,
                  progress: Optional[Callable[[MergeProgress], None]] = None, *,
                  tie_break: str = "first", record_ties: bool = False,
-                 vocab: Optional[dict] = None) -> TrainResult:
+                 vocab: Optional[dict] = None, max_ties: int = MAX_TIES) -> TrainResult:
     """Learn merges from words = [(bytes, freq), ...] given in order of first occurrence.
 
     A word may also be a sequence of token ids; then vocab (int -> bytes) gives the bytes
     of every id the words use, and new ids start after the largest id in vocab. Ties
     between pairs of equal count are broken by tie_break (see the module docstring);
-    record_ties=True keeps, for each merge, every pair that had the top count.
+    record_ties=True keeps, for each merge, the pairs that had the top count (the winner
+    first; at most max_ties of them, so a list of max_ties pairs may be cut short).
 
     >>> train_merges([(b"aaabdaaabac", 1)], 259).merges
     {(97, 97): 256, (256, 97): 257, (257, 98): 258}
@@ -158,7 +160,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             stop_reason = "min_frequency"
             break
         if record_ties:
-            merge_ties[idx] = _tied_pairs(heap, stats, pair, count)
+            merge_ties[idx] = _tied_pairs(heap, stats, pair, count, max_ties)
         vocab[idx] = vocab[a] + vocab[b]  # before the new pairs: greatest_bytes keys read it
         # --- merge every occurrence, left to right, without overlap. Count changes
         # are gathered per neighbour id and applied once the step is done. A new pair
@@ -247,13 +249,15 @@ def _tie_key(tie_break, vocab):
     return lambda pair: (key_of(pair[0]), key_of(pair[1]))
 
 
-def _tied_pairs(heap, stats, winner, count):
-    """Every pair whose count equals the winner's, the winner first, then in heap order.
-    Entries above the winner were all fixed before it won, so the ties sit at the top."""
+def _tied_pairs(heap, stats, winner, count, max_ties):
+    """The pairs whose count equals the winner's, the winner first, then in heap order, at
+    most max_ties. Entries above the winner were all fixed before it won, so the ties sit
+    at the top of the heap; stale entries among them are skipped, within a bound."""
     tied = [winner]
     seen = {winner}
     held = []
-    while heap and -heap[0][0] >= count:
+    budget = 4 * max_ties  # entries looked at; a merge late in training ties with thousands
+    while heap and -heap[0][0] >= count and len(tied) < max_ties and len(held) < budget:
         entry = heappop(heap)
         held.append(entry)
         pair = entry[2]

@@ -60,7 +60,7 @@ def fast_train(text, vocab_size, pattern, tie_break, **kwargs):
 
 
 def assert_same(text, vocab_size, pattern, tie_break):
-    result = fast_train(text, vocab_size, pattern, tie_break, record_ties=True)
+    result = fast_train(text, vocab_size, pattern, tie_break, record_ties=True, max_ties=10**6)
     merges, counts, ties = textbook_rule_train(text, vocab_size, pattern, tie_break)
     assert list(result.merges.items()) == list(merges.items())
     assert result.merge_counts == counts
@@ -129,3 +129,16 @@ def test_id_sequences_with_a_vocab():
 def test_unknown_rule_is_a_clear_error():
     with pytest.raises(ValueError, match="tie_break must be one of"):
         train_merges([(b"ab", 1)], 257, tie_break="random")
+
+
+def test_ties_kept_are_capped(taylorswift):
+    # late merges tie with thousands of pairs; only max_ties are kept, the winner first
+    full = fast_train(taylorswift, 1500, GPT4_SPLIT_PATTERN, "first", record_ties=True,
+                      max_ties=10**6)
+    capped = fast_train(taylorswift, 1500, GPT4_SPLIT_PATTERN, "first", record_ties=True,
+                        max_ties=5)
+    assert capped.merges == full.merges
+    assert max(map(len, full.merge_ties.values())) > 5
+    for idx, pairs in capped.merge_ties.items():
+        assert len(pairs) <= 5 and pairs[0] == full.merge_ties[idx][0]
+        assert set(pairs) <= set(full.merge_ties[idx])

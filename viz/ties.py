@@ -8,7 +8,7 @@ merge table calls to mark tied merges.
 from itertools import combinations
 
 from bpe import BasicTokenizer, RegexTokenizer, render_token
-from bpe.train import TIE_BREAKS, train_merges
+from bpe.train import MAX_TIES, TIE_BREAKS, train_merges
 
 RULE_LABELS = {
     "first": "first pair met (minbpe)",
@@ -117,7 +117,8 @@ def tie_marks(merge_ties, vocab, shown=CANDIDATES_SHOWN):
         if others:
             text = " · ".join(pair_text(pair, vocab) for pair in others[:shown])
             more = f" · and {len(others) - shown} more" if len(others) > shown else ""
-            marks[idx] = f"tied with {len(others)}: {text}{more}"
+            plus = "+" if len(pairs) >= MAX_TIES else ""  # record_ties keeps at most MAX_TIES
+            marks[idx] = f"tied with {len(others)}{plus}: {text}{more}"
     return marks
 
 
