@@ -16,6 +16,7 @@ from bpe import export, reference
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
+NEWEST = "lab_newest_tokenizer"  # (serial, name) of the latest one added with select
 UPLOAD_TYPES = ["model", "tiktoken", "json"]
 # A .tiktoken file holds no split pattern, so the uploader asks for one: label -> pattern
 TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
@@ -57,8 +58,9 @@ def session_tokenizers():
     return st.session_state.setdefault(SESSION_KEY, {})
 
 
-def add_tokenizer(name, tok):
-    """Keep tok in this session under name (made unique with a suffix); returns the name."""
+def add_tokenizer(name, tok, *, select=True):
+    """Keep tok in this session under name (made unique with a suffix); returns the name.
+    select: the pickers that follow new tokenizers switch to it when next drawn."""
     owned = session_tokenizers()
     name = (name or "").strip() or "tokenizer"
     taken = set(owned) | set(_reference_status())
@@ -66,6 +68,9 @@ def add_tokenizer(name, tok):
     while unique in taken:
         unique, n = f"{name} ({n})", n + 1
     owned[unique] = tok
+    if select:
+        serial = st.session_state.get(NEWEST, (0, None))[0] + 1
+        st.session_state[NEWEST] = (serial, unique)
     return unique
 
 
@@ -100,10 +105,17 @@ def references_help():
                                                  for label, reason in missing.items())
 
 
-def tokenizer_picker(key, label="Tokenizer", default=GPT4_NAME, help=None):
+def tokenizer_picker(key, label="Tokenizer", default=GPT4_NAME, help=None, follow_new=True):
     """A selectbox over tokenizer_names(); returns (name, tokenizer). Its help also says
-    which reference tokenizers cannot be had offline, and why."""
+    which reference tokenizers cannot be had offline, and why. follow_new: switch to a
+    tokenizer loaded or trained since this picker was last drawn (once; the user's
+    later pick stands)."""
     names = tokenizer_names()
+    serial, newest = st.session_state.get(NEWEST, (0, None))
+    seen = st.session_state.setdefault("lab_picker_seen", {})
+    if follow_new and seen.get(key, 0) < serial and newest in names:
+        st.session_state[key] = newest
+    seen[key] = serial
     if st.session_state.get(key) not in names:
         st.session_state[key] = default if default in names else names[0]
     help = "\n\n".join(part for part in (help, references_help()) if part) or None
