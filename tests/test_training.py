@@ -100,3 +100,41 @@ def test_recent_rate_follows_a_speed_up():
 def test_estimate_needs_a_few_points_and_is_zero_at_the_end():
     assert estimate_left([(1, 0.1)], 100) is None
     assert estimate_left([(1, 0.1), (2, 0.2), (100, 1.0)], 100) == 0.0
+
+
+def naive_left(trace, total):
+    """What the page used to show: merges left at the average rate so far."""
+    done, elapsed = trace[-1]
+    return (total - done) / (done / elapsed)
+
+
+def worst_ratio(estimate, points, total):
+    """The worst of estimate/real and real/estimate from 10% of the merges on, where
+    at least a second is really left; and the worst overshoot (s) where less is."""
+    end = points[-1][1]
+    worst, overshoot = 1.0, 0.0
+    for i, (done, elapsed) in enumerate(points):
+        if done < 0.1 * total or done >= total:
+            continue
+        left, real = estimate(points[:i + 1], total), end - elapsed
+        assert left is not None
+        if real >= 1.0:
+            worst = max(worst, left / real, real / max(left, 1e-9))
+        else:
+            overshoot = max(overshoot, left - real)
+    return worst, overshoot
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.stem)
+def test_the_estimate_is_within_2x_of_real_trainings(path):
+    points, total = load_trace(path)
+    worst, overshoot = worst_ratio(estimate_left, points, total)
+    assert worst <= 2.0, f"{path.stem}: {worst:.2f}x off"
+    # under a second left, it never promises more than a couple of seconds
+    assert overshoot <= 2.0
+
+
+def test_the_old_average_rate_estimate_fails_the_same_traces():
+    """The traces tell estimators apart: the rate-so-far estimate was 5x off or worse."""
+    worst = max(worst_ratio(naive_left, *load_trace(path))[0] for path in TRACES)
+    assert worst > 4
