@@ -33,7 +33,7 @@ PAGES = {
         st.Page("pages/chunker.py", title="Token-budget chunker", icon=":material/splitscreen:"),
     ],
 }
-st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/frame.py
+st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/pages_guard.py
 nav = st.navigation(PAGES)
 
 for ended in training.collect_finished():  # a training ended, on this page or another

@@ -6,7 +6,7 @@ remembered for the session, so a visit to another page loses nothing.
 """
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
