@@ -3,18 +3,20 @@ of the full vocabulary each share already finds; sweep vocabulary sizes x split 
 and compare bytes/token on held-out text. Thin: viz.sweep trains and draws."""
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
 from bpe import compile_pattern
+from lab import job_view, training
+from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.safe import md
 from viz import sweep
-from viz.samples import sample_corpora
-from viz.training import split_held_out
 
-RESULT = "data_size_result"
+SUFFICIENCY, SWEEP = "data_size_sufficiency", "data_size_sweep"  # the two slots
+training.register_kind(SUFFICIENCY, "viz.sweep:sufficiency_job")
+training.register_kind(SWEEP, "viz.sweep:sweep_job")
 CORPUS_LIMIT = 4_000_000
 SIZES = [300, 512, 1024, 2048, 4096, 8192, 16384]
 
@@ -48,37 +50,17 @@ with sweep_tab:
         go_sweep = st.form_submit_button("Run the sweep", type="primary")
 
 
-def run(kind, work):
-    """Run work(text, held_out, progress) with a progress bar; keep its rows."""
-    bar = st.progress(0.0, text="Reading the corpus…")
-
-    def progress(stage, done, total):
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{stage}: {done:,} of {total:,}")
-
-    text, held_out = split_held_out(corpora[corpus_name]()[:CORPUS_LIMIT])
-    if not held_out:
-        bar.empty()
-        st.error("This corpus is too small to hold text out; pick a bigger one.")
-        return
-    try:
-        rows = work(text, held_out, progress)
-    except ValueError as e:  # e.g. a custom pattern that skips characters
-        st.error(md(e))
-        return
-    finally:
-        bar.empty()
-    st.session_state.setdefault(RESULT, {})[kind] = {"corpus": corpus_name, "rows": rows}
-
-
+text = load_sample(corpus_name)[0][:CORPUS_LIMIT]
 if go_suff:
     vocab_size = int(st.session_state["data_size_vocab"])
-    run("sufficiency", lambda text, held, progress: sweep.data_sufficiency(
-        text, held, vocab_size, progress=progress))
+    job_view.start(SUFFICIENCY, SUFFICIENCY, "How much data",
+                   f"{corpus_name}: vocabulary size {vocab_size:,} on 1%, 5%, 25%, 100%",
+                   dict(text=text, vocab_size=vocab_size))
 if go_sweep:
     patterns = {label: sweep.PATTERN_LABELS[label]
                 for label in st.session_state["data_size_patterns"]}
     custom = st.session_state["data_size_custom"].strip()
-    sizes = st.session_state["data_size_sizes"]
+    sizes = sorted(st.session_state["data_size_sizes"])
     try:
         if custom:
             patterns["custom"] = compile_pattern(custom)[0]
@@ -87,24 +69,22 @@ if go_sweep:
     except ValueError as e:
         st.error(md(e))
     else:
-        run("sweep", lambda text, held, progress: sweep.sweep(text, held, sizes, patterns,
-                                                              progress))
+        job_view.start(SWEEP, SWEEP, "Vocabulary sweep",
+                       f"{corpus_name}: sizes {', '.join(map(str, sizes))} × "
+                       f"{', '.join(patterns)}", dict(text=text, vocab_sizes=sizes,
+                                                      patterns=patterns))
 
-results = st.session_state.get(RESULT, {})
 with suff_tab:
-    done = results.get("sufficiency")
+    done = job_view.finished(SUFFICIENCY, "Train to see how much of the full vocabulary a "
+                                          "slice of the corpus finds.")
     if done:
-        st.caption(f"On {md(done['corpus'])}.")
-        st.altair_chart(sweep.sufficiency_chart(done["rows"]), width="stretch")
-        st.dataframe(done["rows"], hide_index=True, width="stretch")
-    else:
-        st.info("Train to see how much of the full vocabulary a slice of the corpus finds.")
+        st.caption(md(done.settings.summary))
+        st.altair_chart(sweep.sufficiency_chart(done.outcome.value), width="stretch")
+        st.dataframe(done.outcome.value, hide_index=True, width="stretch")
 with sweep_tab:
-    done = results.get("sweep")
+    done = job_view.finished(SWEEP, "Run the sweep to compare sizes and patterns.")
     if done:
-        st.caption(f"On {md(done['corpus'])}. Smaller sizes are the first merges of the "
-                   "largest training, exactly: one training per pattern.")
-        st.altair_chart(sweep.sweep_chart(done["rows"]), width="stretch")
-        st.dataframe(done["rows"], hide_index=True, width="stretch")
-    else:
-        st.info("Run the sweep to compare sizes and patterns.")
+        st.caption(md(done.settings.summary) + ". Smaller sizes are the first merges of "
+                   "the largest training, exactly: one training per pattern.")
+        st.altair_chart(sweep.sweep_chart(done.outcome.value), width="stretch")
+        st.dataframe(done.outcome.value, hide_index=True, width="stretch")

@@ -4,17 +4,23 @@ bytes/token on held-out domain text and on general text as K grows, the new toke
 the downloads each format can hold. Thin: bpe.extend learns, viz.sweep measures."""
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import state
+from bpe.extend import ExtendedTokenizer
+from bpe.reference import REFERENCES
+from lab import job_view, state, training
+from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.safe import md
+from lab.widgets import tokenizer_picker
 from viz import sweep
-from viz.samples import sample_corpora
 
-RESULT = "extend_result"
+SLOT = "extend"
+ADDED = "extend_added"  # the slot's outcome already joined the session: its name
+REFERENCE_NAMES = {ref.label: name for name, ref in REFERENCES.items()}
+training.register_kind("extend", "viz.sweep:extension_job")
 DOMAIN_LIMIT = 4_000_000   # characters of the domain corpus used
 GENERAL_LIMIT = 200_000    # characters of general text measured
 
@@ -33,7 +39,7 @@ for key, default in (("extend_domain", 1 if len(names) > 1 else 0), ("extend_gen
     if st.session_state.get(key) not in corpora:
         st.session_state[key] = names[default]
 
-base_name, base = state.tokenizer_picker("extend_base", label="Base tokenizer")
+base_name, base = tokenizer_picker("extend_base", label="Base tokenizer")
 with st.form("extend_form", border=False):
     c1, c2 = st.columns(2)
     c1.selectbox("Domain corpus (its last tenth is held out)", names, key="extend_domain")
@@ -46,42 +52,34 @@ with st.form("extend_form", border=False):
     go = st.form_submit_button("Extend", type="primary", icon=":material/add_circle:")
 
 if go:
-    settings = {"base": base_name, "domain": st.session_state["extend_domain"],
-                "general": st.session_state["extend_general"],
-                "k": int(st.session_state["extend_k"]),
-                "min_frequency": int(st.session_state["extend_min_frequency"])}
-    bar = st.progress(0.0, text="Encoding the domain corpus with the base…")
+    domain, general = st.session_state["extend_domain"], st.session_state["extend_general"]
+    k, min_frequency = int(st.session_state["extend_k"]), int(st.session_state["extend_min_frequency"])
+    st.session_state.pop(ADDED, None)
+    job_view.start(SLOT, "extend", f"{base_name} + {k}",
+                   f"{base_name} + {k:,} merges learned from {domain}; general text: {general}",
+                   dict(base=REFERENCE_NAMES.get(base_name, base),
+                        domain=load_sample(domain)[0][:DOMAIN_LIMIT],
+                        general=load_sample(general)[0][:GENERAL_LIMIT],
+                        num_merges=k, min_frequency=min_frequency))
+    st.session_state["extend_base_used"] = (base_name, base, domain, k, min_frequency)
 
-    def progress(stage, done, total):
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{stage}: {done:,} of {total:,}")
-
-    try:
-        ext, rows = sweep.extension_run(
-            base, corpora[settings["domain"]]()[:DOMAIN_LIMIT],
-            corpora[settings["general"]]()[:GENERAL_LIMIT], settings["k"],
-            settings["min_frequency"], progress=progress)
-    except ValueError as e:
-        bar.empty()
-        st.error(md(e))
-        st.stop()
-    bar.progress(1.0, text="Preparing the downloads…")
-    downloads = sweep.extension_downloads(ext)
-    bar.empty()
-    name = state.add_tokenizer(f"{base_name} + {len(ext.new_merges)} ({settings['domain']})", ext)
-    st.session_state[RESULT] = {"settings": settings, "ext": ext, "rows": rows, "name": name,
-                                "downloads": downloads}
-
-run = st.session_state.get(RESULT)
-if run is None:
-    st.info("Pick a base, a domain corpus and K, then extend.")
+run = job_view.finished(SLOT, "Pick a base, a domain corpus and K, then extend (in the "
+                              "background).")
+if run is None or "extend_base_used" not in st.session_state:
     st.stop()
-ext, rows, settings = run["ext"], run["rows"], run["settings"]
+value = run.outcome.value
+base_name, base, domain, k, min_frequency = st.session_state["extend_base_used"]
+ext = ExtendedTokenizer(base, value["new_merges"], value["merge_counts"], value["stop_reason"])
+if ADDED not in st.session_state:  # join the session once, on the first run after the end
+    st.session_state[ADDED] = state.add_tokenizer(
+        f"{base_name} + {len(ext.new_merges)} ({domain})", ext)
+rows = value["rows"]
 st.success(f"{len(ext.new_merges):,} new tokens, ids {ext.new_idx_start:,} to "
-           f"{ext.n_vocab - 1:,}, added to this session as “{md(run['name'])}”: pick it in "
-           "any tokenizer menu.", icon=":material/check_circle:")
-if len(ext.new_merges) < settings["k"]:
+           f"{ext.n_vocab - 1:,}, added to this session as “{md(st.session_state[ADDED])}”: "
+           "pick it in any tokenizer menu.", icon=":material/check_circle:")
+if len(ext.new_merges) < k:
     st.caption(f"Stopped early ({md(ext.stop_reason)}): no pair occurred "
-               f"{settings['min_frequency']} times or more.")
+               f"{min_frequency} times or more.")
 
 by_text = {}
 for row in rows:
@@ -96,8 +94,8 @@ st.subheader("New tokens")
 st.dataframe(sweep.new_tokens_rows(ext), hide_index=True, width="stretch", height=360)
 
 st.subheader("Download")
-cols = st.columns(len(run["downloads"]))
-for col, (fmt, (file_name, data, why)) in zip(cols, run["downloads"].items()):
+cols = st.columns(len(value["downloads"]))
+for col, (fmt, (file_name, data, why)) in zip(cols, value["downloads"].items()):
     if data is None:
         col.button(fmt, disabled=True, key=f"extend_dl_{fmt}", width="stretch")
         col.caption(md(why))

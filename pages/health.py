@@ -7,16 +7,16 @@ import time
 
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
 from bpe.health import health_report
-from lab import state
+from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.safe import md
+from lab.widgets import tokenizer_picker
 from viz import health as vh
-from viz.samples import sample_corpora
 
 RESULT = "health_result"
 CORPUS_LIMIT = 2_000_000  # characters of the corpus encoded for the unused-token check
@@ -29,7 +29,7 @@ st.caption("What in a vocabulary is broken, wasted or redundant: tokens no text 
            "produce (the 'glitch token' test), tokens a corpus never uses, near-duplicates, "
            "the longest tokens, and merges learned from too few examples.")
 
-name, tok = state.tokenizer_picker("health_tokenizer")
+name, tok = tokenizer_picker("health_tokenizer")
 corpora = sample_corpora()
 c1, c2 = st.columns([2, 1])
 corpus_name = c1.selectbox("Corpus for the unused-token check", [NO_CORPUS, *corpora],
@@ -41,7 +41,7 @@ low = c2.number_input("Flag merges whose pair occurred fewer than", min_value=1,
 
 if st.button("Check the vocabulary", type="primary", icon=":material/health_and_safety:",
              key="health_run"):
-    text = corpora[corpus_name]()[:CORPUS_LIMIT] if corpus_name in corpora else None
+    text = load_sample(corpus_name)[0][:CORPUS_LIMIT] if corpus_name in corpora else None
     bar = st.progress(0.0, text="Starting…")
 
     def progress(p):

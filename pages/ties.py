@@ -4,19 +4,20 @@ learned, and every tied merge with its candidates. Thin: the training and the
 comparison are viz.ties'; the training runs in the worker."""
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from bpe.train import TIE_BREAKS
+from lab import job_view, training
+from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.safe import md
 from viz import ties as vties
-from viz.samples import sample_corpora
 from viz.sweep import PATTERN_LABELS
 
-RESULT = "ties_result"
+SLOT = "ties_rules"
 PATTERNS = {**PATTERN_LABELS, "None (Basic: the whole text)": ""}
+training.register_kind("ties_rules", "viz.ties:rules_job")
 
 remember({"ties_corpus": None, "ties_vocab_size": 512, "ties_pattern": "GPT-4",
           "ties_rule_a": "first", "ties_rule_b": "smallest_ids", "ties_rule_shown": "first"})
@@ -42,27 +43,18 @@ if go:
     settings = {"corpus": st.session_state["ties_corpus"],
                 "vocab_size": int(st.session_state["ties_vocab_size"]),
                 "pattern": st.session_state["ties_pattern"]}
-    bar = st.progress(0.0, text="Counting chunks…")
-    rule_no = {rule: i for i, rule in enumerate(TIE_BREAKS)}
+    summary = (f"{settings['corpus']}, vocabulary size {settings['vocab_size']:,}, "
+               f"{settings['pattern']} split: three trainings, one per rule")
+    job_view.start(SLOT, "ties_rules", "Tie rules", summary,
+                   dict(text=load_sample(settings["corpus"])[0],
+                        vocab_size=settings["vocab_size"], pattern=PATTERNS[settings["pattern"]]))
 
-    def progress(rule, p):
-        share = (rule_no[rule] + p.done / max(p.total, 1)) / len(TIE_BREAKS)
-        bar.progress(min(1.0, share), text=f"{vties.RULE_LABELS[rule]}: merge {p.done:,} "
-                                           f"of {p.total:,}")
-
-    text = corpora[settings["corpus"]]()
-    results = vties.train_rules(text, settings["vocab_size"], PATTERNS[settings["pattern"]],
-                                progress=progress)
-    bar.empty()
-    st.session_state[RESULT] = {"settings": settings, "results": results}
-
-run = st.session_state.get(RESULT)
+run = job_view.finished(SLOT, "Pick a corpus and a vocabulary size, then train: three "
+                              "trainings, one per rule, in the background.")
 if run is None:
-    st.info("Pick a corpus and a vocabulary size, then train: three trainings, one per rule.")
     st.stop()
-results, settings = run["results"], run["settings"]
-st.caption(f"{md(settings['corpus'])}, vocabulary size {settings['vocab_size']:,}, "
-           f"{md(settings['pattern'])} split.")
+results = run.outcome.value
+st.caption(md(run.settings.summary) + f" · {run.outcome.elapsed:.1f} s")
 
 cols = st.columns(len(results))
 for col, (rule, result) in zip(cols, results.items()):

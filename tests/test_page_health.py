@@ -1,24 +1,10 @@
 """The Vocabulary health page in AppTest: GPT-4 with a corpus, and a trained tokenizer."""
-from pathlib import Path
-
-from streamlit.testing.v1 import AppTest
-
 from bpe import RegexTokenizer
-
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "health.py")
-
-
-def run_page(tokenizers=None):
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    if tokenizers:
-        at.session_state["lab_tokenizers"] = tokenizers
-    at.run()
-    assert not at.exception
-    return at
+from teaching_app import open_teaching_page
 
 
-def test_gpt4_with_a_corpus():
-    at = run_page()
+def test_gpt4_with_a_corpus(tmp_path):
+    at = open_teaching_page(tmp_path, "health.py")
     assert at.info  # nothing checked yet
     corpus = next(o for o in at.selectbox(key="health_corpus").options if "Shakespeare" in o)
     at.selectbox(key="health_corpus").select(corpus).run()
@@ -31,9 +17,9 @@ def test_gpt4_with_a_corpus():
     assert int(summary.loc[summary["finding"].str.contains("never be produced"), "tokens"].iloc[0]) == 13
 
 
-def test_trained_tokenizer_low_counts(taylorswift):
+def test_trained_tokenizer_low_counts(taylorswift, tmp_path):
     tok = RegexTokenizer().train(taylorswift[:5000], 256 + 300)
-    at = run_page({"mine": tok})
+    at = open_teaching_page(tmp_path, "health.py", {"mine": tok})
     at.selectbox(key="health_tokenizer").select("mine").run()
     at.number_input(key="health_low").set_value(5).run()
     at.button(key="health_run").click().run()

@@ -1,19 +1,6 @@
 """The Tie rules, Extend a vocabulary and How much data pages in AppTest."""
-from pathlib import Path
-
-import pytest
-from streamlit.testing.v1 import AppTest
-
+from teaching_app import finish, open_teaching_page
 from viz import ties as vties
-
-PAGES = Path(__file__).resolve().parent.parent / "pages"
-
-
-def run_page(name):
-    at = AppTest.from_file(str(PAGES / name), default_timeout=180)
-    at.run()
-    assert not at.exception
-    return at
 
 
 def pick(at, key, contains):
@@ -21,13 +8,13 @@ def pick(at, key, contains):
     box.select(next(o for o in box.options if contains in o))
 
 
-def test_tie_rules_page(taylorswift):
-    at = run_page("ties.py")
+def test_tie_rules_page(taylorswift, tmp_path):
+    at = open_teaching_page(tmp_path, "ties.py")
     assert at.info
     pick(at, "ties_corpus", "taylorswift")
     at.number_input(key="ties_vocab_size").set_value(512)
     at.button[0].click().run()  # the form's submit button
-    assert not at.exception
+    finish(at, "ties_rules")
     metrics = [m.value for m in at.metric]
     assert len(metrics) == 3 and metrics[0].endswith("of 256 merges")
     table = at.dataframe[0].value
@@ -40,13 +27,13 @@ def test_tie_rules_page(taylorswift):
     assert len(at.dataframe[-1].value) == len(vties.tied_merges_rows(results["greatest_bytes"]))
 
 
-def test_extend_page_gpt4():
-    at = run_page("extend.py")
+def test_extend_page_gpt4(tmp_path):
+    at = open_teaching_page(tmp_path, "extend.py")
     pick(at, "extend_domain", "Python standard library")
     pick(at, "extend_general", "Shakespeare")
     at.number_input(key="extend_k").set_value(200)
     at.button[0].click().run()
-    assert not at.exception
+    finish(at, "extend")
     assert "200 new tokens, ids 100,277 to 100,476" in at.success[0].value
     assert len(at.dataframe[0].value) == 200
     names = at.session_state["lab_tokenizers"]
@@ -54,25 +41,25 @@ def test_extend_page_gpt4():
     assert any(".model" in b.label for b in at.button if b.disabled)  # GPT-4's ids: no .model
 
 
-def test_data_size_page():
-    at = run_page("data_size.py")
+def test_data_size_page(tmp_path):
+    at = open_teaching_page(tmp_path, "data_size.py")
     pick(at, "data_size_corpus", "taylorswift")
     at.number_input(key="data_size_vocab").set_value(300)
     at.button[0].click().run()
-    assert not at.exception
+    finish(at, "data_size_sufficiency")
     rows = at.dataframe[0].value
     assert list(rows["fraction"]) == [0.01, 0.05, 0.25, 1.0]
     at.multiselect(key="data_size_sizes").set_value([300, 512])
     at.multiselect(key="data_size_patterns").set_value(["GPT-4"])
     at.text_input(key="data_size_custom").set_value(r"\w+|\s+|.")
     at.button[1].click().run()
-    assert not at.exception
+    finish(at, "data_size_sweep")
     sweep_rows = at.dataframe[1].value
     assert set(sweep_rows["pattern"]) == {"GPT-4", "custom"} and len(sweep_rows) == 4
 
 
-def test_data_size_page_bad_custom_pattern():
-    at = run_page("data_size.py")
+def test_data_size_page_bad_custom_pattern(tmp_path):
+    at = open_teaching_page(tmp_path, "data_size.py")
     pick(at, "data_size_corpus", "taylorswift")
     at.multiselect(key="data_size_sizes").set_value([300])
     at.text_input(key="data_size_custom").set_value("(unclosed")

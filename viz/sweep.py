@@ -16,6 +16,7 @@ import pandas as pd
 
 from bpe import BasicTokenizer, RegexTokenizer, PATTERNS
 from bpe.replay import token_counts_by_merge
+from viz.corpus import split_held_out
 
 FRACTIONS = (0.01, 0.05, 0.25, 1.0)
 PATTERN_LABELS = {"GPT-2": PATTERNS["gpt2"], "GPT-4": PATTERNS["gpt4"],
@@ -23,19 +24,14 @@ PATTERN_LABELS = {"GPT-2": PATTERNS["gpt2"], "GPT-4": PATTERNS["gpt4"],
 CURVE_POINTS = 200  # points per extension curve at most
 
 
-def _report(progress, stage, done, total):
-    if progress is not None:
-        progress(stage, done, total)
-
-
 def _tokenizer(pattern):
     return RegexTokenizer(pattern) if pattern else BasicTokenizer()
 
 
-def _merge_progress(progress, stage):
-    if progress is None:
-        return None
-    return lambda p: progress(stage, p.done, p.total)
+def _phase(progress, name):
+    """Tell a lab.jobs progress reporter what the work does now (others have no phase)."""
+    if progress is not None and hasattr(progress, "phase"):
+        progress.phase(name)
 
 
 def bytes_per_token(n_bytes, n_tokens):
@@ -50,9 +46,7 @@ def data_sufficiency(text, held_out, vocab_size, pattern="gpt4", fractions=FRACT
     runs = {}
     for fraction in sorted(set(fractions) | {1.0}):
         part = text[:max(1, round(len(text) * fraction))]
-        stage = f"training on {fraction:.0%} ({len(part):,} characters)"
-        tok = _tokenizer(pattern).train(part, vocab_size,
-                                        progress=_merge_progress(progress, stage))
+        tok = _tokenizer(pattern).train(part, vocab_size, progress=progress)
         runs[fraction] = tok
     full = {tok_bytes for idx, tok_bytes in runs[1.0].vocab.items() if idx >= 256}
     n_bytes = len(held_out.encode("utf-8"))
@@ -75,8 +69,7 @@ def sweep(text, held_out, vocab_sizes, patterns=None, progress=None):
     n_bytes = len(held_out.encode("utf-8"))
     rows = []
     for label, pattern in patterns.items():
-        tok = _tokenizer(pattern).train(text, top,
-                                        progress=_merge_progress(progress, f"training {label}"))
+        tok = _tokenizer(pattern).train(text, top, progress=progress)
         counts = token_counts_by_merge(tok, held_out)
         for size in sorted(vocab_sizes):
             k = min(size - 256, len(counts) - 1)  # training may have run out of pairs
@@ -156,13 +149,12 @@ def extension_chart(rows):
 def extension_run(base, domain, general, num_merges, min_frequency=2, progress=None):
     """Extend base on the domain text minus its held-out end, then measure bytes/token on
     that held-out end and on general text as K grows. -> (extended tokenizer, curve rows).
-    progress(stage, done, total)."""
+    progress gets the MergeProgress of the new merges."""
     from bpe.extend import extend_vocabulary
-    from viz.training import split_held_out
     train, held = split_held_out(domain)
     ext = extend_vocabulary(base, train, num_merges, min_frequency=min_frequency,
-                            progress=_merge_progress(progress, "learning new merges"))
-    _report(progress, "measuring", 0, 1)
+                            progress=progress)
+    _phase(progress, "measuring")
     texts = {"domain (held out)": held or train, "general": general}
     return ext, extension_curve(ext, {label: text for label, text in texts.items() if text})
 
@@ -191,3 +183,33 @@ def extension_downloads(ext):
         except ValueError as e:
             out[fmt] = (file_name, None, str(e))
     return out
+
+
+# ------------------------------------------------------- jobs, run in the worker
+# lab.jobs calls these as function(progress, **args) in a worker process.
+def sufficiency_job(progress, *, text, vocab_size, pattern="gpt4"):
+    train, held = split_held_out(text)
+    if not held:
+        raise ValueError("this corpus is too small to hold text out; pick a bigger one")
+    return data_sufficiency(train, held, vocab_size, pattern, progress=progress)
+
+
+def sweep_job(progress, *, text, vocab_sizes, patterns):
+    train, held = split_held_out(text)
+    if not held:
+        raise ValueError("this corpus is too small to hold text out; pick a bigger one")
+    return sweep(train, held, vocab_sizes, patterns, progress=progress)
+
+
+def extension_job(progress, *, base, domain, general, num_merges, min_frequency=2):
+    """base: a tokenizer, or the name of a reference one (bpe.reference), loaded here so
+    GPT-4's ranks need not travel to the worker. -> the new merges and their counts, the
+    curve rows and the downloads; the page rebuilds the tokenizer on its own base."""
+    if isinstance(base, str):
+        from bpe.reference import load_reference
+        base = load_reference(base)
+    ext, rows = extension_run(base, domain, general, num_merges, min_frequency, progress)
+    _phase(progress, "measuring")
+    return {"new_merges": ext.new_merges, "merge_counts": ext.merge_counts,
+            "stop_reason": ext.stop_reason, "rows": rows,
+            "downloads": extension_downloads(ext)}

@@ -141,3 +141,8 @@ def tie_share(result):
     """(merges that won a tie, merges) for one training."""
     ties = sum(1 for pairs in (result.merge_ties or {}).values() if len(pairs) > 1)
     return ties, len(result.merges)
+
+
+def rules_job(progress, *, text, vocab_size, pattern):
+    """lab.jobs runs this in the worker: train_rules, each training's MergeProgress sent on."""
+    return train_rules(text, vocab_size, pattern, progress=lambda rule, p: progress(p))
