@@ -88,7 +88,8 @@ cols = st.columns(len(by_text))
 for col, (label, values) in zip(cols, by_text.items()):
     col.metric(f"bytes/token, {label}", f"{values[-1]:.3f}", f"{values[-1] - values[0]:+.3f}",
                help="with all K new merges; the change is against the base")
-st.altair_chart(sweep.extension_chart(rows), width="stretch")
+for chart in sweep.extension_charts(rows):
+    st.altair_chart(chart, width="stretch")
 
 st.subheader("New tokens")
 st.dataframe(sweep.new_tokens_rows(ext), hide_index=True, width="stretch", height=360)

@@ -1,7 +1,7 @@
 """viz.sweep: data sufficiency, the vocab/pattern sweep, the extension curve, charts."""
 from bpe import GPT4Tokenizer, RegexTokenizer
 from bpe.extend import ExtendedTokenizer, extend_vocabulary
-from viz.sweep import (data_sufficiency, extension_chart, extension_counts, extension_curve,
+from viz.sweep import (data_sufficiency, extension_charts, extension_counts, extension_curve,
                        sufficiency_chart, sweep, sweep_chart)
 
 
@@ -39,4 +39,4 @@ def test_extension_counts_match_truncated_extensions(shakespeare):
     rows = extension_curve(ext, {"domain": held, "general": "Hello there, general text."})
     assert {r["text"] for r in rows} == {"domain", "general"}
     assert max(r["new merges"] for r in rows) == 80
-    extension_chart(rows).to_dict()
+    assert len([c.to_dict() for c in extension_charts(rows)]) == 2

@@ -115,7 +115,7 @@ def sweep_chart(rows):
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("vocab size:Q", scale=alt.Scale(type="log", base=2), title="vocabulary size"),
         y=alt.Y("bytes/token:Q", scale=alt.Scale(zero=False),
-                title="bytes per token on held-out text (higher = shorter)"),
+                title="bytes per token, held out"),
         color=alt.Color("pattern:N", title="split pattern"),
         tooltip=["pattern", "vocab size", "merges", alt.Tooltip("bytes/token:Q", format=".3f")],
     ).properties(height=320)
@@ -134,15 +134,16 @@ def sufficiency_chart(rows):
     ).properties(height=200).facet(row=alt.Row("measure:N", title=None)).resolve_scale(y="independent")
 
 
-def extension_chart(rows):
+def extension_charts(rows):
+    """One chart per held-out text (domain and general sit far apart, so each gets its own
+    y scale; separate charts, not a facet, so each can stretch to the page's width)."""
     data = pd.DataFrame(rows)
-    return alt.Chart(data).mark_line().encode(
+    colors = dict(zip(data["text"].unique(), ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]))
+    return [alt.Chart(data[data["text"] == text]).mark_line(color=color).encode(
         x=alt.X("new merges:Q", title="new merges K"),
-        y=alt.Y("bytes/token:Q", scale=alt.Scale(zero=False),
-                title="bytes per token (higher = shorter)"),
-        color=alt.Color("text:N", title="held-out text"),
+        y=alt.Y("bytes/token:Q", scale=alt.Scale(zero=False), title="bytes per token"),
         tooltip=["text", "new merges", alt.Tooltip("bytes/token:Q", format=".3f")],
-    ).properties(height=300)
+    ).properties(height=180, title=text) for text, color in colors.items()]
 
 
 # ------------------------------------------------------------------ extension
