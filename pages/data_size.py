@@ -79,7 +79,8 @@ with suff_tab:
                                           "slice of the corpus finds.")
     if done:
         st.caption(md(done.settings.summary))
-        st.altair_chart(sweep.sufficiency_chart(done.outcome.value), width="stretch")
+        for col, chart in zip(st.columns(2), sweep.sufficiency_charts(done.outcome.value)):
+            col.altair_chart(chart, width="stretch")
         st.dataframe(done.outcome.value, hide_index=True, width="stretch")
 with sweep_tab:
     done = job_view.finished(SWEEP, "Run the sweep to compare sizes and patterns.")

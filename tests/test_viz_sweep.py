@@ -2,7 +2,7 @@
 from bpe import GPT4Tokenizer, RegexTokenizer
 from bpe.extend import ExtendedTokenizer, extend_vocabulary
 from viz.sweep import (data_sufficiency, extension_charts, extension_counts, extension_curve,
-                       sufficiency_chart, sweep, sweep_chart)
+                       sufficiency_charts, sweep, sweep_chart)
 
 
 def test_data_sufficiency(shakespeare):
@@ -14,7 +14,7 @@ def test_data_sufficiency(shakespeare):
     assert rows[0]["share of the full vocabulary"] < rows[-1]["share of the full vocabulary"]
     assert rows[0]["bytes/token"] < rows[-1]["bytes/token"]
     assert seen and seen[-1].total == 400 - 256
-    sufficiency_chart(rows).to_dict()
+    assert len([c.to_dict() for c in sufficiency_charts(rows)]) == 2
 
 
 def test_sweep_sizes_are_exact_prefixes(shakespeare):

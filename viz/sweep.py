@@ -121,17 +121,21 @@ def sweep_chart(rows):
     ).properties(height=320)
 
 
-def sufficiency_chart(rows):
-    data = pd.DataFrame(rows).melt(id_vars=["fraction", "characters", "merges"],
-                                   value_vars=["share of the full vocabulary", "bytes/token"],
-                                   var_name="measure")
-    return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("fraction:Q", scale=alt.Scale(type="log"), axis=alt.Axis(format="%"),
-                title="share of the corpus trained on"),
-        y=alt.Y("value:Q", scale=alt.Scale(zero=False), title=None),
-        tooltip=[alt.Tooltip("fraction:Q", format=".0%"), "characters", "merges",
-                 alt.Tooltip("value:Q", format=".3f")],
-    ).properties(height=200).facet(row=alt.Row("measure:N", title=None)).resolve_scale(y="independent")
+def sufficiency_charts(rows):
+    """Two charts against the share of the corpus trained on: how much of the full
+    vocabulary was found, and bytes/token on held-out text (each stretches to its column)."""
+    data = pd.DataFrame(rows)
+    x = alt.X("fraction:Q", scale=alt.Scale(type="log"), axis=alt.Axis(format="%"),
+              title="share of the corpus trained on")
+    tooltip = [alt.Tooltip("fraction:Q", format=".0%"), "characters", "merges"]
+    return [alt.Chart(data).mark_line(point=True).encode(
+        x=x, y=alt.Y(f"{measure}:Q", scale=alt.Scale(zero=False), title=title,
+                     axis=alt.Axis(format=fmt)),
+        tooltip=tooltip + [alt.Tooltip(f"{measure}:Q", format=".3f")],
+    ).properties(height=260)
+        for measure, title, fmt in (("share of the full vocabulary",
+                                     "tokens shared with the full training", "%"),
+                                    ("bytes/token", "bytes per token, held out", ".2f"))]
 
 
 def extension_charts(rows):
