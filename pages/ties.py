@@ -59,8 +59,9 @@ st.caption(md(run.settings.summary) + f" · {run.outcome.elapsed:.1f} s")
 cols = st.columns(len(results))
 for col, (rule, result) in zip(cols, results.items()):
     tied, merges = vties.tie_share(result)
-    col.metric(vties.RULE_LABELS[rule], f"{tied:,} of {merges:,} merges",
-               help="merges that won a tie: another pair had the same count at that step")
+    col.metric(f"Ties, {vties.RULE_LABELS[rule]}", f"{tied:,}/{merges:,}",
+               help="merges that won a tie (another pair had the same count at that step), "
+                    "of all merges")
 
 st.subheader("Where the rules part")
 st.dataframe(vties.rules_table(results), hide_index=True, width="stretch")
