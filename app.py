@@ -1,13 +1,20 @@
 """The lab's frame: page config, navigation and the shared sidebar. No logic here.
 
-An uploaded tokenizer is added before the page runs, so the page's picker offers it;
-the list of names is drawn after, so a tokenizer trained on this run is listed too.
+Before every page runs, trainings that ended are collected (their tokenizers join the
+session, a toast says so on whatever page is shown) and an uploaded tokenizer is
+added, so the page's pickers offer it; the list of names is drawn after the page, so a
+tokenizer trained on this run is listed too. Nothing here reaches outside the machine:
+the page icon is a local file (a :material/: page icon makes the browser fetch it).
 """
+from pathlib import Path
+
 import streamlit as st
 
-from lab import session_training, state
+from lab import loader, state, training
+from lab.train_panels import sidebar_status
 
-st.set_page_config(page_title="Tokenizer lab", page_icon=":material/token:", layout="wide")
+st.set_page_config(page_title="Tokenizer lab", layout="wide",
+                   page_icon=str(Path(__file__).parent / "lab" / "static" / "icon.png"))
 
 PAGES = {
     "See": [
@@ -26,30 +33,16 @@ PAGES = {
         st.Page("pages/chunker.py", title="Token-budget chunker", icon=":material/splitscreen:"),
     ],
 }
-st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/frame.py
+st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/pages_guard.py
 nav = st.navigation(PAGES)
 
-with st.sidebar:
-    with st.expander("Load a tokenizer file"):
-        uploaded = st.file_uploader(
-            "A .model (minbpe), .tiktoken (ranks) or tokenizer.json (Hugging Face) file",
-            type=state.UPLOAD_TYPES, key="app_model_upload")
-        pattern = st.selectbox(
-            "Split pattern for .tiktoken files", list(state.TIKTOKEN_PATTERNS),
-            key="app_upload_pattern",
-            help="A .tiktoken file holds only the ranks, not the pattern that splits text first.")
-        if uploaded is not None and st.session_state.get("app_loaded_upload") != uploaded.file_id:
-            try:
-                name = state.load_model_upload(uploaded, pattern=state.TIKTOKEN_PATTERNS[pattern])
-            except ValueError as e:
-                st.error(str(e))
-            else:
-                st.session_state["app_loaded_upload"] = uploaded.file_id
-                st.success(f"Loaded as “{name}”; pick it in any tokenizer menu.")
-        if state.unavailable_references():
-            st.caption(state.references_help())
+for ended in training.collect_finished():  # a training ended, on this page or another
+    training.toast(ended)
 
-session_training.collect_finished()  # a training finished while on another page
+with st.sidebar:
+    loader.tokenizer_loader(nav.url_path)
+    sidebar_status()
+
 nav.run()
 
 with st.sidebar:

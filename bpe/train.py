@@ -10,9 +10,15 @@ most frequent, repeat), including its tie rule, but does the work incrementally:
   positions where it starts, and `stats` to its count (weighted by word freq).
 - A merge touches only the positions of its pair and patches the counts of the
   neighbouring pairs, instead of recounting the whole text.
-- A heap picks the next pair by (-count, first position). Because words are laid out
-  in order of first occurrence, the smallest position of a pair is where the textbook
-  loop first meets it, which is the pair `max(stats, key=stats.get)` returns on a tie.
+- A heap picks the next pair by (-count, tie key). The tie key is the tie rule:
+  "first" (minbpe): the pair's first position. Because words are laid out in order of
+  first occurrence, that is where the textbook loop first meets it, which is the pair
+  `max(stats, key=stats.get)` returns on a tie.
+  "smallest_ids" (rustbpe): the pair itself, so the smallest (id0, id1) wins.
+  "greatest_bytes" (Stanford CS336): the lexicographically greatest
+  (bytes of id0, bytes of id1), through a key that sorts byte strings backwards.
+- Words may be id sequences instead of bytes (with the vocab of those ids), so merges
+  can be learned on top of an existing tokenizer's output (see extend.py).
 
 It deliberately knows nothing of text, regexes or special tokens: bytes in, merges out.
 """
@@ -43,28 +49,53 @@ class MergeProgress(NamedTuple):
         return self.done / self.elapsed if self.elapsed > 0 else 0.0
 
 
+TIE_BREAKS = ("first", "smallest_ids", "greatest_bytes")
+MAX_TIES = 20  # tied pairs kept per merge by record_ties: late merges tie by the thousand
+
+
 class TrainResult(NamedTuple):
     merges: dict        # (int, int) -> int, in merge order
     merge_counts: dict  # int -> int
     stop_reason: str    # "vocab_size", "no_pairs" or "min_frequency"
+    merge_ties: dict = None  # idx -> [pair, ...] tied at the top (winner first); record_ties
 
 
 def train_merges(words, vocab_size: int, min_frequency: int = 1,
-                 progress: Optional[Callable[[MergeProgress], None]] = None) -> TrainResult:
+                 progress: Optional[Callable[[MergeProgress], None]] = None, *,
+                 tie_break: str = "first", record_ties: bool = False,
+                 vocab: Optional[dict] = None, max_ties: int = MAX_TIES) -> TrainResult:
     """Learn merges from words = [(bytes, freq), ...] given in order of first occurrence.
+
+    A word may also be a sequence of token ids; then vocab (int -> bytes) gives the bytes
+    of every id the words use, and new ids start after the largest id in vocab. Ties
+    between pairs of equal count are broken by tie_break (see the module docstring);
+    record_ties=True keeps, for each merge, the pairs that had the top count (the winner
+    first; at most max_ties of them, so a list of max_ties pairs may be cut short).
 
     >>> train_merges([(b"aaabdaaabac", 1)], 259).merges
     {(97, 97): 256, (256, 97): 257, (257, 98): 258}
+    >>> train_merges([(b"abcd", 1)], 257, tie_break="greatest_bytes").merges
+    {(99, 100): 256}
+    >>> train_merges([([7, 9, 7, 9], 1)], 11, vocab={7: b"x", 9: b"y"}).merges
+    {(7, 9): 10}
     """
-    total = vocab_size - 256
-    # --- lay the words out end to end; one-byte words hold no pair and are skipped
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, "
+                         f"not {tie_break!r}")
+    vocab = {i: bytes([i]) for i in range(256)} if vocab is None else dict(vocab)
+    first_idx = max(vocab) + 1
+    total = vocab_size - first_idx
+    # --- lay the words out end to end; one-token words hold no pair and are skipped
     words = [(word, freq) for word, freq in words if len(word) >= 2]
-    layout = b"".join(word for word, _ in words)
+    if all(isinstance(word, bytes) for word, _ in words):
+        layout = b"".join(word for word, _ in words)
+    else:
+        layout = list(chain.from_iterable(word for word, _ in words))
     n = len(layout)
     # lists are faster to index; arrays are 9-18x smaller (4 bytes a position, not a
     # pointer plus an int object), which matters past a few MB
     compact = n >= LIST_LIMIT
-    typecode = "i" if n < 1 << 31 and vocab_size < 1 << 31 else "q"
+    typecode = "i" if n < 1 << 31 and max(vocab_size, first_idx) < 1 << 31 else "q"
     new_array = partial(array, typecode) if compact else list
     # subtle: iter(), because array(typecode, bytes) would read the bytes as raw machine words
     tok = new_array(iter(layout))       # token id starting at each position, -1 once absorbed
@@ -89,15 +120,18 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     weight = wt.__getitem__
     for pair, positions in where.items():
         stats[pair] = sum(map(weight, positions))
-    heap = [(-count, where[pair][0], pair) for pair, count in stats.items()]
+    by_position = tie_break == "first"
+    tie_key = _tie_key(tie_break, vocab)
+    heap = [(-count, where[pair][0] if by_position else tie_key(pair), pair)
+            for pair, count in stats.items()]
     heapify(heap)
 
     merges = {}
     merge_counts = {}
-    vocab = {i: bytes([i]) for i in range(256)}
+    merge_ties = {} if record_ties else None
     stop_reason = "no_pairs"
     start = time.perf_counter()
-    idx = 256
+    idx = first_idx
     while heap:
         if idx >= vocab_size:
             stop_reason = "vocab_size"
@@ -112,18 +146,22 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             continue
         a, b = pair
         positions = where[pair]
-        first = positions[0]
-        if tok[first] != a or nxt[first] < 0 or tok[nxt[first]] != b:
-            first = _first_valid(positions, pair, tok, nxt)
-            if first != key:
+        if by_position:
+            first = positions[0]
+            if tok[first] != a or nxt[first] < 0 or tok[nxt[first]] != b:
+                first = _first_valid(positions, pair, tok, nxt)
+                if first != key:
+                    heappush(heap, (negcount, first, pair))
+                    continue
+            elif first != key:
                 heappush(heap, (negcount, first, pair))
                 continue
-        elif first != key:
-            heappush(heap, (negcount, first, pair))
-            continue
         if count < min_frequency:
             stop_reason = "min_frequency"
             break
+        if record_ties:
+            merge_ties[idx] = _tied_pairs(heap, stats, pair, count, max_ties)
+        vocab[idx] = vocab[a] + vocab[b]  # before the new pairs: greatest_bytes keys read it
         # --- merge every occurrence, left to right, without overlap. Count changes
         # are gathered per neighbour id and applied once the step is done. A new pair
         # (x, idx) or (idx, y) sits in the same word as the pair it replaces, so its
@@ -164,7 +202,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             new = (x, idx)
             where[new] = new_array(positions) if compact else positions
             stats[new] = w
-            heappush(heap, (-w, positions[0], new))
+            heappush(heap, (-w, positions[0] if by_position else tie_key(new), new))
             if x != idx:  # else (idx, a) is a pair of this step, already accounted for
                 _forget(stats, where, (x, a), w, pair)
         for y, positions in new_right.items():
@@ -180,18 +218,55 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
             new = (idx, y)
             where[new] = new_array(positions) if compact else positions
             stats[new] = w
-            heappush(heap, (-w, positions[0], new))
+            heappush(heap, (-w, positions[0] if by_position else tie_key(new), new))
         merges[pair] = idx
         merge_counts[idx] = count
-        vocab[idx] = vocab[a] + vocab[b]
         if progress is not None:
-            progress(MergeProgress(idx - 255, total, idx, pair, vocab[idx], count,
+            progress(MergeProgress(idx - first_idx + 1, total, idx, pair, vocab[idx], count,
                                    time.perf_counter() - start))
         idx += 1
     else:
         if idx >= vocab_size:
             stop_reason = "vocab_size"
-    return TrainResult(merges, merge_counts, stop_reason)
+    return TrainResult(merges, merge_counts, stop_reason, merge_ties)
+
+
+def _tie_key(tie_break, vocab):
+    """pair -> the heap's tie key for the static rules (smallest key wins)."""
+    if tie_break == "smallest_ids":
+        return lambda pair: pair
+    # subtle: the heap wants the smallest key, CS336 the greatest (bytes0, bytes1). Each
+    # byte b becomes chr(255 - b) and a chr(256) ends the string, so a longer string
+    # sorts before its own prefix, as b"ab" > b"a" demands.
+    flip = {b: 255 - b for b in range(256)}
+    backwards = {}
+
+    def key_of(idx):
+        key = backwards.get(idx)
+        if key is None:
+            key = backwards[idx] = vocab[idx].decode("latin-1").translate(flip) + "\u0100"
+        return key
+    return lambda pair: (key_of(pair[0]), key_of(pair[1]))
+
+
+def _tied_pairs(heap, stats, winner, count, max_ties):
+    """The pairs whose count equals the winner's, the winner first, then in heap order, at
+    most max_ties. Entries above the winner were all fixed before it won, so the ties sit
+    at the top of the heap; stale entries among them are skipped, within a bound."""
+    tied = [winner]
+    seen = {winner}
+    held = []
+    budget = 4 * max_ties  # entries looked at; a merge late in training ties with thousands
+    while heap and -heap[0][0] >= count and len(tied) < max_ties and len(held) < budget:
+        entry = heappop(heap)
+        held.append(entry)
+        pair = entry[2]
+        if pair not in seen and stats.get(pair, 0) == count:
+            seen.add(pair)
+            tied.append(pair)
+    for entry in held:
+        heappush(heap, entry)
+    return tied
 
 
 def _first_valid(positions, pair, tok, nxt):

@@ -1,32 +1,48 @@
-"""Training in a worker process, so a long training never stalls the Streamlit server.
+"""Work in a worker process, so a long training never stalls the Streamlit server.
 
 Streamlit runs every session's script in a thread of one process; `tok.train` is pure
 Python and holds the GIL, so training in the script thread would slow every other user.
-`start_training` runs it in another process instead, started through multiprocessing's
+`start` runs a job in another process instead, started through multiprocessing's
 "forkserver" (never a plain fork of the server: it has threads, and forking a process
-with threads can deadlock), and returns a TrainingJob the page polls:
+with threads can deadlock), and returns a TrainingJob the caller polls:
 
-    job = start_training("regex", "gpt4", text, vocab_size=1024)
-    job.poll()      # -> new progress events (dicts) since the last poll, batched
+    job = start("lab.trainers:train_bpe", dict(kind="regex", pattern="gpt4",
+                                               text=text, vocab_size=1024))
+    job.poll()      # -> new progress events since the last poll, batched
     job.done, job.error, job.result(), job.cancel()
+
+A job names a module-level function ("package.module:function", in bpe/, lab/ or viz/)
+and its keyword arguments; the worker imports it and calls `function(progress, **args)`.
+progress is a callable taking bpe's MergeProgress (or a `Step`, for work counted in
+other units), with a `phase(name)` method to say what it is doing ("counting",
+"measuring"...). What the function returns must pickle: it comes back as job.result().
+lab/training.py (the session side: typed settings, progress, outcome) is the place
+pages use; this module knows nothing of Streamlit.
+
+Limits: at most SERVER_LIMIT workers run at once on a server (start raises Busy, a
+ValueError with a message, beyond that), and each worker's address space is capped at
+WORKER_MEMORY bytes (resource.RLIMIT_AS), so one training cannot take the server's memory;
+hitting the cap ends the job with a message that says so.
 
 The worker never outlives its use: it exits when its parent process dies, when nobody
 has polled it for `abandon_after` seconds (the tab was closed), and on cancel(), taking
 along the processes it forks to count a big corpus. `job.keep_polling(still_wanted)`
 polls from a thread while the page is not shown, so the job survives a visit to
 another page of the app.
-
-This file does not import streamlit; the page keeps the job in st.session_state.
 """
+import importlib
 import multiprocessing
 import os
 import pickle
+import resource
 import signal
 import sys
 import threading
 import time
 import traceback
+import weakref
 from collections import deque
+from typing import NamedTuple
 
 REPORT_EVERY = 0.1     # seconds between progress messages: one pipe write per batch
 RECENT_MERGES = 20     # latest merges carried by a progress event (and kept by the job)
@@ -34,6 +50,32 @@ ABANDON_AFTER = 30.0   # seconds without a poll after which the worker gives up
 WATCH_EVERY = 0.5      # seconds between the worker's checks on its parent and its polls
 KINDS = ("basic", "regex")
 ABANDONED = 3          # the worker's exit code when it gave up on an absent parent
+OUT_OF_MEMORY = 4      # the worker's exit code when it hit its memory cap past recovery
+TRACE_POINTS = 2000    # (done, elapsed) points a job keeps for its ETA, thinned beyond
+# Workers at once on this server: one per core, at least two (env LAB_MAX_TRAININGS)
+SERVER_LIMIT = int(os.environ.get("LAB_MAX_TRAININGS", max(2, os.cpu_count() or 1)))
+# Address space one worker may take, in bytes (env LAB_WORKER_MEMORY_MB)
+WORKER_MEMORY = int(os.environ.get("LAB_WORKER_MEMORY_MB", 2048)) * 2**20
+TARGET_PACKAGES = ("bpe", "lab", "viz")  # where a job's function may live
+
+_live = weakref.WeakSet()  # the jobs started by this process, to count running workers
+_live_lock = threading.Lock()
+
+
+class Busy(ValueError):
+    """Too many trainings run on this server (or in this session) to start another."""
+
+
+class Step(NamedTuple):
+    """Progress of work counted in other units than merges (a sweep's runs, say)."""
+    done: int          # units done so far
+    total: int         # units in all
+    elapsed: float     # seconds since the work began
+    label: str = ""    # what the unit is ("vocab size 1024"), shown beside the bar
+
+    @property
+    def merges_per_s(self) -> float:
+        return self.done / self.elapsed if self.elapsed > 0 else 0.0
 
 _context = None
 
@@ -50,22 +92,50 @@ def _mp_context():
     return _context
 
 
+def running_jobs():
+    """How many workers this server process runs now."""
+    with _live_lock:
+        return sum(1 for job in list(_live) if not job.done and job.alive())
+
+
+def start(target, args, *, abandon_after=ABANDON_AFTER, memory=None):
+    """Start target ("package.module:function") in a worker process with keyword
+    arguments args; returns its TrainingJob at once. Busy if SERVER_LIMIT workers run.
+    memory: the worker's address-space cap in bytes (WORKER_MEMORY by default)."""
+    module, _, function = target.partition(":")
+    if not function or module.split(".")[0] not in TARGET_PACKAGES:
+        raise ValueError(f"a job's target is 'package.module:function' inside "
+                         f"{'/, '.join(TARGET_PACKAGES)}/, not {target!r}")
+    with _live_lock:
+        if sum(1 for job in list(_live) if not job.done and job.alive()) >= SERVER_LIMIT:
+            raise Busy(f"{SERVER_LIMIT} trainings are running on this server already, "
+                       "which is as many as it runs at once. Wait a minute for one to end, "
+                       "then train again.")
+        job = TrainingJob(dict(target=target, args=args,
+                               memory=WORKER_MEMORY if memory is None else memory),
+                          abandon_after)
+        _live.add(job)
+    return job
+
+
 def start_training(kind, pattern, text, vocab_size, min_frequency=1, special_tokens=(),
-                   *, held_out=None, abandon_after=ABANDON_AFTER):
-    """Start training a tokenizer in a worker process; returns its TrainingJob at once.
+                   *, held_out=None, abandon_after=ABANDON_AFTER, memory=None):
+    """Start training a BPE tokenizer in a worker (lab.trainers.train_bpe); its result()
+    is a lab.trainers.Trained (tok, held_out_counts).
 
     kind: "basic" or "regex"; pattern: a preset name or regex (ignored for "basic").
     special_tokens: strings given ids right after the trained vocabulary.
     held_out: optional text the worker also encodes, to report the token count after
-    every merge (job.held_out_counts, see bpe.replay.token_counts_by_merge).
+    every merge (see bpe.replay.token_counts_by_merge).
     User errors (a bad pattern, vocab_size below 256...) come back as job.error.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    spec = dict(kind=kind, pattern=pattern, text=text, vocab_size=vocab_size,
-                min_frequency=min_frequency, special_tokens=list(special_tokens),
-                held_out=held_out)
-    return TrainingJob(spec, abandon_after)
+    return start("lab.trainers:train_bpe",
+                 dict(kind=kind, pattern=pattern, text=text, vocab_size=vocab_size,
+                      min_frequency=min_frequency, special_tokens=list(special_tokens),
+                      held_out=held_out),
+                 abandon_after=abandon_after, memory=memory)
 
 
 class TrainingJob:
@@ -75,18 +145,21 @@ class TrainingJob:
     def __init__(self, spec, abandon_after=ABANDON_AFTER):
         ctx = _mp_context()
         self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
-        self.progress = None      # the latest progress event (a dict), None before merging
+        self.progress = None      # the latest MergeProgress (or Step), None before merging
         # (idx, pair, token, count) of the latest merges, newest last; replaced, never
         # mutated, so a page can read it while a keep_polling thread polls
         self.recent = ()
         self.done = False
         self.error = None         # str: what went wrong and what to do, if it failed
         self.cancelled = False
-        self.held_out_counts = None  # list of ints, if held_out was given
+        # (done, elapsed) at every progress batch, for the ETA (lab.training.eta)
+        self.trace = []
         self.started = time.monotonic()
         self._abandon_after = abandon_after
+        self._memory = spec.get("memory")
         self.finished = None
-        self._tok = None
+        self._value = None
+        self._has_value = False
         self._lock = threading.Lock()  # poll and cancel may come from two threads
         # subtle: a shared double, not a pipe message, so the worker can read the time of
         # the last poll without the parent writing anything it would have to drain
@@ -124,9 +197,9 @@ class TrainingJob:
         return self._process.is_alive()
 
     def poll(self):
-        """New progress events since the last poll (dicts with done, total, elapsed,
-        merges_per_s and latest: [(idx, pair, token, count), ...]); updates phase,
-        progress, recent, and done/error once the worker finishes."""
+        """New progress events since the last poll (MergeProgress or Step, the last of
+        each batch); updates phase, progress, recent, trace, and done/error once the
+        worker finishes."""
         with self._lock:
             return self._poll()
 
@@ -144,13 +217,20 @@ class TrainingJob:
             if kind == "phase":
                 self.phase = payload
             elif kind == "progress":
-                self.phase = "merging"
-                self.progress = payload
-                self.recent = (self.recent + tuple(payload["latest"]))[-RECENT_MERGES:]
-                events.append(payload)
+                p, latest = payload
+                if self.phase in ("starting", "counting"):
+                    self.phase = "merging"
+                if self.progress is not None and p.done < self.progress.done:
+                    self.trace = []  # a second training within the job starts over
+                self.progress = p
+                self.recent = (self.recent + tuple(latest))[-RECENT_MERGES:]
+                self.trace.append((p.done, p.elapsed))
+                if len(self.trace) > TRACE_POINTS:
+                    self.trace = self.trace[::2]
+                events.append(p)
             elif kind == "result":
-                self._tok = pickle.loads(payload["tokenizer"])
-                self.held_out_counts = payload["held_out_counts"]
+                self._value = pickle.loads(payload)
+                self._has_value = True
                 self._finish()
             elif kind == "error":
                 self._finish(error=payload)
@@ -193,12 +273,13 @@ class TrainingJob:
         return thread
 
     def result(self):
-        """The trained tokenizer. RuntimeError if the job failed or is still running."""
+        """What the job's function returned. RuntimeError if the job failed or is still
+        running."""
         if not self.done:
             raise RuntimeError("the training is still running; poll() until job.done")
-        if self._tok is None:
+        if not self._has_value:
             raise RuntimeError(self.error or "the training was cancelled")
-        return self._tok
+        return self._value
 
     def cancel(self):
         """Stop the worker now (no-op once done). Returns once it has exited."""
@@ -231,6 +312,8 @@ class TrainingJob:
         if code is not None and code < 0 and -code == signal.SIGKILL:
             return ("The training process was killed (signal 9), most likely because the "
                     "server ran out of memory. Try a smaller corpus or vocab size.")
+        if code == OUT_OF_MEMORY:
+            return memory_message(self._memory)
         return (f"The training process ended without a result (exit code {code}). "
                 "Try again; if it keeps happening, try a smaller corpus.")
 
@@ -248,30 +331,42 @@ def _signal_group(process, signum):
             pass
 
 
+def memory_message(limit):
+    size = f"{limit / 2**20:,.0f} MB" if limit else "the memory it may use"
+    return (f"The training hit this server's memory cap for one training ({size}). Try a "
+            "smaller corpus or vocab size; for big corpora use the command line "
+            "(python -m bpe train), which has no such cap.")
+
+
 def _work(conn, heartbeat, abandon_after, spec):
-    """The worker process: train, send batched progress, then the result or an error."""
+    """The worker process: run the job's function, send batched progress, then the
+    pickled result or an error."""
     # Its own process group, so cancel and the watchdog end the counting processes bpe
     # forks for a big corpus along with it; and not daemonic in its own eyes, because
     # multiprocessing forbids daemonic processes to have children. (The parent still
     # treats it as daemonic and ends it when the server exits.)
     os.setpgrp()
     multiprocessing.current_process().daemon = False
+    memory = spec.get("memory")
+    if memory:
+        # the counting processes it forks inherit the cap too
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     _watch(conn, heartbeat, abandon_after)
+    report = _Reporter(conn)
     try:
+        module, _, name = spec["target"].partition(":")
+        function = getattr(importlib.import_module(module), name)
         conn.send(("phase", "counting"))
-        tok = _train(conn, spec)
-        counts = None
-        if spec["held_out"]:
-            conn.send(("phase", "measuring"))
-            from bpe.replay import token_counts_by_merge
-            counts = token_counts_by_merge(tok, spec["held_out"])
-        conn.send(("result", {"tokenizer": pickle.dumps(tok, pickle.HIGHEST_PROTOCOL),
-                              "held_out_counts": counts}))
+        value = function(report, **spec["args"])
+        report.flush()
+        conn.send(("result", pickle.dumps(value, pickle.HIGHEST_PROTOCOL)))
+    except MemoryError:
+        try:
+            conn.send(("error", memory_message(memory)))
+        except MemoryError:
+            os._exit(OUT_OF_MEMORY)
     except (ValueError, TypeError) as e:
         conn.send(("error", str(e)))
-    except MemoryError:
-        conn.send(("error", "The training ran out of memory. Try a smaller corpus or a "
-                            "smaller vocab size."))
     except Exception as e:  # a bug, not the user's: keep the traceback in the server log
         traceback.print_exc(file=sys.stderr)
         conn.send(("error", f"The training failed unexpectedly ({type(e).__name__}: {e})."))
@@ -280,23 +375,10 @@ def _work(conn, heartbeat, abandon_after, spec):
         conn.close()
 
 
-def _train(conn, spec):
-    from bpe import BasicTokenizer, RegexTokenizer
-    tok = BasicTokenizer() if spec["kind"] == "basic" else RegexTokenizer(spec["pattern"])
-    report = _Reporter(conn)
-    tok.train(spec["text"], spec["vocab_size"], min_frequency=spec["min_frequency"],
-              progress=report)
-    report.flush()
-    specials = spec["special_tokens"]
-    if specials:
-        first = tok.n_vocab
-        tok.register_special_tokens({s: first + i for i, s in enumerate(specials)})
-    return tok
-
-
 class _Reporter:
-    """The progress callback: keeps the latest merges, sends a batch every REPORT_EVERY
-    seconds, so a fast training makes a few messages a second, not thousands."""
+    """The progress callback a job's function gets: keeps the latest merges, sends a
+    batch every REPORT_EVERY seconds, so a fast training makes a few messages a second,
+    not thousands. phase(name) says what the job does now."""
 
     def __init__(self, conn):
         self.conn = conn
@@ -305,20 +387,24 @@ class _Reporter:
         self.sent = time.monotonic()
 
     def __call__(self, p):
-        self.latest.append((p.idx, p.pair, p.token, p.count))
+        if hasattr(p, "idx"):  # a MergeProgress: keep the merge for the recent table
+            self.latest.append((p.idx, p.pair, p.token, p.count))
         self.last = p
         now = time.monotonic()
         if now - self.sent >= REPORT_EVERY:
             self.sent = now
             self.flush()
 
+    def phase(self, name):
+        self.flush()
+        self.conn.send(("phase", name))
+
     def flush(self):
         p = self.last
-        if p is None or not self.latest:
+        if p is None:
             return
-        self.conn.send(("progress", {
-            "done": p.done, "total": p.total, "elapsed": p.elapsed,
-            "merges_per_s": p.merges_per_s, "latest": list(self.latest)}))
+        self.conn.send(("progress", (p, list(self.latest))))
+        self.last = None
         self.latest.clear()
 
 

@@ -16,6 +16,7 @@ from bpe import export, reference
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
+NEWEST = "lab_newest_tokenizer"  # (serial, name) of the latest one added with select
 UPLOAD_TYPES = ["model", "tiktoken", "json"]
 # A .tiktoken file holds no split pattern, so the uploader asks for one: label -> pattern
 TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
@@ -57,8 +58,9 @@ def session_tokenizers():
     return st.session_state.setdefault(SESSION_KEY, {})
 
 
-def add_tokenizer(name, tok):
-    """Keep tok in this session under name (made unique with a suffix); returns the name."""
+def add_tokenizer(name, tok, *, select=True):
+    """Keep tok in this session under name (made unique with a suffix); returns the name.
+    select: the pickers that follow new tokenizers switch to it when next drawn."""
     owned = session_tokenizers()
     name = (name or "").strip() or "tokenizer"
     taken = set(owned) | set(_reference_status())
@@ -66,6 +68,9 @@ def add_tokenizer(name, tok):
     while unique in taken:
         unique, n = f"{name} ({n})", n + 1
     owned[unique] = tok
+    if select:
+        serial = st.session_state.get(NEWEST, (0, None))[0] + 1
+        st.session_state[NEWEST] = (serial, unique)
     return unique
 
 
@@ -100,15 +105,11 @@ def references_help():
                                                  for label, reason in missing.items())
 
 
-def tokenizer_picker(key, label="Tokenizer", default=GPT4_NAME, help=None):
-    """A selectbox over tokenizer_names(); returns (name, tokenizer). Its help also says
-    which reference tokenizers cannot be had offline, and why."""
-    names = tokenizer_names()
-    if st.session_state.get(key) not in names:
-        st.session_state[key] = default if default in names else names[0]
-    help = "\n\n".join(part for part in (help, references_help()) if part) or None
-    name = st.selectbox(label, names, key=key, help=help)
-    return name, get_tokenizer(name)
+def tokenizer_picker(*args, **kwargs):
+    """Moved: lab.widgets.tokenizer_picker. Kept until the pages call it there (the
+    lead's merge); then delete this function."""
+    from lab.widgets import tokenizer_picker
+    return tokenizer_picker(*args, **kwargs)
 
 
 def load_model_upload(uploaded, *, pattern="gpt4"):

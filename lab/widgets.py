@@ -1,7 +1,30 @@
-"""Small widget groups that several pages share."""
+"""The widgets several pages share: the tokenizer picker and the sample-text box.
+
+Session data behind them (which tokenizers exist) is lab/state.py's; the texts are
+viz/samples.py's.
+"""
 import streamlit as st
 
+from lab.state import GPT4_NAME, NEWEST, get_tokenizer, references_help, tokenizer_names
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
+
+
+def tokenizer_picker(key, label="Tokenizer", default=GPT4_NAME, help=None, follow_new=True):
+    """A selectbox over tokenizer_names(); returns (name, tokenizer). Its help also says
+    which reference tokenizers cannot be had offline, and why. follow_new: switch to a
+    tokenizer loaded or trained since this picker was last drawn (once; the user's
+    later pick stands)."""
+    names = tokenizer_names()
+    serial, newest = st.session_state.get(NEWEST, (0, None))
+    seen = st.session_state.setdefault("lab_picker_seen", {})
+    if follow_new and seen.get(key, 0) < serial and newest in names:
+        st.session_state[key] = newest
+    seen[key] = serial
+    if st.session_state.get(key) not in names:
+        st.session_state[key] = default if default in names else names[0]
+    help = "\n\n".join(part for part in (help, references_help()) if part) or None
+    name = st.selectbox(label, names, key=key, help=help)
+    return name, get_tokenizer(name)
 
 
 def sample_text(prefix, *, height, max_chars):

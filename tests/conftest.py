@@ -46,7 +46,7 @@ def cl100k():
 def pages_run_inside_the_frame(monkeypatch):
     """AppTest resets Streamlit's old pages/-folder mode before every run, so a switched
     page would run on its own, outside app.py (no sidebar, no navigation), and
-    lab.frame's guard would rerun it, dropping a button click. A server leaves that mode
+    lab.pages_guard's guard would rerun it, dropping a button click. A server leaves that mode
     for good once app.py has run st.navigation; make every AppTest run behave so."""
     from streamlit.runtime.pages_manager import PagesManager
     original_init = PagesManager.__init__

@@ -1,7 +1,7 @@
 """Every page shows inside app.py's frame, even as a fresh server's very first visit.
 
 With a pages/ folder, Streamlit runs a deep-linked page file on its own (old multipage
-layout, file-list menu) until something calls st.navigation; lab/frame.py and the
+layout, file-list menu) until something calls st.navigation; lab/pages_guard.py and the
 config keep that from ever reaching the screen.
 """
 import pytest

@@ -4,7 +4,7 @@ Screenshots: screenshots/train_*.png."""
 from pathlib import Path
 
 from conftest import CORPORA, metrics, screenshot, wait_rendered
-from viz.training import PATTERN_TRIAL_CHARS
+from viz.corpus import PATTERN_TRIAL_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")

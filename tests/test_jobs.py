@@ -29,7 +29,7 @@ def test_job_trains_the_same_merges_as_in_process():
         job.wait(0.2)
         events += job.poll()
     assert job.error is None, job.error
-    tok = job.result()
+    tok, held_out_counts = job.result().tok, job.result().held_out_counts
     ref = RegexTokenizer("gpt4").train(text, 700, min_frequency=2)
     assert tok.merges == ref.merges
     assert tok.merge_counts == ref.merge_counts
@@ -37,10 +37,12 @@ def test_job_trains_the_same_merges_as_in_process():
     # special tokens get the ids right after the trained vocabulary
     n = 256 + len(ref.merges)
     assert tok.special_tokens == {"<|endoftext|>": n, "<|pad|>": n + 1}
-    assert job.held_out_counts == token_counts_by_merge(ref, held_out)
+    assert held_out_counts == token_counts_by_merge(ref, held_out)
     # the last progress event reports the last merge; the recent merges end with it
     last_idx = max(ref.merges.values())
-    assert job.progress["done"] == len(ref.merges) == job.progress["total"]
+    assert job.progress.done == len(ref.merges) == job.progress.total
+    assert isinstance(job.progress, MergeProgress)
+    assert job.trace[-1] == (len(ref.merges), job.progress.elapsed)
     assert job.recent[-1][0] == last_idx
     assert job.recent[-1][2] == ref.vocab[last_idx]
     assert job.recent[-1][3] == ref.merge_counts[last_idx]
@@ -51,8 +53,8 @@ def test_basic_job_matches_basic_training():
     text = SAMPLE[:5_000]
     job = start_training("basic", None, text, 400)
     assert job.wait(120)
-    assert job.result().merges == BasicTokenizer().train(text, 400).merges
-    assert isinstance(job.result(), BasicTokenizer)
+    assert job.result().tok.merges == BasicTokenizer().train(text, 400).merges
+    assert isinstance(job.result().tok, BasicTokenizer)
 
 
 def test_progress_is_batched(monkeypatch):
@@ -72,10 +74,10 @@ def test_progress_is_batched(monkeypatch):
     assert 9 <= len(sent) <= 12
     kinds = {kind for kind, _ in sent}
     assert kinds == {"progress"}
-    last = sent[-1][1]
-    assert last["done"] == 1000 and last["total"] == 1000
-    assert last["latest"][-1] == (1255, (97, 98), b"ab", 5)
-    assert all(len(payload["latest"]) <= jobs.RECENT_MERGES for _, payload in sent)
+    last, latest = sent[-1][1]
+    assert last.done == 1000 and last.total == 1000
+    assert latest[-1] == (1255, (97, 98), b"ab", 5)
+    assert all(len(latest) <= jobs.RECENT_MERGES for _, (_, latest) in sent)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -14,7 +14,7 @@ def script():
 
     import streamlit as st
     sys.path.insert(0, st.session_state["root"])
-    from lab import state
+    from lab import state, widgets
 
     class Upload(io.BytesIO):  # what st.file_uploader returns, as far as state needs
         def __init__(self, name, data):
@@ -31,7 +31,7 @@ def script():
         from bpe import BasicTokenizer
         st.session_state["added"] = state.add_tokenizer(st.session_state["add_as"],
                                                         BasicTokenizer())
-    picked, tok = state.tokenizer_picker("t_pick")
+    picked, tok = widgets.tokenizer_picker("t_pick")
     st.text(type(tok).__name__)
     st.session_state["names"] = state.tokenizer_names()
 

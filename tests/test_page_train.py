@@ -1,14 +1,16 @@
 """The Train page in AppTest: train through the form, see the table and both charts, the
 tokenizer joins the session; bad corpora and settings get clear messages, not tracebacks.
 
-AppTest cannot wait for the page's polling fragment, so a test waits on the job it
-finds in session state (job.wait), then reruns the page, as the fragment's timer would.
+AppTest cannot wait for the page's polling fragment, so a test waits on the job of the
+Training it finds in session state (job.wait), then reruns the page, as the fragment's
+timer would.
 """
 import json
+import re
 from pathlib import Path
 
 from bpe import PATTERNS, BasicTokenizer, RegexTokenizer
-from viz import training as vt
+from viz import corpus as vc
 
 PAGE = "pages/train.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,19 +18,36 @@ SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # findall on "aaaa..." never finishes
 
 
+def training(at, slot="train"):
+    """The session's lab.training.Training in slot, or None."""
+    trainings = at.session_state["lab_trainings"] if "lab_trainings" in at.session_state \
+        else {}
+    return trainings.get(slot)
+
+
+def finish(at, slot="train", timeout=120):
+    """Wait for the training in slot to end, then rerun the page."""
+    t = training(at, slot)
+    if t is not None and t.running:  # else it ended within the run that started it
+        assert t.job.wait(timeout)
+        at.run()
+        assert not at.exception, at.exception
+    assert not training(at, slot).running
+    return at
+
+
 def train(at, timeout=120):
     """Click Train, wait for the worker, rerun: the page as it is after training."""
     at.button(key="train_submit").click()
     at.run()
     assert not at.exception, at.exception
-    run = at.session_state["train_job"] if "train_job" in at.session_state else None
-    if run is not None:  # else it finished within the run that started it
-        assert run["job"].wait(timeout)
-        at.run()
-        assert not at.exception, at.exception
-    assert "train_job" not in at.session_state
-    assert "train_result" in at.session_state
-    return at
+    return finish(at, "train", timeout)
+
+
+def plain(element):
+    """An element's Markdown text with lab.safe.md's backslash escapes taken out."""
+    text = element if isinstance(element, str) else element.value
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
 
 
 def upload(at, *files):
@@ -58,11 +77,12 @@ def test_train_the_shipped_sample(open_page):
     at.text_input(key="train_name").set_value("bard")
     train(at)
 
-    assert [s.value for s in at.success][0] == "Reached the vocab size: 144 merges, 400 tokens."
-    assert "Added to this session as **bard**" in at.success[1].value
+    (success,) = at.success  # one box, not two
+    assert plain(success).startswith("Reached the vocab size: 144 merges, 400 tokens.")
+    assert "Added to this session as **bard**" in plain(success)
     # the tokenizer in the session is the one training the first 90% in-process gives
     tok = at.session_state["lab_tokenizers"]["bard"]
-    train_text, held_out = vt.split_held_out(SAMPLE)
+    train_text, held_out = vc.split_held_out(SAMPLE)
     ref = RegexTokenizer("gpt4").train(train_text, 400, min_frequency=2)
     assert tok.merges == ref.merges and tok.merge_counts == ref.merge_counts
     assert tok.special_tokens == {"<|endoftext|>": 400}
@@ -82,9 +102,10 @@ def test_train_the_shipped_sample(open_page):
     assert metrics(at)["Bytes per token (held out)"] == \
         f"{n_bytes / len(ref.encode_ordinary(held_out)):.2f}"
     assert metrics(at)["Vocab size"] == "401"  # 400 + the special token
-    # downloads carry the model and vocab text
+    # downloads in every format (tests/test_downloads.py loads each back)
     labels = {b.label for b in at.download_button}
-    assert labels == {"Download .model", "Download .vocab"}
+    assert labels == {"Download .model", "Download .vocab", "Download .tiktoken",
+                      "Download tokenizer.json"}
     # other pages' pickers offer it
     assert list(at.session_state["lab_tokenizers"]) == ["bard"]
 
@@ -103,7 +124,8 @@ def test_upload_two_files_and_train(open_page):
     assert tok.pattern == PATTERNS["gpt2"]
     assert 0 < len(tok.merges) <= 44
     assert len(at.dataframe[0].value) == len(tok.merges)
-    assert any("Added to this session as **2 files regex 300**" in s.value for s in at.success)
+    assert any("Added to this session as **2 files regex 300**" in plain(s)
+               for s in [*at.success, *at.warning])
 
 
 def test_latin1_upload_message_and_decoding_offer(open_page):
@@ -112,7 +134,7 @@ def test_latin1_upload_message_and_decoding_offer(open_page):
                 ("latin.txt", "caf\xe9 cr\xe8me br\xfbl\xe9e\n".encode("latin-1") * 20,
                  "text/plain"))
     (error,) = at.error
-    assert "latin.txt is not UTF-8" in error.value and "0xe9" in error.value
+    assert "latin.txt is not UTF-8" in plain(error) and "0xe9" in plain(error)
     # the good file is not lost: it is the corpus, and training stays possible
     assert metrics(at)["Files"] == "1"
     assert metrics(at)["Characters"] == f"{17 * 20:,}"
@@ -128,21 +150,21 @@ def test_latin1_upload_message_and_decoding_offer(open_page):
 def test_binary_upload_alone_disables_training(open_page):
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
     at = upload(open_page(PAGE), ("photo.png", png, "image/png"))
-    assert any("photo.png is not UTF-8" in e.value and "binary file" in e.value
+    assert any("photo.png is not UTF-8" in plain(e) and "binary file" in plain(e)
                for e in at.error)
-    assert any("corpus is empty" in w.value for w in at.warning)
+    assert any("corpus is empty" in plain(w) for w in at.warning)
     assert at.button(key="train_submit").disabled
-    assert at.checkbox(key="train_replace").label.startswith("Decode photo.png anyway")
+    assert plain(at.checkbox(key="train_replace").label).startswith("Decode photo.png anyway")
 
 
 def test_empty_file_and_no_file(open_page):
     at = upload(open_page(PAGE), ("empty.txt", b"", "text/plain"))
-    assert any("empty.txt is empty" in e.value for e in at.error)
+    assert any("empty.txt is empty" in plain(e) for e in at.error)
     assert at.button(key="train_submit").disabled
     at.file_uploader(key="train_uploads").clear()
     at.run()
     assert not at.exception
-    assert any("Upload one or more text files" in i.value for i in at.info)
+    assert any("Upload one or more text files" in plain(i) for i in at.info)
     assert at.button(key="train_submit").disabled
 
 
@@ -152,11 +174,11 @@ def test_small_corpus_stops_early_and_says_so(open_page):
     at.number_input(key="train_vocab_size").set_value(5000)
     train(at)
     (warning,) = at.warning
-    assert warning.value.startswith("Stopped early at ")
-    assert "of 4,744: no pair occurs twice or more" in warning.value
+    assert plain(warning).startswith("Stopped early at ")
+    assert "of 4,744: no pair occurs twice or more" in plain(warning)
     # too small to hold out a slice: said, and no compression curve
-    assert any("too small to hold out" in c.value for c in at.caption)
-    assert any("compression was not measured" in i.value for i in at.info)
+    assert any("too small to hold out" in plain(c) for c in at.caption)
+    assert any("compression was not measured" in plain(i) for i in at.info)
     assert len(charts(at)) == 1
 
 
@@ -168,8 +190,8 @@ def test_invalid_custom_regex_is_refused_before_training(open_page):
     at.run()
     assert not at.exception
     (error,) = at.error
-    assert error.value.startswith("invalid split pattern")
-    assert "train_job" not in at.session_state
+    assert plain(error).startswith("invalid split pattern")
+    assert training(at) is None
 
 
 def test_a_pattern_that_drops_text_fails_in_the_worker_with_a_message(open_page):
@@ -178,20 +200,20 @@ def test_a_pattern_that_drops_text_fails_in_the_worker_with_a_message(open_page)
     at.text_input(key="train_custom_pattern").set_value(r"\p{L}+")  # loses the spaces
     train(at)
     (error,) = at.error
-    assert "failed: the split pattern skips" in error.value
-    assert "Traceback" not in error.value
+    assert "failed: the split pattern skips" in plain(error)
+    assert "Traceback" not in plain(error)
     assert list(at.session_state["lab_tokenizers"]) == []
 
 
 def test_basic_refuses_a_corpus_too_big_for_it(open_page):
-    big = b"the quick brown fox jumps over the lazy dog\n" * (vt.BASIC_MAX_BYTES // 44 + 1)
+    big = b"the quick brown fox jumps over the lazy dog\n" * (vc.BASIC_MAX_BYTES // 44 + 1)
     at = upload(open_page(PAGE), ("big.txt", big, "text/plain"))
     at.radio(key="train_kind").set_value("Basic")
     at.button(key="train_submit").click()
     at.run()
     assert not at.exception
-    assert "Use Regex" in at.error[0].value
-    assert "train_job" not in at.session_state
+    assert "Use Regex" in plain(at.error[0])
+    assert training(at) is None
 
 
 def test_out_of_range_vocab_size_never_reaches_training(open_page):
@@ -200,9 +222,9 @@ def test_out_of_range_vocab_size_never_reaches_training(open_page):
     at.button(key="train_submit").click()
     at.run()
     assert not at.exception
-    run = at.session_state["train_job"]
-    assert run["vocab_size"] <= vt.VOCAB_MAX  # Streamlit keeps the widget in its range
-    run["job"].cancel()
+    t = training(at)
+    assert t.settings.vocab_size <= vc.VOCAB_MAX  # Streamlit keeps the widget in its range
+    t.cancel()
 
 
 def test_catastrophic_pattern_is_refused_before_training(open_page):
@@ -212,22 +234,22 @@ def test_catastrophic_pattern_is_refused_before_training(open_page):
     at.button(key="train_submit").click()
     at.run()
     assert not at.exception
-    assert "train_job" not in at.session_state
-    assert any("catastrophic backtracking" in e.value for e in at.error)
+    assert training(at) is None
+    assert any("catastrophic backtracking" in plain(e) for e in at.error)
 
 
 def test_progress_view_and_cancel(open_page):
     # the trial split covers the first 200,000 characters; the runaway part comes after
     # (and before the held-out last tenth), so this job starts and hangs until cancelled
-    corpus = (b"b " * (vt.PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
-              + b" c" * (vt.PATTERN_TRIAL_CHARS // 10))  # no b after the a's
+    corpus = (b"b " * (vc.PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
+              + b" c" * (vc.PATTERN_TRIAL_CHARS // 10))  # no b after the a's
     at = upload(open_page(PAGE), ("a.txt", corpus, "text/plain"))
     at.selectbox(key="train_pattern").set_value("custom")
     at.text_input(key="train_custom_pattern").set_value(CATASTROPHIC)
     at.button(key="train_submit").click()
     at.run()
     assert not at.exception
-    job = at.session_state["train_job"]["job"]
+    job = training(at).job
     assert not job.done
     assert at.button(key="train_submit").disabled  # one training at a time
     assert at.get("progress")[0].proto.text.startswith("Splitting the corpus")
@@ -235,7 +257,7 @@ def test_progress_view_and_cancel(open_page):
     at.run()
     assert not at.exception
     assert job.done and job.cancelled and not job.alive()
-    assert "was cancelled" in at.info[0].value
+    assert "was cancelled" in plain(at.info[0])
     assert not at.button(key="train_submit").disabled
 
 
@@ -246,7 +268,7 @@ def test_basic_through_the_form(open_page):
     train(at)
     tok = at.session_state["lab_tokenizers"]["Shakespeare basic 300"]
     assert isinstance(tok, BasicTokenizer) and tok.pattern == ""
-    train_text, _ = vt.split_held_out(SAMPLE)
+    train_text, _ = vc.split_held_out(SAMPLE)
     assert tok.merges == BasicTokenizer().train(train_text, 300, min_frequency=2).merges
 
 
@@ -257,11 +279,12 @@ def test_sentencepiece_beside_it_on_the_same_corpus_then_compare(open_page):
     train(at)
     at.button(key="train_sentencepiece").click()
     at.run()
+    finish(at, "train_sentencepiece")
     assert not at.exception and not at.error
     tokenizers = at.session_state["lab_tokenizers"]
     sp = tokenizers["bard · SentencePiece"]
     assert type(sp).__name__ == "SentencePieceBPE" and sp.n_vocab <= 400
-    assert any("bard · SentencePiece" in s.value for s in at.success)
+    assert any("bard · SentencePiece" in plain(s) for s in at.success)
     sample = "Thou art more lovely and more temperate."
     assert sp.decode(sp.encode(sample)) == sample
     at.switch_page("pages/compare.py")
@@ -281,4 +304,4 @@ def test_sentencepiece_needs_the_corpus_trained_on(open_page):
     at.button(key="train_sentencepiece").click()
     at.run()
     assert not at.exception
-    assert "not the one this tokenizer was trained on" in at.error[0].value
+    assert "not the one this tokenizer was trained on" in plain(at.error[0])

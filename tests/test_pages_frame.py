@@ -1,4 +1,4 @@
-"""Every page script runs inside app.py's frame (see lab/frame.py)."""
+"""Every page script runs inside app.py's frame (see lab/pages_guard.py)."""
 import ast
 
 from conftest import ROOT

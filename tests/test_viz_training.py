@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+import viz.corpus as vc
 import viz.training as vt
 from bpe import BasicTokenizer, RegexTokenizer, load
 from bpe.replay import token_counts_by_merge
@@ -30,13 +31,13 @@ def _rows(chart):
 
 # ------------------------------------------------------------------ the corpus
 def test_decode_upload_utf8_and_bom():
-    assert vt.decode_upload("a.txt", "héllo 👋".encode()) == "héllo 👋"
-    assert vt.decode_upload("a.txt", b"\xef\xbb\xbfhi") == "hi"
+    assert vc.decode_upload("a.txt", "héllo 👋".encode()) == "héllo 👋"
+    assert vc.decode_upload("a.txt", b"\xef\xbb\xbfhi") == "hi"
 
 
 def test_latin1_upload_names_file_byte_and_position():
     with pytest.raises(ValueError) as e:
-        vt.decode_upload("notes.txt", "café au lait".encode("latin-1"))
+        vc.decode_upload("notes.txt", "café au lait".encode("latin-1"))
     message = str(e.value)
     assert "notes.txt" in message and "0xe9" in message and "position 3" in message
     assert "another encoding" in message and "replacement" in message
@@ -45,22 +46,22 @@ def test_latin1_upload_names_file_byte_and_position():
 def test_binary_upload_is_called_binary():
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
     with pytest.raises(ValueError, match="binary file"):
-        vt.decode_upload("photo.png", png)
-    text = vt.decode_upload("photo.png", png, replace=True)
+        vc.decode_upload("photo.png", png)
+    text = vc.decode_upload("photo.png", png, replace=True)
     assert "\ufffd" in text and text.startswith("\ufffdPNG")
 
 
 def test_corpus_keeps_good_files_when_one_is_bad():
     files = [("a.txt", b"first file"), ("b.bin", b"\xff\xfe\x00binary"),
              ("c.txt", b"second\n"), ("d.txt", b"")]
-    corpus = vt.corpus_from_files(files)
+    corpus = vc.corpus_from_files(files)
     assert corpus.text == "first file\nsecond\n"
     assert corpus.used == ["a.txt", "c.txt"]
     assert corpus.not_utf8 == ["b.bin"]
     assert len(corpus.problems) == 2
     assert "b.bin" in corpus.problems[0] and "d.txt is empty" in corpus.problems[1]
     # decoding with replacement brings the bad file in, in its place
-    corpus = vt.corpus_from_files(files, replace=True)
+    corpus = vc.corpus_from_files(files, replace=True)
     assert corpus.used == ["a.txt", "b.bin", "c.txt"]
     assert corpus.not_utf8 == ["b.bin"] and corpus.problems == ["d.txt is empty, so it adds "
                                                                 "nothing to the corpus."]
@@ -68,55 +69,55 @@ def test_corpus_keeps_good_files_when_one_is_bad():
 
 
 def test_no_files_no_corpus():
-    assert vt.corpus_from_files([]) == ("", [], [], [])
+    assert vc.corpus_from_files([]) == ("", [], [], [])
 
 
 def test_corpus_checks():
     with pytest.raises(ValueError, match="empty"):
-        vt.check_corpus("regex", 0)
+        vc.check_corpus("regex", 0)
     with pytest.raises(ValueError, match="Use Regex"):
-        vt.check_corpus("basic", vt.BASIC_MAX_BYTES + 1)
-    vt.check_corpus("basic", vt.BASIC_MAX_BYTES)
-    vt.check_corpus("regex", 100 * vt.BASIC_MAX_BYTES)
+        vc.check_corpus("basic", vc.BASIC_MAX_BYTES + 1)
+    vc.check_corpus("basic", vc.BASIC_MAX_BYTES)
+    vc.check_corpus("regex", 100 * vc.BASIC_MAX_BYTES)
 
 
 def test_held_out_is_the_end_of_the_corpus():
-    train, held = vt.split_held_out(SAMPLE)
+    train, held = vc.split_held_out(SAMPLE)
     assert train + held == SAMPLE
-    assert vt.held_out_start(SAMPLE) == len(train)
+    assert vc.held_out_start(SAMPLE) == len(train)
     assert 0.09 * len(SAMPLE) < len(held) <= 0.1 * len(SAMPLE)
     assert train.endswith("\n")  # cut at a line break near the tenth
 
 
 def test_held_out_is_capped():
     big = "word " * 300_000 + "\n" + "tail " * 300_000  # 3 MB: a tenth would be 300 KB
-    train, held = vt.split_held_out(big)
-    assert len(held) <= vt.HELD_OUT_LIMIT and len(held) >= vt.HELD_OUT_LIMIT - 1000
+    train, held = vc.split_held_out(big)
+    assert len(held) <= vc.HELD_OUT_LIMIT and len(held) >= vc.HELD_OUT_LIMIT - 1000
     assert train + held == big
 
 
 def test_tiny_corpus_is_trained_whole():
-    assert vt.split_held_out("short text " * 100) == ("short text " * 100, "")
+    assert vc.split_held_out("short text " * 100) == ("short text " * 100, "")
 
 
 def test_special_tokens_parsing():
-    assert vt.parse_special_tokens("") == []
-    assert vt.parse_special_tokens("<|a|>\n\n <|b|> \n") == ["<|a|>", "<|b|>"]
+    assert vc.parse_special_tokens("") == []
+    assert vc.parse_special_tokens("<|a|>\n\n <|b|> \n") == ["<|a|>", "<|b|>"]
     with pytest.raises(ValueError, match="listed twice"):
-        vt.parse_special_tokens("<|a|>\n<|a|>")
+        vc.parse_special_tokens("<|a|>\n<|a|>")
     with pytest.raises(ValueError, match="more than"):
-        vt.parse_special_tokens("\n".join(f"<|{i}|>" for i in range(300)))
+        vc.parse_special_tokens("\n".join(f"<|{i}|>" for i in range(300)))
 
 
 @pytest.mark.parametrize("size", [0, 255, 100_001, 10**7, 512.5, "1000", True])
 def test_vocab_size_outside_the_range_is_refused(size):
     with pytest.raises(ValueError, match="from 256"):
-        vt.check_vocab_size(size)
+        vc.check_vocab_size(size)
 
 
 def test_vocab_size_inside_the_range():
     for size in (256, 1000, 100_000):
-        vt.check_vocab_size(size)
+        vc.check_vocab_size(size)
 
 
 # ------------------------------------------------------------------- the merges

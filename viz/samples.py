@@ -1,14 +1,8 @@
-"""Sample texts to tokenize and sample corpora to train on.
+"""Sample texts to tokenize: short, and chosen to show where tokenizers differ: prose,
+code, numbers, a non-Latin script, emoji sequences and whitespace.
 
-The texts are short and chosen to show where tokenizers differ: prose, code, numbers,
-a non-Latin script, emoji sequences and whitespace. The corpora are a small
-public-domain Shakespeare slice shipped in samples/, Python's own standard library read
-from this machine, and the shared corpora folder beside the checkout when it is there;
-nothing is downloaded.
+Pure constants. The corpora to train on are read from disk by lab/corpora.py.
 """
-import os
-import sysconfig
-from pathlib import Path
 
 SAMPLES = {
     "English prose": (
@@ -55,44 +49,15 @@ SAMPLES = {
 }
 DEFAULT_SAMPLE = "English prose"
 
-SHIPPED_SHAKESPEARE = Path(__file__).resolve().parent.parent / "samples" / "shakespeare_100k.txt"
-CORPUS_LIMIT = 2_000_000  # characters read from the standard library sample
+
+_MOVED = {"SHIPPED_SHAKESPEARE", "CORPUS_LIMIT", "shared_corpora_dir", "python_stdlib_text",
+          "sample_corpora"}
 
 
-def shared_corpora_dir():
-    """The folder of shared corpora beside the checkout ($BPE_CORPORA overrides), or None."""
-    path = Path(os.environ.get("BPE_CORPORA",
-                               Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"))
-    return path if path.is_dir() else None
-
-
-def python_stdlib_text(limit=CORPUS_LIMIT):
-    """Source code of Python's standard library on this machine, up to limit characters,
-    in a fixed order so the same machine always gives the same corpus."""
-    root = Path(sysconfig.get_paths()["stdlib"])
-    parts, size = [], 0
-    for path in sorted(root.glob("*.py")):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        parts.append(text)
-        size += len(text)
-        if size >= limit:
-            break
-    return "".join(parts)[:limit]
-
-
-def sample_corpora():
-    """name -> a function returning the corpus text; only corpora present here."""
-    corpora = {
-        "Shakespeare (100 KB, shipped)": lambda: SHIPPED_SHAKESPEARE.read_text(encoding="utf-8"),
-        "Python standard library (code, 2 MB)": python_stdlib_text,
-    }
-    folder = shared_corpora_dir()
-    if folder:
-        for path in sorted(folder.glob("*.txt")):
-            size_kb = path.stat().st_size // 1024
-            corpora[f"{path.name} ({size_kb:,} KB)"] = \
-                lambda path=path: path.read_text(encoding="utf-8")
-    return corpora
+def __getattr__(name):
+    """Until the pages that import the corpora from here import lab.corpora (the lead's
+    merge), hand them over from there; viz itself reads no disk. Remove then."""
+    if name in _MOVED:
+        import lab.corpora
+        return getattr(lab.corpora, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

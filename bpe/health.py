@@ -1,0 +1,206 @@
+"""Vocabulary health: what in a tokenizer's vocabulary is broken, wasted or redundant.
+
+For any tokenizer (trained, loaded, GPT-4, GPT-4o, extended) it finds
+- tokens that are not valid UTF-8 on their own (bytes of a cut character);
+- tokens no text can ever produce: byte-level BPE makes a token only inside one chunk
+  of the split pattern, so a token whose text the pattern cuts in two never appears,
+  nor one whose own bytes encode to other ids (the "glitch token" test), nor a byte
+  that valid UTF-8 never contains (0xC0, 0xC1, 0xF5-0xFF);
+- tokens never used on a corpus you choose (and how often the others are);
+- near-duplicates: tokens that differ only by case or leading spaces;
+- the longest tokens;
+- for trained tokenizers, merges whose pair occurred fewer than a threshold of times.
+Each finding lists its tokens and, where one fits, how to retrain without them.
+Pure: no Streamlit; progress through a callback. It never changes the tokenizer.
+"""
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple, Optional
+
+from .base import render_token
+
+NEVER_IN_UTF8 = frozenset([0xC0, 0xC1, *range(0xF5, 0x100)])
+# Text put around a token the split pattern cuts when alone: a longer chunk may still hold
+# it whole (GPT-4o cuts " I'" alone, but keeps " I'll" whole, and BPE may leave " I'").
+PROBE_BEFORE = ("", " ", "a", "A", "1", "\n", ".")
+PROBE_AFTER = ("", "s", "m", "ll", "x", "X", " ", "1", ".", "\n")
+PROGRESS_EVERY = 5000  # tokens between two progress reports
+
+
+class HealthProgress(NamedTuple):
+    stage: str   # what is being checked
+    done: int
+    total: int
+
+
+@dataclass
+class Finding:
+    kind: str      # "invalid_utf8", "unreachable", "unused", "near_duplicates", "longest", "low_count"
+    title: str     # one line, with the number found
+    why: str       # what it means
+    rows: list = field(default_factory=list)  # one dict per token (or group), for a table
+    hint: str = ""  # how to retrain without them, where that fits
+
+
+def token_row(tok, idx, **extra):
+    """A finding's row for one token; its bytes in hex too when they are not UTF-8 (they
+    would all show as U+FFFD)."""
+    token = tok.vocab[idx]
+    row = {"id": idx, "token": render_token(token), "bytes": len(token)}
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError:
+        row["hex"] = token.hex(" ")
+    return {**row, **extra}
+
+
+def _ordinary_ids(tok):
+    specials = set(tok.special_tokens.values())
+    return [idx for idx in sorted(tok.vocab) if idx not in specials]
+
+
+def _report(progress, stage, done, total):
+    if progress is not None:
+        progress(HealthProgress(stage, done, total))
+
+
+def invalid_utf8(tok):
+    """Tokens of two or more bytes that are not valid UTF-8 on their own. (Lone bytes
+    above 0x7F are left out: a byte-level vocabulary needs all of them.)"""
+    rows = []
+    for idx in _ordinary_ids(tok):
+        token = tok.vocab[idx]
+        if len(token) > 1:
+            try:
+                token.decode("utf-8")
+            except UnicodeDecodeError as e:
+                rows.append(token_row(tok, idx, reason=e.reason))
+    return Finding("invalid_utf8", f"{len(rows)} tokens are not valid UTF-8 on their own",
+                   "Each holds part of a character (or parts of two), so it only ever appears "
+                   "next to the rest of that character; shown alone it decodes to U+FFFD.",
+                   rows)
+
+
+def unreachable(tok, progress=None):
+    """Tokens that encoding no text can produce (see the module docstring)."""
+    rows = []
+    ids = _ordinary_ids(tok)
+    split, encode_chunk = tok._split, tok._encode_chunk
+    for n, idx in enumerate(ids):
+        if n % PROGRESS_EVERY == 0:
+            _report(progress, "unreachable tokens", n, len(ids))
+        token = tok.vocab[idx]
+        if len(token) == 1:
+            if token[0] in NEVER_IN_UTF8:
+                rows.append(token_row(tok, idx, reason="this byte never occurs in UTF-8 text"))
+            continue
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None  # part of a character: the split cannot be checked on its own
+        if text is not None:
+            chunks = split(text)
+            if len(chunks) != 1:
+                if _witness(tok, idx, text) is None:
+                    cut = " | ".join(render_token(chunk.encode("utf-8")) for chunk in chunks)
+                    rows.append(token_row(tok, idx, reason=f"the split pattern cuts it into "
+                                          f"{cut}, and no text tried around it kept it whole"))
+                continue
+        chunk_ids = encode_chunk(token)
+        if chunk_ids != [idx]:
+            rows.append(token_row(tok, idx, reason=f"its own bytes encode to {chunk_ids}"))
+    _report(progress, "unreachable tokens", len(ids), len(ids))
+    return Finding("unreachable", f"{len(rows)} tokens can never be produced",
+                   "No text encodes to them: the split pattern cuts them apart, or BPE reaches "
+                   "their bytes another way. Their embedding rows are never trained: such "
+                   "ids are what the 'glitch token' studies look for.",
+                   rows, hint="Retrain with the split pattern you encode with (a vocabulary "
+                   "trained without a split, then used with one, is full of these).")
+
+
+def _witness(tok, idx, text):
+    """A text whose encoding holds idx, among the token with a little text around it; None
+    if none does (so the token is unreachable unless some rarer context keeps it)."""
+    for before in PROBE_BEFORE:
+        for after in PROBE_AFTER:
+            probe = before + text + after
+            if idx in tok.encode_ordinary(probe):
+                return probe
+    return None
+
+
+def unused(tok, corpus, progress=None, top=20):
+    """Tokens the corpus never uses, and how often the used ones occur."""
+    _report(progress, "encoding the corpus", 0, 1)
+    counts = Counter(tok.encode_ordinary(corpus))
+    _report(progress, "encoding the corpus", 1, 1)
+    ids = _ordinary_ids(tok)
+    rows = [token_row(tok, idx) for idx in ids if idx not in counts]
+    used = len(ids) - len(rows)
+    most = ", ".join(f"'{render_token(tok.vocab[idx])}' {count}"
+                     for idx, count in counts.most_common(top))
+    return Finding("unused", f"{len(rows)} of {len(ids)} tokens never occur in the corpus "
+                   f"({used} do)",
+                   f"The corpus ({len(corpus):,} characters, {sum(counts.values()):,} tokens) "
+                   f"never needs them. Most used: {most}.", rows,
+                   hint="If this corpus is what the tokenizer will see, retrain on text like it "
+                   f"with a smaller vocab_size (about {256 + used} covers what it used).")
+
+
+def near_duplicates(tok):
+    """Groups of tokens equal but for case and leading spaces, largest group first."""
+    groups = defaultdict(list)
+    for idx in _ordinary_ids(tok):
+        try:
+            text = tok.vocab[idx].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        key = text.lstrip(" ").casefold()
+        if key.strip():
+            groups[key].append(idx)
+    found = sorted((ids for ids in groups.values() if len(ids) > 1), key=len, reverse=True)
+    rows = [{"id": ids[0], "variants": len(ids),
+             "tokens": " · ".join(f"'{render_token(tok.vocab[idx])}'" for idx in ids),
+             "ids": ", ".join(map(str, ids))} for ids in found]
+    return Finding("near_duplicates", f"{len(rows)} groups of tokens differ only by case or "
+                   f"leading spaces ({sum(map(len, found))} tokens)",
+                   "Byte-level BPE learns ' the', 'the', 'The' and ' The' separately; each is "
+                   "a row the model must learn on its own. Normal, but costly in a small "
+                   "vocabulary.", rows)
+
+
+def longest(tok, top=20):
+    ids = sorted(_ordinary_ids(tok), key=lambda idx: (-len(tok.vocab[idx]), idx))[:top]
+    rows = [token_row(tok, idx) for idx in ids]
+    return Finding("longest", f"the {len(rows)} longest tokens",
+                   "Very long tokens often come from boilerplate repeated in the training data "
+                   "(licences, separators, markup).", rows)
+
+
+def low_count(tok, threshold):
+    """Merges learned from a pair that occurred fewer than threshold times."""
+    counts = getattr(tok, "merge_counts", None) or {}
+    rows = [token_row(tok, idx, count=count) for idx, count in counts.items() if count < threshold]
+    return Finding("low_count", f"{len(rows)} merges occurred fewer than {threshold} times",
+                   "A merge made from a handful of occurrences is noise of the training text. "
+                   "(Only trained tokenizers keep counts.)", rows,
+                   hint=f"Retrain with min_frequency={threshold}: training stops at the first "
+                   "such merge, and counts never rise again, so exactly these go." if rows else "")
+
+
+def health_report(tok, corpus=None, *, low_count_below=2, top=20,
+                  progress: Optional[Callable[[HealthProgress], None]] = None):
+    """Every finding for tok, as a list of Finding. corpus (a str) adds the unused tokens.
+
+    >>> from bpe import RegexTokenizer
+    >>> tok = RegexTokenizer().train("the cat. The cat.", 260)
+    >>> [f.kind for f in health_report(tok, "the cat")]
+    ['invalid_utf8', 'unreachable', 'unused', 'near_duplicates', 'longest', 'low_count']
+    """
+    findings = [invalid_utf8(tok), unreachable(tok, progress)]
+    if corpus:
+        findings.append(unused(tok, corpus, progress, top))
+    _report(progress, "near-duplicates and lengths", 0, 1)
+    findings += [near_duplicates(tok), longest(tok, top), low_count(tok, low_count_below)]
+    _report(progress, "near-duplicates and lengths", 1, 1)
+    return findings

@@ -1,0 +1,217 @@
+"""The Train page's panels: the live progress of a running training, and the result of
+the last one (numbers, merge table, curves, downloads, the SentencePiece follow-up).
+
+pages/train.py reads the corpus and the form and calls these; the training itself is a
+lab.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
+"""
+import json
+
+import streamlit as st
+
+from bpe import export
+from lab import training
+from lab.safe import code, md
+from viz import corpus as vc
+from viz import training as vt
+
+TRAIN = "train"                     # the slot of the page's BPE training
+SENTENCEPIECE = "train_sentencepiece"  # the slot of its SentencePiece follow-up
+POLL_EVERY = 0.5                    # seconds between progress redraws while training
+
+
+def settings_line(s):
+    return f"**Training “{md(s.name)}”** · {md(s.summary)}"
+
+
+@st.fragment(run_every=POLL_EVERY)
+def progress_panel(slot=TRAIN):
+    """Redrawn every POLL_EVERY s while the training in slot runs; once it has ended, a
+    full rerun collects it and shows the result."""
+    t = training.get(slot)
+    if t is None or not t.running:
+        return
+    p = t.progress()
+    if t.job is None or t.job.done:
+        st.rerun()  # the whole app: collect_finished, the toast, the result
+    with st.container(border=True, key=f"{slot}_progress"):
+        st.markdown(settings_line(t.settings))
+        if p.phase in ("starting", "counting"):
+            st.progress(0.0, text="Splitting the corpus into chunks and counting pairs…")
+        elif p.phase == "measuring":
+            st.progress(1.0, text="Measuring compression on the held-out text…")
+        elif p.phase == "training":
+            st.progress(0.0, text="Training (this kind reports no progress until it ends)…")
+        if p.total:
+            if p.phase == "merging":
+                st.progress(p.fraction, text=f"{p.done:,} of {p.total:,} "
+                                             f"{p.label or 'merges'}")
+            c1, c2, c3, c4 = st.columns(4)
+            c1.metric("Merges done", f"{p.done:,}")
+            c2.metric("Merges per second", f"{p.rate:,.0f}", help="over the last few seconds")
+            c3.metric("Time left", "…" if p.eta is None else vt.format_duration(p.eta),
+                      help="estimated from how the merge rate has changed so far: later "
+                           "merges are cheaper")
+            c4.metric("Elapsed", vt.format_duration(p.elapsed))
+            if p.recent:
+                st.caption("The latest merges, newest first")
+                st.dataframe(vt.recent_merges_table(p.recent), hide_index=True,
+                             width="stretch", height=250)
+        st.button("Cancel", icon=":material/cancel:", on_click=training.cancel, args=(slot,),
+                  key=f"{slot}_cancel")
+
+
+def file_stem(name):
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name).strip("_") \
+        or "tokenizer"
+
+
+def downloads(tok, stem):
+    """[(label, data, file name, help or None)] for every format tok can be saved in, and
+    [message] for those it cannot (why, and what to do)."""
+    files, problems = [], []
+    if "\n" in tok.pattern or "\r" in tok.pattern:
+        problems.append("The split pattern contains a line break, which a .model file "
+                        "cannot hold; write it as \\n inside the regex to download it.")
+    else:
+        files.append((".model", tok.model_text(), f"{stem}.model",
+                      "minbpe's format: loads with bpe.load(), minbpe, and this app's sidebar"))
+    files.append((".vocab", tok.vocab_text(), f"{stem}.vocab", "for people to read"))
+    try:
+        files.append((".tiktoken", export.tiktoken_text(tok), f"{stem}.tiktoken",
+                      "tiktoken's ranks; the split pattern and special tokens are not part "
+                      "of the format: pick the pattern when loading it"))
+    except ValueError as e:
+        problems.append(f".tiktoken: {e}")
+    try:
+        files.append(("tokenizer.json", json.dumps(export.hf_json(tok), ensure_ascii=False),
+                      f"{stem}.json", "Hugging Face tokenizers' format"))
+    except ValueError as e:
+        problems.append(f"tokenizer.json: {e}")
+    return files, problems
+
+
+def download_buttons(tok, name, key):
+    files, problems = downloads(tok, file_stem(name))
+    for column, (label, data, file_name, help) in zip(st.columns(len(files)), files):
+        column.download_button(f"Download {label}", data, file_name=file_name,
+                               mime="text/plain", icon=":material/download:", help=help,
+                               on_click="ignore", key=f"{key}_download_{label}",
+                               width="stretch")
+    for problem in problems:
+        st.caption(md(problem))
+
+
+def result_panel(t, text_fingerprint):
+    """The last training's result (t ended). text_fingerprint: the corpus on the page now,
+    to say when the result came from another one."""
+    s, o = t.settings, t.outcome
+    if o.cancelled:
+        st.info(f"Training “{md(s.name)}” was cancelled. Change the settings and train again.")
+        return
+    if o.error:
+        st.error(f"Training “{md(s.name)}” failed: {md(o.error)}", icon=":material/error:")
+        return
+    tok, name = o.tok, o.added[0]
+    if s.corpus != text_fingerprint:
+        st.caption(f"Trained on {md(s.corpus_label)}, not on the corpus picked above.")
+    early, message = vt.stop_message(tok, s.vocab_size, s.min_frequency)
+    (st.warning if early else st.success)(
+        f"{message} Added to this session as **{md(name)}**: pick it on Tokenize, Compare "
+        "and the other pages.", icon=":material/info:" if early else ":material/check_circle:")
+    counts = o.value.held_out_counts
+    compression = vt.compression_frame(counts) if counts else None
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Merges", f"{len(tok.merges):,}")
+    c2.metric("Vocab size", f"{tok.n_vocab:,}",
+              help="256 bytes + merges + special tokens" if tok.special_tokens else None)
+    c3.metric("Training time", vt.format_duration(o.elapsed),
+              help=f"{o.rate:,.0f} merges per second" if o.rate else None)
+    if compression is not None:
+        c4.metric("Bytes per token (held out)", f"{compression['bytes_per_token'].iloc[-1]:.2f}",
+                  help="On the held-out end of the corpus, which training never saw")
+    if tok.special_tokens:
+        st.caption("Special tokens: " + ", ".join(f"{code(s_)} → {idx}"
+                                                  for s_, idx in tok.special_tokens.items()))
+    table = vt.merge_table(tok)
+    merges_tab, frequency_tab, compression_tab = st.tabs(
+        ["Merge table", "Merge frequency", "Compression"])
+    with merges_tab:
+        st.dataframe(table, hide_index=True, width="stretch", height=420,
+                     column_config={"from": st.column_config.TextColumn(
+                         "from", help="the two tokens merged; · is a space, ↵ a newline")})
+    with frequency_tab:
+        if len(tok.merges):
+            st.altair_chart(vt.merge_frequency_chart(table), width="stretch")
+        else:
+            st.info("No merges were made, so there is no curve to draw.")
+    with compression_tab:
+        if compression is None:
+            st.info("The corpus was too small to hold out a slice, so compression was not "
+                    "measured. Train on a bigger corpus to see this curve.")
+        else:
+            st.altair_chart(vt.compression_chart(compression), width="stretch")
+            st.caption(f"Measured on the last {s.held_chars:,} characters of the corpus, "
+                       "held out of training, from this one training run: token counts for "
+                       "every vocab size come from replaying its merges (bpe.replay), not "
+                       "from training again.")
+    st.markdown("**Download**")
+    download_buttons(tok, name, TRAIN)
+
+
+def sentencepiece_panel(t, text):
+    """Offer a Llama-style SentencePiece BPE on the same corpus, trained in the worker."""
+    st.markdown("**Llama-style beside it.** SentencePiece BPE (as in Llama) merges characters, "
+                "not bytes, and keeps a space inside the piece after it (▁the). Train one on "
+                "the same corpus and vocab size, then set the two side by side on Compare.")
+    sp = training.get(SENTENCEPIECE)
+    if sp is not None and sp.running:
+        progress_panel(SENTENCEPIECE)
+        return
+    if sp is not None and sp.outcome.ok and sp.settings.corpus == t.settings.corpus \
+            and sp.settings.name.startswith(t.outcome.added[0]):
+        st.success(f"Trained and added as **{md(sp.outcome.added[0])}**: pick it on Compare.",
+                   icon=":material/add_circle:")
+        return
+    if sp is not None and sp.outcome.error:
+        st.error(md(sp.outcome.error), icon=":material/error:")
+    if st.button("Train a SentencePiece BPE on the same corpus", key="train_sentencepiece",
+                 icon=":material/compare_arrows:"):
+        try:
+            start_sentencepiece(t, text)
+        except ValueError as e:
+            st.error(md(str(e)), icon=":material/error:")
+        else:
+            st.rerun()
+
+
+def start_sentencepiece(t, text):
+    """Start the SentencePiece follow-up on the part of text t was trained on."""
+    if vc.corpus_fingerprint(text) != t.settings.corpus:
+        raise ValueError("The corpus on this page is not the one this tokenizer was trained "
+                         "on any more; pick it again (or train again) first.")
+    if len(text) > vc.SENTENCEPIECE_MAX_CHARS:
+        raise ValueError(f"SentencePiece takes corpora of at most "
+                         f"{vc.SENTENCEPIECE_MAX_CHARS:,} characters here; use a smaller corpus.")
+    name = f"{t.outcome.added[0]} · SentencePiece"
+    training.start(SENTENCEPIECE,
+                   training.Settings(kind="sentencepiece", name=name, corpus=t.settings.corpus,
+                                     summary=f"SentencePiece BPE, vocab size "
+                                             f"{max(t.settings.vocab_size, 260):,}",
+                                     vocab_size=t.settings.vocab_size,
+                                     corpus_label=t.settings.corpus_label),
+                   dict(text=text[:vc.held_out_start(text)], vocab_size=t.settings.vocab_size))
+
+
+@st.fragment(run_every=1.0)
+def sidebar_status():
+    """In the sidebar of every page while a training runs: one line per training, and a
+    full rerun when one has ended, so app.py collects it and toasts on this page."""
+    running = [t for t in training.trainings().values() if t.running]
+    if not running:
+        return
+    for t in running:
+        p = t.progress()
+        if t.job.done:
+            st.rerun(scope="app")
+        st.progress(p.fraction, text=f"Training “{md(t.settings.name)}”: "
+                                     + (f"{p.fraction:.0%}" if p.total else md(p.phase)))

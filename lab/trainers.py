@@ -1,0 +1,51 @@
+"""The trainings that run in a worker process: one module-level function per kind.
+
+lab/jobs.py imports these in the worker and calls `function(progress, **args)`; what
+they return is pickled back to the server. They never import streamlit (the worker
+must start fast) and read nothing from the session: every input is an argument.
+lab/training.py names them in its KINDS table; another kind is one more function like
+these, anywhere in bpe/, lab/ or viz/, registered with lab.training.register_kind.
+"""
+from dataclasses import dataclass
+
+
+@dataclass
+class Trained:
+    """A trained tokenizer, and the token count on the held-out text after every merge
+    (bpe.replay.token_counts_by_merge) when there was held-out text."""
+    tok: object
+    held_out_counts: list = None
+
+
+def train_bpe(progress, *, kind, pattern, text, vocab_size, min_frequency=1,
+              special_tokens=(), held_out=None):
+    """Train a Basic ("basic") or Regex ("regex", split by pattern) tokenizer; special
+    tokens get the ids right after the trained vocabulary."""
+    from bpe import BasicTokenizer, RegexTokenizer
+    tok = BasicTokenizer() if kind == "basic" else RegexTokenizer(pattern)
+    tok.train(text, vocab_size, min_frequency=min_frequency, progress=progress)
+    if special_tokens:
+        first = tok.n_vocab
+        tok.register_special_tokens({s: first + i for i, s in enumerate(special_tokens)})
+    counts = None
+    if held_out:
+        progress.phase("measuring")
+        from bpe.replay import token_counts_by_merge
+        counts = token_counts_by_merge(tok, held_out)
+    return Trained(tok, counts)
+
+
+def train_sentencepiece(progress, *, text, vocab_size):
+    """A Llama-style SentencePiece BPE with vocab_size pieces (at least 260). It reports
+    no progress while it trains: sentencepiece says nothing until it is done."""
+    from bpe.sentencepiece_bpe import SentencePieceBPE
+    progress.phase("training")
+    return Trained(SentencePieceBPE().train(text, max(int(vocab_size), 260)))
+
+
+def train_pair(progress, *, text, vocab_size, pattern="gpt4"):
+    """A Regex and a Basic tokenizer trained on the same text: [regex_tok, basic_tok]."""
+    from bpe import BasicTokenizer, RegexTokenizer
+    regex_tok = RegexTokenizer(pattern).train(text, vocab_size, progress=progress)
+    basic_tok = BasicTokenizer().train(text, vocab_size, progress=progress)
+    return [regex_tok, basic_tok]

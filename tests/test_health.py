@@ -1,0 +1,106 @@
+"""Vocabulary health on a tokenizer built to hold each kind of finding, and on GPT-4o."""
+import pytest
+
+from bpe import RegexTokenizer
+from bpe.health import (health_report, invalid_utf8, longest, low_count, near_duplicates,
+                        unreachable, unused)
+
+
+@pytest.fixture(scope="module")
+def built():
+    tok = RegexTokenizer()  # GPT-4's split pattern
+    tok.merges = {
+        (116, 104): 256,   # th
+        (256, 101): 257,   # the
+        (32, 257): 258,    # " the"
+        (84, 104): 259,    # Th
+        (259, 101): 260,   # The
+        (101, 32): 261,    # "e ": the pattern always cuts a letter from a following space
+        (0xE6, 0x97): 262,  # the first two bytes of 日: not UTF-8 alone
+        (97, 98): 263,     # ab
+        (98, 99): 264,     # bc
+        (97, 264): 265,    # a+bc: "abc" encodes to [ab, c] first, so this is never made
+    }
+    tok.merge_counts = {256: 50, 257: 40, 258: 30, 259: 9, 260: 9, 261: 5, 262: 3, 263: 3,
+                        264: 1, 265: 1}
+    tok._reset()
+    return tok
+
+
+def ids_of(finding):
+    return {row["id"] for row in finding.rows}
+
+
+def test_invalid_utf8(built):
+    assert ids_of(invalid_utf8(built)) == {262}
+
+
+def test_unreachable(built):
+    finding = unreachable(built)
+    never_in_utf8 = {0xC0, 0xC1, *range(0xF5, 0x100)}
+    assert ids_of(finding) == {261, 265} | never_in_utf8
+    reasons = {row["id"]: row["reason"] for row in finding.rows}
+    assert "cuts it into e |" in reasons[261] and "[263, 99]" in reasons[265]
+    assert finding.hint
+    # and each reachable merged token really is made by some text
+    for idx in set(built.merges.values()) - {261, 262, 265}:
+        assert built.encode_ordinary(built.decode([idx])) == [idx]
+
+
+def test_unreachable_probes_longer_chunks():
+    # GPT-4o's pattern cuts "'m" alone into ' | m, yet keeps "a'm" whole, where BPE
+    # makes 'm: a token the pattern cuts alone but a longer chunk holds is not listed
+    tok = RegexTokenizer("gpt4o")
+    tok.merges = {(39, 109): 256, (73, 256): 257, (32, 257): 258}  # 'm, I'm, " I'm"
+    tok._reset()
+    assert ids_of(unreachable(tok)) & {256, 257, 258} == set()
+
+
+def test_unused_and_counts(built):
+    finding = unused(built, "the the The")
+    used = {116, 104, 101, 84, 32, 257, 258, 260}  # what encoding that text can use
+    assert 257 not in ids_of(finding) and 258 not in ids_of(finding)
+    assert 263 in ids_of(finding) and 0 in ids_of(finding)
+    assert "2 do" not in finding.title and " do)" in finding.title
+    assert len(finding.rows) == len(built.vocab) - len(used & set(
+        built.encode_ordinary("the the The")))
+
+
+def test_near_duplicates(built):
+    finding = near_duplicates(built)
+    groups = [set(map(int, row["ids"].split(", "))) for row in finding.rows]
+    assert {257, 258, 260} in groups
+
+
+def test_longest(built):
+    rows = longest(built, top=3).rows
+    assert [row["bytes"] for row in rows] == [4, 3, 3]
+    assert rows[0]["id"] == 258
+
+
+def test_low_count(built):
+    finding = low_count(built, 4)
+    assert ids_of(finding) == {262, 263, 264, 265}
+    assert "min_frequency=4" in finding.hint
+    assert low_count(RegexTokenizer(), 4).rows == []
+
+
+def test_report_reports_progress(built):
+    seen = []
+    findings = health_report(built, "the cat", progress=seen.append)
+    assert [f.kind for f in findings] == ["invalid_utf8", "unreachable", "unused",
+                                          "near_duplicates", "longest", "low_count"]
+    assert seen and seen[-1].done == seen[-1].total
+    assert "unused" not in [f.kind for f in health_report(built)]
+
+
+def test_gpt4o_unreachable_tokens_really_are(gpt4):
+    from bpe.reference import load_reference
+    tok = load_reference("o200k_base")
+    finding = unreachable(tok)
+    cut = [row for row in finding.rows if row["bytes"] > 1]
+    assert cut  # e.g. "\n//": GPT-4o's pattern never keeps a newline with slashes
+    for row in cut:
+        text = tok.decode([row["id"]])
+        assert row["id"] not in tok.encode_ordinary("x" + text + "y")
+    assert len(unreachable(gpt4).rows) == 13  # cl100k: only the 13 bytes UTF-8 never uses

@@ -1,0 +1,140 @@
+"""lab/training.py and the generic job: any registered kind runs in the worker and
+returns its value; limits per server and per session refuse with a message; a worker
+that hits its memory cap says so; and the ETA against recorded real trainings."""
+import json
+from pathlib import Path
+
+import pytest
+
+from bpe import RegexTokenizer
+from lab import jobs, training
+from lab.jobs import Busy, Step
+from lab.training import estimate_left, recent_rate
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
+TRACES = sorted((ROOT / "tests" / "fixtures").glob("merge_trace_*.json"))
+CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # a training that never ends
+
+
+def test_a_job_runs_any_function_it_names_and_returns_its_value():
+    job = jobs.start("lab.trainers:train_pair", dict(text=SAMPLE[:20_000], vocab_size=300))
+    assert job.wait(120) and job.error is None, job.error
+    regex_tok, basic_tok = job.result()
+    assert regex_tok.merges == RegexTokenizer("gpt4").train(SAMPLE[:20_000], 300).merges
+    assert type(basic_tok).__name__ == "BasicTokenizer"
+    assert job.trace and job.trace[-1][0] == job.progress.done
+
+
+def test_a_job_target_must_be_a_function_of_the_lab():
+    for target in ("os:system", "lab.trainers", "subprocess:run"):
+        with pytest.raises(ValueError, match="package.module:function"):
+            jobs.start(target, {})
+
+
+def test_sentencepiece_trains_in_the_worker():
+    job = jobs.start("lab.trainers:train_sentencepiece",
+                     dict(text=SAMPLE[:30_000], vocab_size=400))
+    assert job.wait(120) and job.error is None, job.error
+    sp = job.result().tok
+    assert type(sp).__name__ == "SentencePieceBPE" and sp.n_vocab <= 400
+
+
+def test_the_server_limit_refuses_one_training_too_many(monkeypatch):
+    monkeypatch.setattr(jobs, "SERVER_LIMIT", 1)
+    first = jobs.start_training("regex", CATASTROPHIC, "a" * 60, 300)
+    try:
+        with pytest.raises(Busy, match="1 trainings are running on this server"):
+            jobs.start_training("regex", "gpt4", "hello", 300)
+    finally:
+        first.cancel()
+    second = jobs.start_training("regex", "gpt4", "hello world", 300)  # room again
+    assert second.wait(60) and second.error is None
+
+
+def test_a_worker_over_its_memory_cap_ends_with_a_message(shakespeare):
+    # Basic training keeps 25-200 bytes per corpus byte: far more than 150 MB here
+    job = jobs.start_training("basic", None, shakespeare, 300, memory=150 * 2**20)
+    assert job.wait(120)
+    assert "memory cap for one training (150 MB)" in job.error
+    assert "Traceback" not in job.error
+
+
+def test_steps_are_reported_like_merges():
+    p = Step(3, 10, 1.5, "vocab size 1024")
+    assert p.merges_per_s == 2.0 and p.label == "vocab size 1024"
+
+
+def test_unknown_kind_and_registered_kind():
+    with pytest.raises(ValueError, match="unknown kind of training"):
+        training.start("x", training.Settings(kind="no such kind", name="x"), {})
+    training.register_kind("pair_again", "lab.trainers:train_pair", tokenizers=list)
+    try:
+        assert training.KINDS["pair_again"].target == "lab.trainers:train_pair"
+    finally:
+        del training.KINDS["pair_again"]
+
+
+# ---------------------------------------------------------------- the ETA
+def load_trace(path):
+    data = json.loads(path.read_text())
+    return [(done, elapsed) for done, elapsed, _count in data["points"]], data["merges"]
+
+
+def test_traces_are_real_recordings():
+    """The fixtures: (done, elapsed, count) every 10 ms of bpe trainings on the shared
+    corpora (tests/fixtures/README.md says how they were made)."""
+    assert len(TRACES) >= 3
+    for path in TRACES:
+        points, merges = load_trace(path)
+        assert points[-1][0] == merges and len(points) > 100
+        assert all(b[0] >= a[0] and b[1] >= a[1] for a, b in zip(points, points[1:]))
+
+
+def test_recent_rate_follows_a_speed_up():
+    trace = [(n, n / 100) for n in range(1, 101)] + [(100 + 4 * n, 1 + n / 100)
+                                                        for n in range(1, 101)]
+    assert recent_rate(trace) == pytest.approx(400, rel=0.02)
+
+
+def test_estimate_needs_a_few_points_and_is_zero_at_the_end():
+    assert estimate_left([(1, 0.1)], 100) is None
+    assert estimate_left([(1, 0.1), (2, 0.2), (100, 1.0)], 100) == 0.0
+
+
+def naive_left(trace, total):
+    """What the page used to show: merges left at the average rate so far."""
+    done, elapsed = trace[-1]
+    return (total - done) / (done / elapsed)
+
+
+def worst_ratio(estimate, points, total):
+    """The worst of estimate/real and real/estimate from 10% of the merges on, where
+    at least a second is really left; and the worst overshoot (s) where less is."""
+    end = points[-1][1]
+    worst, overshoot = 1.0, 0.0
+    for i, (done, elapsed) in enumerate(points):
+        if done < 0.1 * total or done >= total:
+            continue
+        left, real = estimate(points[:i + 1], total), end - elapsed
+        assert left is not None
+        if real >= 1.0:
+            worst = max(worst, left / real, real / max(left, 1e-9))
+        else:
+            overshoot = max(overshoot, left - real)
+    return worst, overshoot
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.stem)
+def test_the_estimate_is_within_2x_of_real_trainings(path):
+    points, total = load_trace(path)
+    worst, overshoot = worst_ratio(estimate_left, points, total)
+    assert worst <= 2.0, f"{path.stem}: {worst:.2f}x off"
+    # under a second left, it never promises more than a couple of seconds
+    assert overshoot <= 2.0
+
+
+def test_the_old_average_rate_estimate_fails_the_same_traces():
+    """The traces tell estimators apart: the rate-so-far estimate was 5x off or worse."""
+    worst = max(worst_ratio(naive_left, *load_trace(path))[0] for path in TRACES)
+    assert worst > 4
