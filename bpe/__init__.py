@@ -11,8 +11,10 @@ bpe.hf (Hugging Face tokenizer.json, its pipeline in bpe.hf_pipeline).
 """
 from .base import Tokenizer
 from .basic import BasicTokenizer
+from .extend import ExtendedTokenizer, extend_vocabulary
 from .formats import load, load_bytes
 from .gpt4 import GPT4Tokenizer, RanksTokenizer
+from .health import health_report
 from .model import render_token
 from .regex import PATTERNS, RegexTokenizer, compile_pattern
 from .train import MergeProgress
@@ -20,4 +22,5 @@ from .train import MergeProgress
 __all__ = [
     "Tokenizer", "BasicTokenizer", "RegexTokenizer", "GPT4Tokenizer", "RanksTokenizer",
     "MergeProgress", "PATTERNS", "compile_pattern", "render_token", "load", "load_bytes",
+    "ExtendedTokenizer", "extend_vocabulary", "health_report",
 ]

@@ -54,6 +54,8 @@ class Tokenizer:
     def __init__(self):
         self.merges = {}          # (int, int) -> int
         self.merge_counts = {}    # int -> int, how often each merged pair occurred
+        self.merge_ties = {}      # idx -> [pair, ...] tied at the top count (winner first);
+                                  # filled by train(record_ties=True)
         self.pattern = ""         # str, the split pattern ("" = no split)
         self.special_tokens = {}  # str -> int, e.g. {'<|endoftext|>': 100257}
         self.stop_reason = None   # why the last train() stopped
@@ -104,6 +106,7 @@ class Tokenizer:
                                  "ids 256, 257, ... in turn, each from two ids below its own")
         self.merges = ordered
         self.merge_counts = dict(merge_counts or {})
+        self.merge_ties = {}
         self._reset()
 
     def with_special_tokens(self, special_tokens):
@@ -165,9 +168,14 @@ class Tokenizer:
         return set(self.special_tokens)
 
     # ------------------------------------------------------------------ train
-    def train(self, text, vocab_size, verbose=False, *, min_frequency=1, progress=None):
+    def train(self, text, vocab_size, verbose=False, *, min_frequency=1, progress=None,
+              tie_break="first", record_ties=False):
         """Learn vocab_size - 256 merges from text (fewer if pairs run out or the best
         pair occurs fewer than min_frequency times; see self.stop_reason).
+
+        tie_break: which pair wins among equal counts: "first" (the one occurring first
+        in the text, minbpe's rule), "smallest_ids" (rustbpe's) or "greatest_bytes"
+        (CS336's). record_ties=True fills self.merge_ties (about 2x slower).
 
         progress, if given, is called after each merge with a MergeProgress
         (done, total, idx, pair, token, count, elapsed, merges_per_s).
@@ -188,9 +196,11 @@ class Tokenizer:
             progress = _chain(progress, _print_progress)
         words = [(chunk.encode("utf-8"), freq)
                  for chunk, freq in self._count_chunks(text).items()]
-        result = train_merges(words, vocab_size, min_frequency, progress)
+        result = train_merges(words, vocab_size, min_frequency, progress,
+                              tie_break=tie_break, record_ties=record_ties)
         self.merges = result.merges
         self.merge_counts = result.merge_counts
+        self.merge_ties = result.merge_ties or {}
         self.stop_reason = result.stop_reason
         self._reset()
         return self

@@ -142,3 +142,17 @@ def test_ties_kept_are_capped(taylorswift):
     for idx, pairs in capped.merge_ties.items():
         assert len(pairs) <= 5 and pairs[0] == full.merge_ties[idx][0]
         assert set(pairs) <= set(full.merge_ties[idx])
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+def test_tokenizer_train_passes_the_rule_and_records_ties(tie_break, taylorswift):
+    """tok.train(tie_break=..., record_ties=True) is the trainer's rule, on a tokenizer."""
+    from bpe import RegexTokenizer
+    text = taylorswift[:30000]
+    tok = RegexTokenizer().train(text, 256 + 60, tie_break=tie_break, record_ties=True)
+    merges, counts, ties = textbook_rule_train(text, 256 + 60, GPT4_SPLIT_PATTERN, tie_break)
+    assert tok.merges == merges and tok.merge_counts == counts
+    assert set(tok.merge_ties) == set(tok.merges.values())
+    for pair, idx in tok.merges.items():
+        assert tok.merge_ties[idx][0] == pair and set(tok.merge_ties[idx]) <= ties[idx]
+    assert RegexTokenizer().train(text, 300).merge_ties == {}
