@@ -210,7 +210,7 @@ def test_replay_of_a_tokenizer_without_merges(open_page):
 
 # ------------------------------------------------------------------------ regex chunks
 def test_chunks_with_gpt4(open_page):
-    at = open_page("pages/chunks.py")
+    at = open_page("pages/regex_chunks.py")
     assert not at.exception
     assert at.selectbox(key="chunks_preset").value == "The tokenizer's own"
     assert metric(at, "Tokens crossing a chunk") == "0"
@@ -220,7 +220,7 @@ def test_chunks_with_gpt4(open_page):
 
 
 def test_chunks_bad_and_catastrophic_patterns_are_messages(open_page):
-    at = open_page("pages/chunks.py")
+    at = open_page("pages/regex_chunks.py")
     at.text_area(key="chunks_pattern").input("(unclosed").run()
     assert not at.exception
     assert at.selectbox(key="chunks_preset").value == "Custom"
@@ -233,7 +233,7 @@ def test_chunks_bad_and_catastrophic_patterns_are_messages(open_page):
 
 def test_chunks_flag_tokens_crossing_another_pattern(open_page, mine):
     basic = BasicTokenizer().train(SAMPLES[DEFAULT_SAMPLE] * 3, 256 + 60)
-    at = with_mine(open_page("pages/chunks.py"), "chunks_tokenizer", basic, "basic")
+    at = with_mine(open_page("pages/regex_chunks.py"), "chunks_tokenizer", basic, "basic")
     assert at.selectbox(key="chunks_preset").value == "GPT-2"  # no pattern of its own
     assert int(metric(at, "Tokens crossing a chunk")) > 0
     assert any("cross a boundary" in w for w in texts(at.warning))

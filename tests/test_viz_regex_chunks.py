@@ -3,7 +3,7 @@ are found, bad and catastrophic patterns stop with a message."""
 import pytest
 
 from bpe import BasicTokenizer, compile_pattern
-from viz.chunks import PRESETS, Chunk, chunk_frame, chunk_starts, crossing_spans, find_chunks
+from viz.regex_chunks import PRESETS, Chunk, chunk_frame, chunk_starts, crossing_spans, find_chunks
 from viz.samples import SAMPLES
 from viz.tokens import token_spans
 

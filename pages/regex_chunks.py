@@ -1,6 +1,6 @@
 """Regex chunk overlay: a split pattern's chunks underlined beneath a tokenizer's tokens,
 so one sees that no token crosses its own tokenizer's chunks (and which tokens cross an
-edited pattern's). Thin: chunks, crossings and the table are viz.chunks'."""
+edited pattern's). Thin: chunks, crossings and the table are viz.regex_chunks'."""
 import streamlit as st
 
 from lab.frame import run_inside_frame
@@ -9,7 +9,7 @@ run_inside_frame()
 
 from lab.widgets import sample_text
 from lab import state
-from viz import chunks
+from viz import regex_chunks
 from viz.tokens import token_spans, tokens_html, truncated
 from viz.vocab import markdown_literal
 
@@ -24,7 +24,7 @@ st.caption("Before BPE runs, a split pattern cuts the text into chunks, and merg
 
 name, tok = state.tokenizer_picker("chunks_tokenizer")
 
-presets = dict(chunks.PRESETS)
+presets = dict(regex_chunks.PRESETS)
 if tok.pattern:
     presets = {OWN: tok.pattern, **presets}
 choices = [*presets, CUSTOM]
@@ -62,7 +62,7 @@ if not tok.pattern:
 text = sample_text("chunks", height=110, max_chars=MAX_CHARS)
 
 try:
-    found = chunks.find_chunks(pattern, text)
+    found = regex_chunks.find_chunks(pattern, text)
 except (ValueError, TypeError) as e:
     st.error(str(e))
     st.stop()
@@ -72,7 +72,7 @@ except TimeoutError as e:
 
 ids = tok.encode_ordinary(text)
 spans = token_spans(tok, ids)
-crossing = chunks.crossing_spans(spans, found)
+crossing = regex_chunks.crossing_spans(spans, found)
 skipped = [c for c in found if not c.matched]
 
 m1, m2, m3 = st.columns(3)
@@ -90,10 +90,10 @@ if skipped:
                "of the text (rows with matched = false): a RegexTokenizer with this pattern "
                r"would refuse this text. End the pattern with |\s+|. to match everything.")
 
-st.html(tokens_html(spans, whitespace="markers", chunk_starts=chunks.chunk_starts(found),
+st.html(tokens_html(spans, whitespace="markers", chunk_starts=regex_chunks.chunk_starts(found),
                     highlight=crossing))
 if truncated(spans):
     st.caption(truncated(spans))
-st.dataframe(chunks.chunk_frame(text, found, spans), hide_index=True, height=300,
+st.dataframe(regex_chunks.chunk_frame(text, found, spans), hide_index=True, height=300,
              column_config={"tokens": st.column_config.NumberColumn(
                  "tokens", help="Tokens that start in this chunk")})
