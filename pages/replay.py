@@ -11,6 +11,7 @@ run_inside_frame()
 
 from lab.widgets import sample_text
 from lab import derived, state
+from lab.memory import remember
 from viz import replay
 from viz.tokens import tokens_html, truncated
 
@@ -25,6 +26,7 @@ st.caption("Slide k: the text as it stands after the tokenizer's first k merges.
            "the raw UTF-8 bytes; the last k is the tokenizer as it is. The tokens made by "
            "merge k are outlined in red.")
 
+remember({"replay_tokenizer": state.GPT4_NAME})
 name, tok = state.tokenizer_picker("replay_tokenizer")
 parents = derived.parents(tok)
 n_merges = len(parents)
@@ -40,8 +42,9 @@ ids = tok.encode_ordinary(text)
 counts = derived.counts_by_merge(tok, text)
 used = replay.used_steps(ids, parents)  # the steps that change this text
 
-# k lives in two widgets (slider and exact number), kept equal by their callbacks
-st.session_state.setdefault("replay_k", min(n_merges, 100))
+# k lives in two widgets (slider and exact number), kept equal by their callbacks;
+# remembered across visits to other pages, as is the stride
+remember({"replay_k": min(n_merges, 100), "replay_stride": USED})
 st.session_state.setdefault("replay_playing", False)
 if st.session_state["replay_k"] > n_merges:  # a smaller tokenizer was picked
     st.session_state["replay_k"] = n_merges
@@ -91,6 +94,7 @@ def replay_view():
     s2.number_input("exact k", 0, n_merges, step=1, key="replay_k_num",
                     on_change=copy_k, args=("replay_k_num", "replay_k"))
     k = st.session_state["replay_k"]
+    remember({"replay_k": k})  # a play moves k in this fragment only: keep its shadow up
     step = replay.replay_step(tok, ids, k, parents)
     back, ahead = replay.previous_step(used, k), replay.next_step(used, k)
     b1, b2, b3 = st.columns([1.3, 1.3, 3])

@@ -1,10 +1,11 @@
 """The Compare page in AppTest: the empty state and its one-click pair, two tokenizers
 compared on typed text and on a sample, the numbers, the views and the domain table."""
-import re
+import json
 
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
+from lab.safe import md
 from viz.compare import compare
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
@@ -23,11 +24,17 @@ def metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
 
+def aligned_view(at):
+    """The data the page hands the aligned Compare view (lab.compare_view)."""
+    (view,) = [e for e in at.get("bidi_component")
+               if e.proto.component_name == "lab_compare_view"]
+    return json.loads(view.proto.json)
+
+
 def views(at):
-    """The ids of the A view and of the B view, read from their data-ids."""
-    bodies = [h.value for h in at.html if 'class="tokens"' in h.value]
-    return [[int(i) for ids in re.findall(r'data-ids="([^"]*)"', body) for i in ids.split()]
-            for body in bodies]
+    """The ids of A's tokens and of B's tokens, as the aligned view draws them."""
+    data = aligned_view(at)
+    return [[t["id"] for t in data["tokens_a"]], [t["id"] for t in data["tokens_b"]]]
 
 
 def with_pair(open_page, pair):
@@ -89,6 +96,14 @@ def test_compare_two_tokenizers_on_typed_text(open_page, pair):
     assert metric(at, "Cross a category (B)") == f"{expected['cross_b']:,}"
     assert expected["cross_a"] == 0 < expected["cross_b"]
     assert views(at) == [pair["regex"].encode(text), pair["basic"].encode(text)]
+    # one row of segments: every cut of either side starts one; A's and B's in step
+    data = aligned_view(at)
+    segments = data["segments"]
+    assert [s[0] for s in segments] == sorted({t["bytes"][0] for side in ("tokens_a", "tokens_b")
+                                                for t in data[side]})
+    assert "".join(s[2] for s in segments) == text.replace(" ", "·")
+    only = sum(1 for s in segments if s[5] in (1, 2))
+    assert only == expected["only_a"] + expected["only_b"] > 0
 
 
 def test_default_is_gpt4_against_the_latest_and_the_domain_table(open_page, pair, gpt4):
@@ -118,5 +133,5 @@ def test_special_token_text_is_compared_as_plain_text(open_page, pair, gpt4):
     text = "before <|endoftext|> after"
     at.text_area(key="compare_text").input(text).run()
     assert not at.exception
-    assert any("<|endoftext|>" in c.value for c in at.caption)
+    assert any(md("<|endoftext|>") in c.value for c in at.caption)  # escaped, shown as typed
     assert views(at)[0] == gpt4.encode(text, allowed_special="none")

@@ -5,12 +5,10 @@ import pandas as pd
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.compare import (BETTER, DIFF_PALETTE, SAME_COLORS, WORSE, boundary_stats,
-                         char_category, compare, cross_category_count, diff_colors,
-                         differing_spans, domain_frame, domain_marks, domain_styler,
-                         token_boundaries)
+from viz.compare import (BETTER, WORSE, aligned, boundary_stats, char_category, compare,
+                         cross_category_count, domain_frame, domain_marks, domain_styler,
+                         shown_bytes, token_boundaries)
 from viz.samples import SAMPLES
-from viz.tokens import PALETTE, token_spans
 
 TEXT = "The year 2026 had 365 days; 🫠 melted. 안녕!"
 
@@ -40,7 +38,10 @@ def test_boundary_stats_share_over_union():
 def test_a_tokenizer_agrees_with_itself(gpt4):
     result = compare(gpt4, gpt4, TEXT)
     assert result.stats["shared_pct"] == 100.0
-    assert result.differ_a == set() and result.differ_b == set()
+    assert result.stats["only_a"] == result.stats["only_b"] == 0
+    view = aligned(result)
+    assert all(seg[5] == 3 for seg in view["segments"])  # every cut made by both
+    assert all(t["same"] for side in ("tokens_a", "tokens_b") for t in view[side])
     assert result.stats["tokens_a"] == result.stats["tokens_b"] == len(gpt4.encode(TEXT))
 
 
@@ -52,25 +53,51 @@ def test_bytes_against_gpt4_share_every_gpt4_boundary(gpt4):
     assert result.stats["tokens_b"] == n_bytes
     assert result.stats["shared"] == gpt4_cuts
     assert result.stats["shared_pct"] == pytest.approx(100 * gpt4_cuts / (n_bytes - 1))
-    # a GPT-4 span differs exactly when it is more than one byte long
-    assert result.differ_a == {i for i, s in enumerate(result.spans_a)
-                               if s.byte_end - s.byte_start > 1}
+    assert result.stats["only_a"] == 0 and result.stats["only_b"] == n_bytes - 1 - gpt4_cuts
+    # a GPT-4 token agrees with the bytes' exactly when it is one byte long
+    view = aligned(result)
+    assert [t["same"] for t in view["tokens_a"]] == [
+        end - start == 1 for start, end in (t["bytes"] for t in view["tokens_a"])]
 
 
-def test_same_outline_but_different_cuts_inside_is_marked(gpt4):
+def test_cuts_inside_a_character_are_drawn_as_hex_segments(gpt4):
     text = "🫠"  # GPT-4 spends more than one token on it; raw bytes spend four
-    raw = BasicTokenizer()
-    result = compare(gpt4, raw, text)
-    assert len(result.spans_a) == len(result.spans_b) == 1  # both draw one character
-    assert result.differ_a == {0} and result.differ_b == {0}
+    view = aligned(compare(gpt4, BasicTokenizer(), text))
+    assert len(view["segments"]) == 4  # the raw side cuts every byte
+    assert [s[2] for s in view["segments"]] == ["‹f0›", "‹9f›", "‹ab›", "‹a0›"]
+    assert len(view["tokens_a"]) < 4  # GPT-4 joins some of the bytes: those differ
+    assert [t["same"] for t in view["tokens_a"]] == [
+        t["bytes"][1] - t["bytes"][0] == 1 for t in view["tokens_a"]]
 
 
-def test_differing_spans_against_explicit_boundaries():
-    spans = token_spans(BasicTokenizer(), list(b"abcd"))  # a | b | c | d
-    # the other side cuts "ab" | "cd": every span differs from it
-    assert differing_spans(spans, [0, 2, 4]) == {0, 1, 2, 3}
-    # the other side cuts "a" | "bc" | "d": the middle two differ
-    assert differing_spans(spans, [0, 1, 3, 4]) == {1, 2}
+def test_aligned_segments_step_through_both_tokenizations(regex, basic):
+    text = "year 2026 had 365 days\nand then"
+    result = compare(regex, basic, text)
+    view = aligned(result)
+    segments = view["segments"]
+    assert segments[0][0] == 0 and segments[-1][1] == len(text.encode())
+    assert all(a[1] == b[0] for a, b in zip(segments, segments[1:]))  # contiguous
+    for start, end, shown, a, b, cut, newline in segments:
+        token_a, token_b = view["tokens_a"][a], view["tokens_b"][b]
+        assert token_a["bytes"][0] <= start < end <= token_a["bytes"][1]
+        assert token_b["bytes"][0] <= start < end <= token_b["bytes"][1]
+        assert cut == (start == token_a["bytes"][0]) + 2 * (start == token_b["bytes"][0])
+        assert newline == text.encode()[start:end].endswith(b"\n")
+    assert sum(s[5] == 1 for s in segments) == result.stats["only_a"]
+    assert sum(s[5] == 2 for s in segments) == result.stats["only_b"]
+    assert view["drawn_bytes"] == view["total_bytes"]
+
+
+def test_aligned_view_says_how_far_it_draws(gpt4):
+    view = aligned(compare(gpt4, BasicTokenizer(), "abcdef"), limit=2)
+    assert len(view["segments"]) == 2 and view["drawn_bytes"] == 2
+    assert view["total_bytes"] == 6 and len(view["tokens_b"]) == 2
+
+
+def test_shown_bytes_marks_whitespace_and_hexes_partial_characters():
+    assert shown_bytes(b" a\t\n") == "·a→↵"
+    assert shown_bytes("é".encode()[:1]) == "‹c3›"
+    assert shown_bytes("<script>".encode()) == "<script>"  # escaped by the view, not here
 
 
 def test_categories_follow_the_split_pattern_classes():
@@ -97,17 +124,6 @@ def test_special_token_text_is_compared_as_plain_text(gpt4, regex):
     result = compare(gpt4, regex, "end <|endoftext|> here")
     assert 100257 not in result.ids_a
     assert gpt4.decode(result.ids_a) == "end <|endoftext|> here"
-
-
-def test_diff_colors_grey_where_agreeing_and_neighbours_differ(gpt4, basic):
-    result = compare(gpt4, basic, TEXT * 3)
-    colors = diff_colors(result.spans_a, result.differ_a)
-    assert all(a != b for a, b in zip(colors, colors[1:]))
-    assert set(DIFF_PALETTE) < set(PALETTE) and not set(DIFF_PALETTE) & set(SAME_COLORS)
-    assert all(len({c[1:3], c[3:5], c[5:7]}) > 1 for c in DIFF_PALETTE)  # no greys
-    for i, color in enumerate(colors):
-        assert (color in DIFF_PALETTE) == (i in result.differ_a)
-        assert (color in SAME_COLORS) == (i not in result.differ_a)
 
 
 def test_domain_frame_is_bytes_per_token(gpt4):

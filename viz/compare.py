@@ -13,11 +13,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .samples import SAMPLES
-from .tokens import PALETTE, token_spans
+from .tokens import WHITESPACE_MARKERS
 
-SAME_COLORS = ("#eceff3", "#dde1e7")  # two greys, so neighbouring agreed tokens still differ
-# the palette without its greys, so a differing token never looks like an agreed one
-DIFF_PALETTE = tuple(c for c in PALETTE if len({c[1:3], c[3:5], c[5:7]}) > 1)
+ALIGN_LIMIT = 6000  # segments drawn in the aligned view; the figures cover the whole text
 BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
 DOMAINS = {  # the table's rows: a short domain name -> the sample it is measured on
     "prose": "English prose",
@@ -55,30 +53,18 @@ def boundary_stats(boundaries_a, boundaries_b):
             "shared_pct": 100.0 * shared / union if union else 100.0}
 
 
-def differing_spans(spans, other_boundaries):
-    """Indices of spans whose cuts the other tokenization does not make exactly.
+def shown_bytes(data):
+    """What a segment or token of the aligned view shows: its text with whitespace
+    marked (space ·, tab →, newline ↵), or its hex in ‹› when it is part of a character.
 
-    A span agrees when the other tokenization has a boundary at its start and its end
-    and, in between, exactly the token boundaries the span has inside it (the same
-    tokens). other_boundaries: every boundary of the other side, 0 and the end included.
+    >>> shown_bytes(b" a\\n"), shown_bytes("😉".encode()[:2])
+    ('·a↵', '‹f0 9f›')
     """
-    other = sorted(set(other_boundaries))
-    differ = set()
-    for i, span in enumerate(spans):
-        own = [span.byte_start]
-        for token in span.token_bytes:
-            own.append(own[-1] + len(token))
-        inside = other[bisect_left(other, span.byte_start):bisect_right(other, span.byte_end)]
-        if inside != own:
-            differ.add(i)
-    return differ
-
-
-def diff_colors(spans, differ):
-    """A background per span: colors (by position, no greys) where the sides differ, two
-    alternating greys where they agree, so the eye goes to the differences."""
-    return [DIFF_PALETTE[i % len(DIFF_PALETTE)] if i in differ else SAME_COLORS[i % 2]
-            for i in range(len(spans))]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "‹" + data.hex(" ") + "›"
+    return "".join(WHITESPACE_MARKERS.get(ch, ch) for ch in text)
 
 
 def char_category(ch):
@@ -128,14 +114,14 @@ def cross_category_count(tok, ids):
 
 @dataclass
 class Comparison:
-    """The same text tokenized by a and b, aligned."""
+    """The same text tokenized by a and b, aligned by byte offset."""
+    text_bytes: bytes
     ids_a: list
     ids_b: list
-    spans_a: list
-    spans_b: list
-    differ_a: set     # indices into spans_a that b does not cut the same way
-    differ_b: set
-    stats: dict       # tokens_a, tokens_b, shared, union, shared_pct, cross_a, cross_b
+    offsets_a: list   # byte offset where each token of a starts, then the end of the text
+    offsets_b: list
+    stats: dict       # tokens_a, tokens_b, shared, union, shared_pct, cross_a, cross_b,
+    #                   only_a, only_b (cuts one side makes and the other does not)
 
 
 def compare(tok_a, tok_b, text, allowed_special="none"):
@@ -146,20 +132,71 @@ def compare(tok_a, tok_b, text, allowed_special="none"):
     """
     ids_a = tok_a.encode(text, allowed_special=allowed_special)
     ids_b = tok_b.encode(text, allowed_special=allowed_special)
-    offsets_a, offsets_b = tok_a.token_byte_offsets(ids_a), tok_b.token_byte_offsets(ids_b)
-    end = len(tok_a.decode_bytes(ids_a))
-    if end != len(tok_b.decode_bytes(ids_b)):
+    text_bytes = tok_a.decode_bytes(ids_a)
+    if text_bytes != tok_b.decode_bytes(ids_b):
         raise ValueError("the two tokenizers do not give back the same bytes for this text "
                          "(one of them changes or drops some of it), so their tokens cannot be "
                          "lined up by byte position; try a text both can round-trip")
-    spans_a, spans_b = token_spans(tok_a, ids_a), token_spans(tok_b, ids_b)
+    end = len(text_bytes)
+    offsets_a = tok_a.token_byte_offsets(ids_a) + [end]
+    offsets_b = tok_b.token_byte_offsets(ids_b) + [end]
+    inner_a, inner_b = set(offsets_a[1:-1]), set(offsets_b[1:-1])
     stats = {"tokens_a": len(ids_a), "tokens_b": len(ids_b),
-             **boundary_stats(offsets_a[1:], offsets_b[1:]),
+             **boundary_stats(inner_a, inner_b),
+             "only_a": len(inner_a - inner_b), "only_b": len(inner_b - inner_a),
              "cross_a": cross_category_count(tok_a, ids_a),
              "cross_b": cross_category_count(tok_b, ids_b)}
-    return Comparison(ids_a, ids_b, spans_a, spans_b,
-                      differing_spans(spans_a, offsets_b + [end]),
-                      differing_spans(spans_b, offsets_a + [end]), stats)
+    return Comparison(text_bytes, ids_a, ids_b, offsets_a, offsets_b, stats)
+
+
+def _token_rows(text_bytes, ids, offsets, other_offsets):
+    """Per token: its ids, byte range, hex, shown text, and whether the other side has a
+    token with exactly the same bytes (an agreed token)."""
+    other = set(zip(other_offsets, other_offsets[1:]))
+    return [{"id": idx, "bytes": [start, end], "hex": text_bytes[start:end].hex(" "),
+             "text": shown_bytes(text_bytes[start:end]), "same": (start, end) in other}
+            for idx, start, end in zip(ids, offsets, offsets[1:])]
+
+
+def aligned(result, limit=ALIGN_LIMIT):
+    """The comparison as one aligned view's data: the text cut at every boundary of
+    either side into segments, each knowing the token of A and of B it belongs to and
+    whether A and/or B start a token at it. Drawn with A's cuts above the characters and
+    B's below, both rows wrap together because they are one row of segments.
+
+    Returns {"segments": [[byte_start, byte_end, shown, a, b, cut, newline], ...],
+    "tokens_a": [...], "tokens_b": [...], "drawn_bytes", "total_bytes"}: a and b index
+    tokens_a and tokens_b; cut says who starts a token where the segment starts, 1 (only
+    A), 2 (only B) or 3 (both; a segment exists only where at least one side cuts);
+    newline is 1 when the segment ends a line. Only the first `limit` segments are
+    drawn; drawn_bytes says how far they reach.
+
+    >>> from bpe import BasicTokenizer
+    >>> view = aligned(compare(BasicTokenizer().train("abab", 257), BasicTokenizer(), "abc"))
+    >>> [(s[2], s[5]) for s in view["segments"]]
+    [('a', 3), ('b', 2), ('c', 3)]
+    >>> [t["same"] for t in view["tokens_a"]], [t["same"] for t in view["tokens_b"]]
+    ([False, True], [False, False, True])
+    """
+    cuts_a, cuts_b = set(result.offsets_a), set(result.offsets_b)
+    edges = sorted(cuts_a | cuts_b)
+    text_bytes = result.text_bytes
+    segments = []
+    a = b = -1
+    for start, end in zip(edges, edges[1:limit + 1]):
+        cut = (start in cuts_a) + 2 * (start in cuts_b)
+        a += start in cuts_a
+        b += start in cuts_b
+        piece = text_bytes[start:end]
+        segments.append([start, end, shown_bytes(piece), a, b, cut, int(piece[-1:] == b"\n")])
+    drawn = segments[-1][1] if segments else 0
+    n_a, n_b = (segments[-1][3] + 1, segments[-1][4] + 1) if segments else (0, 0)
+    return {"segments": segments,
+            "tokens_a": _token_rows(text_bytes, result.ids_a[:n_a], result.offsets_a,
+                                    result.offsets_b),
+            "tokens_b": _token_rows(text_bytes, result.ids_b[:n_b], result.offsets_b,
+                                    result.offsets_a),
+            "drawn_bytes": drawn, "total_bytes": len(text_bytes)}
 
 
 def bytes_per_token(tok, text):

@@ -89,9 +89,24 @@ def vocab_frame(tok):
                   "merge", "count", "children", "whole_chars", "special"]]
 
 
+# the markers the token column shows for whitespace, read back as what they stand for
+MARKER_TEXT = {"·": " ", "↵": "\n", "→": "\t", "␍": "\r"}
+
+
+def unmark(query):
+    """query with the display's whitespace markers read as the characters they stand for.
+
+    >>> unmark("^·[a-z]{3}↵")
+    '^ [a-z]{3}\\n'
+    """
+    return "".join(MARKER_TEXT.get(ch, ch) for ch in query)
+
+
 def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIMEOUT):
-    """The rows whose decoded text contains query ("substring") or matches the regex
-    query anywhere ("regex"). An empty query keeps every row.
+    """The rows whose token matches query as it is displayed: a row matches if its shown
+    text (the token column: spaces as ·, controls escaped) or its decoded text with the
+    query's markers read as whitespace (see unmark) contains query ("substring") or
+    matches the regex query anywhere ("regex"). An empty query keeps every row.
     ValueError for an invalid regex, TimeoutError if the regex takes longer than timeout
     seconds over the whole vocabulary (catastrophic backtracking).
 
@@ -99,26 +114,47 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
     >>> frame = vocab_frame(BasicTokenizer().train("aaabdaaabac", 259))
     >>> search_tokens(frame, "a{3}", "regex")["id"].tolist()
     [257, 258]
+    >>> search_tokens(frame, "^·$", "regex")["id"].tolist()  # the space byte, shown as ·
+    [32]
     """
     if not query:
         return frame
+    plain = unmark(query)
     if mode == "substring":
-        return frame[frame["text"].str.contains(query, case=case, regex=False)]
+        shown = frame["token"].str.contains(query, case=case, regex=False)
+        return frame[shown | frame["text"].str.contains(plain, case=case, regex=False)]
     if mode != "regex":
         raise ValueError(f"mode must be 'substring' or 'regex', not {mode!r}")
     try:
-        compiled = regex.compile(query, 0 if case else regex.IGNORECASE)
+        flags = 0 if case else regex.IGNORECASE
+        compiled, compiled_plain = regex.compile(query, flags), regex.compile(plain, flags)
     except (regex.error, OverflowError, RecursionError) as e:
         raise ValueError(f"invalid regex {query[:60]!r}: {e}. Fix it, or switch to "
                          "substring search to find the text as typed.") from None
     deadline = time.monotonic() + timeout
     mask = []
-    for text in frame["text"]:
+    for shown, text in zip(frame["token"], frame["text"]):
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("regex timed out")
-        mask.append(compiled.search(text, timeout=left) is not None)
+        mask.append(compiled.search(shown, timeout=left) is not None
+                    or compiled_plain.search(text, timeout=left) is not None)
     return frame[mask]
+
+
+def empty_columns(frame):
+    """The columns with nothing to show for this tokenizer: "count" when no merge counts
+    were recorded (GPT-4, .model files), and the merge columns when it has no merges at
+    all (a SentencePiece model), so the table does not show a column of "None".
+
+    >>> from bpe import BasicTokenizer
+    >>> empty_columns(vocab_frame(BasicTokenizer()))
+    ['count', 'pair', 'merge', 'children']
+    """
+    empty = [] if frame["count"].notna().any() else ["count"]
+    if frame["merge"].isna().all():
+        empty += ["pair", "merge", "children"]
+    return empty
 
 
 def sort_tokens(frame, by="id", descending=False):
