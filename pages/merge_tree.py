@@ -8,6 +8,7 @@ from lab.frame import run_inside_frame
 run_inside_frame()
 
 from lab import derived, state
+from lab.memory import remember
 from viz import tree
 from viz.vocab import markdown_literal, visible
 
@@ -30,18 +31,19 @@ if params.get("token") and st.session_state.get("tree_applied_link") != params:
         st.session_state["tree_how"] = "By id"
         st.session_state["tree_id"] = int(params["token"])
 
+remember({"tree_tokenizer": state.GPT4_NAME, "tree_how": HOW[0], "tree_id": None,
+          "tree_text": "ing", "tree_sample": DEFAULT_TEXT})
 name, tok = state.tokenizer_picker("tree_tokenizer")
 parents = derived.parents(tok)
 
-st.session_state.setdefault("tree_how", HOW[0])
 how = st.radio("Pick the token", HOW, key="tree_how", horizontal=True)
 idx = None
 if how == "By id":
-    st.session_state.setdefault("tree_id", 256 + len(parents) // 2 if parents else 97)
+    if st.session_state["tree_id"] is None:  # the first visit: a token half way up
+        st.session_state["tree_id"] = 256 + len(parents) // 2 if parents else 97
     idx = int(st.number_input("Token id", min_value=0, max_value=max(tok.vocab), step=1,
                               key="tree_id"))
 elif how == "By its text":
-    st.session_state.setdefault("tree_text", "ing")
     typed = st.text_input("The token's exact text (spaces count; · ↵ → stand for space, "
                           "newline and tab)", key="tree_text")
     try:
@@ -49,7 +51,6 @@ elif how == "By its text":
     except ValueError as e:
         st.error(str(e))
 else:
-    st.session_state.setdefault("tree_sample", DEFAULT_TEXT)
     sample = st.text_input("A short text", key="tree_sample", max_chars=MAX_CHARS)
     ids = tok.encode_ordinary(sample)
     if not ids:

@@ -9,6 +9,8 @@ run_inside_frame()
 
 from lab.widgets import sample_text
 from lab import state
+from lab.memory import remember
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import regex_chunks
 from viz.tokens import token_spans, tokens_html, truncated
 from viz.vocab import markdown_literal
@@ -22,6 +24,8 @@ st.caption("Before BPE runs, a split pattern cuts the text into chunks, and merg
            "cross a chunk: letters, digits, punctuation and whitespace stay apart. Each "
            "token below is underlined in its chunk's color (chunks alternate dark and red).")
 
+remember({"chunks_tokenizer": state.GPT4_NAME, "chunks_sample": DEFAULT_SAMPLE,
+          "chunks_text": SAMPLES[DEFAULT_SAMPLE], "chunks_preset": None, "chunks_pattern": None})
 name, tok = state.tokenizer_picker("chunks_tokenizer")
 
 presets = dict(regex_chunks.PRESETS)
@@ -47,7 +51,6 @@ def mark_custom():
         st.session_state["chunks_preset"] = CUSTOM
 
 
-st.session_state.setdefault("chunks_pattern", presets[choices[0]])
 c1, c2 = st.columns([1, 4])
 c1.selectbox("Pattern", choices, key="chunks_preset", on_change=load_preset)
 pattern = c2.text_area("Split pattern (a regex; edit it freely)", key="chunks_pattern",

@@ -12,6 +12,7 @@ run_inside_frame()
 from lab.widgets import sample_text
 from lab import derived, state
 from lab.memory import remember
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
 from viz.tokens import tokens_html, truncated
 
@@ -26,7 +27,8 @@ st.caption("Slide k: the text as it stands after the tokenizer's first k merges.
            "the raw UTF-8 bytes; the last k is the tokenizer as it is. The tokens made by "
            "merge k are outlined in red.")
 
-remember({"replay_tokenizer": state.GPT4_NAME})
+remember({"replay_tokenizer": state.GPT4_NAME, "replay_sample": DEFAULT_SAMPLE,
+          "replay_text": SAMPLES[DEFAULT_SAMPLE]})
 name, tok = state.tokenizer_picker("replay_tokenizer")
 parents = derived.parents(tok)
 n_merges = len(parents)

@@ -8,6 +8,7 @@ from lab.frame import run_inside_frame
 run_inside_frame()
 
 from lab import state
+from lab.memory import remember
 from viz import specials
 from viz.tokens import token_spans, tokens_html
 from viz.vocab import markdown_literal
@@ -21,12 +22,12 @@ st.caption("Special tokens are ids that no text merges into: control signals suc
            "“end of text” or “a new turn starts”. Register some, type text containing "
            "them, and see how encode treats them under each policy.")
 
+remember({"specials_tokenizer": state.GPT4_NAME, "specials_defs": DEFAULT_SPECIALS,
+          "specials_text": DEFAULT_TEXT, "specials_chosen": None})
 name, tok = state.tokenizer_picker("specials_tokenizer")
 with st.expander("Why does the default policy, none_raise, refuse them?", expanded=True):
     st.markdown(specials.WHY_NONE_RAISE)
 
-st.session_state.setdefault("specials_defs", DEFAULT_SPECIALS)
-st.session_state.setdefault("specials_text", DEFAULT_TEXT)
 d1, d2 = st.columns([1, 2])
 defs = d1.text_area("Special tokens, one a line (an id after a space is optional)",
                     key="specials_defs", height=140)
@@ -46,7 +47,8 @@ d1.caption(markdown_literal(f"Registered on a copy of “{name}” (the original
 
 options = list(registered)
 chosen_default = [s for s in wanted if s in text][:1] or options[:1]
-st.session_state.setdefault("specials_chosen", chosen_default)
+if st.session_state["specials_chosen"] is None:  # the first visit
+    st.session_state["specials_chosen"] = chosen_default
 # drop choices that are no longer registered (the list above was edited)
 st.session_state["specials_chosen"] = [s for s in st.session_state["specials_chosen"]
                                        if s in registered]

@@ -12,6 +12,7 @@ from lab.frame import run_inside_frame
 run_inside_frame()
 
 from lab import state
+from lab.memory import remember
 from viz import token_budget
 from viz.samples import SHIPPED_SHAKESPEARE
 from viz.tokens import token_spans, tokens_html, truncated
@@ -25,12 +26,12 @@ st.caption("Cut a long text into pieces of at most N tokens for the tokenizer yo
            "Each piece is counted on its own, as it will be encoded; joined, the pieces give "
            "back the text exactly. Special-token text counts as ordinary text.")
 
-name, tok = state.tokenizer_picker("budget_tokenizer")
-st.session_state.setdefault("budget_max_tokens", 256)
-st.session_state.setdefault("budget_prefer", "sentences")
-if "budget_text" not in st.session_state:
+remember({"budget_tokenizer": state.GPT4_NAME, "budget_max_tokens": 256,
+          "budget_prefer": "sentences", "budget_text": None, "budget_show": 1})
+if st.session_state["budget_text"] is None:  # the first visit: read the sample once
     st.session_state["budget_text"] = SHIPPED_SHAKESPEARE.read_text(
         encoding="utf-8")[:DEFAULT_TEXT_CHARS]
+name, tok = state.tokenizer_picker("budget_tokenizer")
 
 c1, c2 = st.columns([1, 2])
 max_tokens = c1.number_input("Tokens per piece, at most", min_value=1, max_value=1_000_000,
