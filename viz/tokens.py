@@ -190,3 +190,210 @@ TOKENS_CSS = """<style>
 .tokens .tok:hover { filter: brightness(0.9); cursor: default; }
 .tokens .ws { color: #8a8a8a; }
 </style>"""
+
+
+# ---------------------------------------------------------------------------------------
+# The display renderer: token bytes -> the text a person sees. Every page calls this one.
+
+# Characters that draw nothing (or reorder what is drawn) get a named marker instead.
+_NAMED = {0x00AD: "SHY", 0x034F: "CGJ", 0x061C: "ALM", 0x180E: "MVS", 0x200B: "ZWSP",
+          0x200C: "ZWNJ", 0x200D: "ZWJ", 0x200E: "LRM", 0x200F: "RLM", 0x2028: "LSEP",
+          0x2029: "PSEP", 0x202A: "LRE", 0x202B: "RLE", 0x202C: "PDF", 0x202D: "LRO",
+          0x202E: "RLO", 0x2060: "WJ", 0x2061: "FA", 0x2062: "IT", 0x2063: "IS",
+          0x2064: "IP", 0x2066: "LRI", 0x2067: "RLI", 0x2068: "FSI", 0x2069: "PDI",
+          0xFEFF: "BOM", 0xFFF9: "IAA", 0xFFFA: "IAS", 0xFFFB: "IAT", 0x0085: "NEL"}
+# marker delimiters: plain text gets ⟨…⟩; the token view asks for \x01…\x02 (control
+# characters can never survive into the output, so they cannot be forged by the text)
+PLAIN_MARKS = ("⟨", "⟩")
+VIEW_MARKS = ("\x01", "\x02")
+
+
+def invisible_name(ch):
+    """The marker name of a character that would draw nothing or reorder the view, else None.
+
+    >>> invisible_name("\\u200b"), invisible_name("\\x00"), invisible_name("\\ufe0f"), invisible_name("a")
+    ('ZWSP', 'NUL', 'VS16', None)
+    """
+    cp = ord(ch)
+    if cp < 0x20 or cp == 0x7F:
+        return _C0[cp] if cp < 0x20 else "DEL"
+    if 0x80 <= cp <= 0x9F:
+        return _NAMED.get(cp, f"U+{cp:04X}")
+    if cp in _NAMED:
+        return _NAMED[cp]
+    if 0xFE00 <= cp <= 0xFE0F:
+        return f"VS{cp - 0xFE00 + 1}"
+    if 0xE0100 <= cp <= 0xE01EF:
+        return f"VS{cp - 0xE0100 + 17}"
+    if 0xE0000 <= cp <= 0xE007F:  # tag characters: show the ASCII letter they hide
+        inner = chr(cp - 0xE0000)
+        return f"TAG {inner}" if 0x21 <= cp - 0xE0000 <= 0x7E else f"TAG U+{cp:05X}"
+    return None
+
+
+_C0 = ("NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 NAK "
+       "SYN ETB CAN EM SUB ESC FS GS RS US").split()
+
+
+def display_text(token_bytes, *, whitespace=None, marks=PLAIN_MARKS):
+    """How the lab shows some bytes of text: the one renderer every page calls.
+
+    Valid UTF-8 shows as itself; a byte that is not part of a whole character (a token
+    holding half an emoji) shows as hex, never as a bare "�"; every invisible, control or
+    bidi-control character shows as a named marker between `marks`. whitespace: None keeps
+    space, tab and newline as they are; "markers" shows them as · → ↵ (a newline keeps its
+    line break); "gpt2" as GPT-2's byte-level vocabulary prints them (Ġ ĉ Ċ).
+
+    >>> display_text(b"a\\xe2\\x80\\x8bb\\x00")
+    'a⟨ZWSP⟩b⟨NUL⟩'
+    >>> display_text("👋".encode()[:2]), display_text(b" hi\\n", whitespace="markers")
+    ('⟨f0 9f⟩', '·hi↵\\n')
+    """
+    if whitespace not in _WHITESPACE:
+        raise ValueError(f"whitespace must be None, 'markers' or 'gpt2', not {whitespace!r}")
+    ws = _WHITESPACE[whitespace]
+    if isinstance(token_bytes, str):
+        text = token_bytes
+    else:
+        text = bytes(token_bytes).decode("utf-8", errors="surrogateescape")
+    if text.isascii() and text.isprintable() and (ws is None or " " not in text):
+        return text  # the common case, fast
+    open_, close = marks
+    out = []
+    raw = []  # pending undecodable bytes, shown together as one hex marker
+    for k, ch in enumerate(text):
+        cp = ord(ch)
+        if 0xDC80 <= cp <= 0xDCFF:
+            raw.append(f"{cp - 0xDC00:02x}")
+            continue
+        if raw:
+            out.append(f"{open_}{' '.join(raw)}{close}")
+            raw = []
+        if ws is not None and ch in ws:
+            out.append(ws[ch])
+        elif ch in "\t\n\r ":
+            out.append(ch)
+        else:
+            name = invisible_name(ch)
+            if name is not None and _joins_emoji(text, k):
+                name = None  # part of one emoji glyph (👨‍👩‍👧, ❤️): drawn as the emoji
+            out.append(ch if name is None else f"{open_}{name}{close}")
+    if raw:
+        out.append(f"{open_}{' '.join(raw)}{close}")
+    return "".join(out)
+
+
+def _is_emoji(ch):
+    cp = ord(ch)
+    return cp >= 0x1F000 and cp < 0x1FB00 or 0x2190 <= cp <= 0x2BFF or cp in (0xA9, 0xAE)
+
+
+def _joins_emoji(text, k):
+    """Whether text[k] (a ZWJ or variation selector) is part of an emoji's glyph."""
+    ch = text[k]
+    if ch not in "\u200d\ufe0e\ufe0f" or k == 0 or not _is_emoji(text[k - 1]):
+        return False
+    return ch != "\u200d" or (k + 1 < len(text) and _is_emoji(text[k + 1]))
+
+
+_WHITESPACE = {None: None, "markers": {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"},
+               "gpt2": {" ": "Ġ", "\n": "Ċ", "\t": "ĉ", "\r": "č"}}
+
+
+# ---------------------------------------------------------------------------------------
+# Data for the token view component (lab/token_view.py draws it in the browser).
+
+_GRAPHEME = None
+
+
+def _grapheme_re():
+    global _GRAPHEME
+    if _GRAPHEME is None:
+        import regex
+        _GRAPHEME = regex.compile(r"\X")
+    return _GRAPHEME
+
+
+def view_row(token_bytes, ids, *, whitespace=None, caption=None):
+    """One row of tokens for the token view, in columns (cheap to send for 1 MB texts).
+
+    Tokens are grouped into spans, the boxes a reader sees: a span closes where a token
+    ends on a character boundary that is also a grapheme-cluster boundary, so 👋🏽 split
+    over three tokens is drawn once, with its cuts inside. Returns a dict:
+      ids   [int]  every token id, in order
+      nb    [int]  byte length of each token
+      n     [int]  tokens per span (mostly 1)
+      nc    [int]  characters (code points) per span
+      show  [str]  each span's display text (display_text with VIEW_MARKS)
+      parts {str(span): [str]}  each token's display text, for spans of several tokens
+    plus caption when given. Offsets are prefix sums of nb and nc.
+
+    >>> row = view_row([b"a", "👋".encode(), "🏽".encode(), b"\\x00"], [1, 2, 3, 4])
+    >>> row["n"], row["nc"], row["show"]
+    ([1, 2, 1], [1, 2, 1], ['a', '👋🏽', '\\x01NUL\\x02'])
+    """
+    token_bytes = list(token_bytes)
+    joined = b"".join(token_bytes)
+    text = joined.decode("utf-8", errors="surrogateescape")
+    n_bytes = len(joined)
+    nb = [len(t) for t in token_bytes]
+    spans_n, spans_nc, show, parts = [], [], [], {}
+    grapheme = None
+    gpos = 0           # a known grapheme boundary (char offset) at or after span start
+    first = 0          # index of the first token of the open span
+    byte_start = pos = char_start = 0
+    for i, size in enumerate(nb):
+        pos += size
+        if i + 1 < len(nb) and pos < n_bytes:
+            if 0x80 <= joined[pos] <= 0xBF:
+                continue  # the next token continues this character
+            char_end = char_start + len(joined[byte_start:pos].decode(
+                "utf-8", errors="surrogateescape"))
+            prev, nxt = text[char_end - 1], text[char_end]
+            if not (prev.isascii() and nxt.isascii()) or (prev == "\r" and nxt == "\n"):
+                grapheme = grapheme or _grapheme_re()
+                gpos = max(gpos, char_start)
+                while gpos < char_end:
+                    gpos = grapheme.match(text, gpos).end()
+                if gpos != char_end:
+                    continue  # a cluster (👋🏽, 🇺🇳, a ZWJ family) goes on
+        piece = joined[byte_start:pos]
+        span_text = piece.decode("utf-8", errors="surrogateescape")
+        if i > first:  # a multi-token span: each token's own display, for the table
+            parts[str(len(spans_n))] = [display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
+                                        for t in token_bytes[first:i + 1]]
+        spans_n.append(i + 1 - first)
+        spans_nc.append(len(span_text))
+        show.append(display_text(span_text, whitespace=whitespace, marks=VIEW_MARKS))
+        first, byte_start, char_start = i + 1, pos, char_start + len(span_text)
+    row = {"ids": list(ids), "nb": nb, "n": spans_n, "nc": spans_nc, "show": show,
+           "parts": parts}
+    if caption is not None:
+        row["caption"] = caption
+    return row
+
+
+# Token backgrounds per theme; the text on them is INK. Light: pastels under near-black
+# text; dark: deep tones under near-white text. tests/test_viz_tokens.py checks that every
+# pair keeps a contrast of at least 4.5:1 (WCAG AA for normal text).
+VIEW_PALETTE = {
+    "light": list(PALETTE),
+    "dark": ["#5c4514", "#1f5135", "#2a3f73", "#6b2846", "#3f5417", "#4a2f70",
+             "#6e3a1c", "#155447", "#545014", "#1d4a66", "#6a3222", "#474747"],
+    "ink_light": "#1b1b1b",
+    "ink_dark": "#f2f2f2",
+}
+
+
+def contrast(fg, bg):
+    """WCAG contrast ratio of two #rrggbb colors (1 to 21).
+
+    >>> round(contrast("#000000", "#ffffff"), 1)
+    21.0
+    """
+    def luminance(color):
+        channels = [int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

@@ -1,0 +1,493 @@
+// The lab's token view: draws rows of tokens that Python (viz/tokens.py view_row) hands
+// it, with an optional text box whose text it sends back (Python stays the single source
+// of token data). Everything from data goes into the DOM through textContent and
+// createElement: never innerHTML, never an event-handler attribute.
+// Data format and API: see lab/token_view.py.
+
+const STATES = new WeakMap();  // parentElement -> the view's state across reruns
+const BLOCK = 400;             // spans per window of the text view
+const ID_BLOCK = 2000;         // ids per window of the id list
+const TABLE_BLOCK = 200;       // rows per window of the table
+const DEBOUNCE_MS = 150;
+
+export default function (component) {
+  const { parentElement, data, setStateValue } = component;
+  let view = STATES.get(parentElement);
+  if (!view) {
+    view = mount(parentElement);
+    STATES.set(parentElement, view);
+  }
+  view.setStateValue = setStateValue;
+  view.update(data || {});
+  return undefined;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// display text from Python: \x01NAME\x02 is a marker for an invisible character
+function fillDisplay(target, text) {
+  let i = 0;
+  while (i < text.length) {
+    const open = text.indexOf("\x01", i);
+    if (open < 0) { target.append(text.slice(i)); break; }
+    if (open > i) target.append(text.slice(i, open));
+    const close = text.indexOf("\x02", open);
+    target.append(el("span", "mk", text.slice(open + 1, close)));
+    i = close + 1;
+  }
+}
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+function hex(bytes) { return Array.from(bytes, (b) => HEX[b]).join(" "); }
+function hexToBytes(h) {
+  const out = new Uint8Array(h.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(h.substr(2 * i, 2), 16);
+  return out;
+}
+
+// a string as a JSON-ish literal whose every invisible character is spelled out
+function escaped(s) {
+  let out = "";
+  for (const ch of s) {
+    const cp = ch.codePointAt(0);
+    if (ch === "\\") out += "\\\\";
+    else if (ch === '"') out += '\\"';
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\r") out += "\\r";
+    else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || /[\p{Cf}\p{Zl}\p{Zp}\p{Mn}\p{Co}\p{Cs}]/u.test(ch)
+             || (cp >= 0xfe00 && cp <= 0xfe0f) || cp === 0xfeff)
+      out += cp > 0xffff ? "\\u{" + cp.toString(16) + "}" : "\\u" + cp.toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return '"' + out + '"';
+}
+
+function luminance(color) {
+  const m = color.match(/\d+(\.\d+)?/g);
+  if (!m || m.length < 3) return 1;
+  const [r, g, b] = m.slice(0, 3).map(Number);
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+}
+
+// Lazy windows inside a scroll box: a window is drawn when it comes near the visible
+// area and emptied (keeping its height) when it goes far away, so a 1 MB text keeps only
+// a few thousand elements in the DOM.
+function windowed(box, count, draw, estimate) {
+  box.replaceChildren();
+  const slots = [];
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const slot = entry.target;
+      if (entry.isIntersecting && !slot.drawn) {
+        slot.style.minHeight = "";
+        slot.replaceChildren(draw(slot.index));
+        slot.drawn = true;
+      } else if (!entry.isIntersecting && slot.drawn) {
+        slot.style.minHeight = slot.offsetHeight + "px";
+        slot.replaceChildren();
+        slot.drawn = false;
+      }
+    }
+  }, { root: box, rootMargin: "600px 0px" });
+  for (let w = 0; w < count; w++) {
+    const slot = el("div", "win");
+    slot.index = w;
+    slot.style.minHeight = estimate(w) + "px";
+    box.append(slot);
+    slots.push(slot);
+    observer.observe(slot);
+  }
+  return { slots, observer };
+}
+
+function mount(parent) {
+  const root = parent.querySelector(".tv") || parent.appendChild(el("div", "tv"));
+  const editorWrap = el("div", "tv-editor");
+  const area = el("textarea", "tv-input");
+  area.spellcheck = false;
+  area.setAttribute("aria-label", "Text to tokenize");
+  const status = el("div", "tv-status");
+  editorWrap.append(area, status);
+  const summary = el("div", "tv-summary");
+  const note = el("div", "tv-note");
+  const rows = el("div", "tv-rows");
+  const lists = el("div", "tv-lists");
+  const card = el("div", "tv-card");
+  card.hidden = true;
+  root.append(editorWrap, summary, note, rows, lists, card);
+
+  const view = {
+    root, area, status, summary, note, rows, lists, card, setStateValue: null,
+    data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null,
+    source: [], index: [], hovered: null, pinned: null, observers: [],
+  };
+
+  area.addEventListener("input", () => {
+    clearTimeout(view.timer);
+    view.status.textContent = "updating…";
+    view.timer = setTimeout(() => send(view), DEBOUNCE_MS);
+  });
+  root.addEventListener("mouseover", (ev) => {
+    const target = ev.target.closest && ev.target.closest("[data-i]");
+    if (!target || view.pinned) return;
+    show(view, +target.dataset.r, +target.dataset.i, target);
+  });
+  root.addEventListener("mouseleave", () => { if (!view.pinned) hide(view); });
+  root.addEventListener("click", (ev) => {
+    const target = ev.target.closest && ev.target.closest("[data-i]");
+    if (!target) { if (!card.contains(ev.target)) { view.pinned = null; hide(view); } return; }
+    const key = target.dataset.r + ":" + target.dataset.i;
+    if (view.pinned === key) { view.pinned = null; card.classList.remove("pinned"); return; }
+    view.pinned = null;
+    show(view, +target.dataset.r, +target.dataset.i, target);
+    view.pinned = key;
+    card.classList.add("pinned");
+  });
+  root.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") { view.pinned = null; hide(view); }
+  });
+
+  view.update = (data) => update(view, data);
+  return view;
+}
+
+function send(view) {
+  const text = view.area.value;
+  const cap = view.data && view.data.editor && view.data.editor.max_chars;
+  if (cap && text.length > cap) {
+    view.status.textContent = `${text.length.toLocaleString()} characters: over this page's `
+      + `limit of ${cap.toLocaleString()}. For bigger texts use the command line: `
+      + "python -m bpe encode";
+    view.status.classList.add("over");
+    return;
+  }
+  view.status.classList.remove("over");
+  view.seq += 1;
+  view.sent.set(view.seq, text);
+  for (const k of view.sent.keys()) if (k < view.seq - 8) view.sent.delete(k);
+  view.setStateValue("text", { seq: view.seq, text });
+}
+
+function update(view, data) {
+  view.data = data;
+  const root = view.root;
+  const bg = getComputedStyle(root).getPropertyValue("--st-background-color")
+    || getComputedStyle(root).backgroundColor;
+  const dark = bg ? luminance(bg.trim().startsWith("#") ? hexColor(bg.trim()) : bg) < 0.5 : false;
+  root.classList.toggle("dark", dark);
+  const palette = data.palette || { light: ["#ddd"], dark: ["#444"] };
+  const colors = dark ? palette.dark : palette.light;
+  colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
+  root.style.setProperty("--ink", dark ? palette.ink_dark : palette.ink_light);
+  view.ncolors = colors.length;
+
+  // the editor
+  const editor = data.editor;
+  view.area.parentElement.hidden = !editor;
+  let editorText = null;
+  if (editor) {
+    view.area.placeholder = editor.placeholder || "";
+    view.area.style.height = (editor.height || 180) + "px";
+    if (editor.text !== null && editor.text !== undefined && editor.version !== view.appliedVersion) {
+      view.appliedVersion = editor.version;
+      if (view.area.value !== editor.text) view.area.value = editor.text;
+      editorText = editor.text;
+    } else {
+      editorText = view.sent.has(editor.echo) ? view.sent.get(editor.echo) : view.area.value;
+    }
+    const fresh = editor.echo === null || editor.echo === undefined || editor.echo >= view.seq;
+    if (fresh && !view.status.classList.contains("over")) view.status.textContent = editor.status || "";
+  }
+
+  view.summary.replaceChildren();
+  for (const [label, value, help] of data.summary || []) {
+    const fig = el("div", "fig");
+    fig.dataset.label = label;
+    fig.append(el("div", "fig-label", label), el("div", "fig-value", value));
+    if (help) fig.title = help;
+    view.summary.append(fig);
+  }
+  view.summary.hidden = !(data.summary && data.summary.length);
+  view.note.textContent = data.note || "";
+  view.note.hidden = !data.note;
+  for (const o of view.observers) o.disconnect();
+  view.observers = [];
+  view.hovered = null;
+  view.pinned = null;
+  view.card.hidden = true;
+
+  // per row: offsets and the bytes behind the tokens (for the hover card)
+  const encoder = new TextEncoder();
+  view.index = (data.rows || []).map((row, r) => {
+    let bytes;
+    if (row.hex !== undefined) bytes = hexToBytes(row.hex);
+    else bytes = encoder.encode(row.text !== undefined ? row.text : (r === 0 && editorText !== null ? editorText : ""));
+    const nspans = row.n.length;
+    const tokStart = new Int32Array(nspans + 1);
+    const charStart = new Float64Array(nspans + 1);
+    for (let s = 0; s < nspans; s++) {
+      tokStart[s + 1] = tokStart[s] + row.n[s];
+      charStart[s + 1] = charStart[s] + row.nc[s];
+    }
+    const byteStart = new Float64Array(row.nb.length + 1);
+    for (let t = 0; t < row.nb.length; t++) byteStart[t + 1] = byteStart[t] + row.nb[t];
+    const classes = new Map();  // span -> extra classes
+    for (const [name, spans] of Object.entries(row.marks || {}))
+      for (const s of spans) classes.set(s, (classes.get(s) || "") + " m-" + name);
+    return { row, bytes, tokStart, charStart, byteStart, classes };
+  });
+
+  view.rows.replaceChildren();
+  view.index.forEach((ix, r) => drawRow(view, ix, r, data));
+  drawLists(view, data);
+}
+
+function hexColor(h) {
+  const v = h.replace("#", "");
+  const full = v.length === 3 ? v.split("").map((c) => c + c).join("") : v.slice(0, 6);
+  const n = parseInt(full, 16);
+  return `rgb(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255})`;
+}
+
+function spanColor(view, ix, s) {
+  const row = ix.row;
+  if (row.colors) return row.colors[s] % view.ncolors;
+  if (row.color_by === "id") {
+    let h = 0;
+    for (let t = ix.tokStart[s]; t < ix.tokStart[s + 1]; t++) h = (Math.imul(h, 1000003) + row.ids[t]) >>> 0;
+    return (h ^ (h >>> 13)) % view.ncolors;
+  }
+  return s % view.ncolors;
+}
+
+// the elements of one span: one box per line it covers (a newline inside a token ends
+// the box, and the rest continues on the next line as a marked continuation)
+function drawSpan(view, ix, r, s, out) {
+  const row = ix.row;
+  const pieces = row.show[s].split("\n");
+  const color = spanColor(view, ix, s);
+  const t0 = ix.tokStart[s], t1 = ix.tokStart[s + 1];
+  const extra = ix.classes.get(s) || "";
+  for (let p = 0; p < pieces.length; p++) {
+    const last = p === pieces.length - 1;
+    if (last && pieces[p] === "" && p > 0) break;
+    const box = el("span", (p === 0 ? "tok" : "tok cont") + extra);
+    box.dataset.r = r;
+    box.dataset.i = s;
+    if (p === 0) {
+      box.dataset.ids = row.ids.slice(t0, t1).join(" ");
+      box.dataset.bytes = `${ix.byteStart[t0]}-${ix.byteStart[t1]}`;
+    }
+    if (t1 - t0 > 1) {
+      // one grapheme cluster over several tokens: stripes, one per token, cut lines between
+      const total = ix.byteStart[t1] - ix.byteStart[t0];
+      const stops = [];
+      for (let t = t0; t < t1; t++) {
+        const a = (100 * (ix.byteStart[t] - ix.byteStart[t0])) / total;
+        const b = (100 * (ix.byteStart[t + 1] - ix.byteStart[t0])) / total;
+        const c = `var(--c${(color + t - t0) % view.ncolors})`;
+        stops.push(`${c} ${a}%`, `${c} calc(${b}% - 1px)`, `var(--cut) calc(${b}% - 1px)`, `var(--cut) ${b}%`);
+      }
+      box.style.background = `linear-gradient(90deg, ${stops.join(", ")})`;
+      box.classList.add("multi");
+      box.dataset.cuts = t1 - t0;
+    } else {
+      box.classList.add(`c${color}`);
+    }
+    if (row.chunk) box.classList.add(row.chunk[s] % 2 ? "ch1" : "ch0");
+    fillDisplay(box, pieces[p]);
+    if (!last && !pieces[p].endsWith("↵")) box.append(el("span", "nl", "↵"));
+    out.append(box);
+    if (!last) out.append(el("br"));
+  }
+}
+
+function blockBounds(ix) {
+  // windows end after a span holding a newline when one is near, so a window break
+  // falls where the text breaks a line anyway
+  const show = ix.row.show, n = show.length, bounds = [0];
+  let s = 0;
+  while (s < n) {
+    let end = Math.min(n, s + BLOCK);
+    if (end < n) {
+      for (let k = end; k < Math.min(n, s + 2 * BLOCK); k++)
+        if (show[k].includes("\n")) { end = k + 1; break; }
+    }
+    bounds.push(end);
+    s = end;
+  }
+  return bounds;
+}
+
+function drawRow(view, ix, r, data) {
+  const row = ix.row;
+  const wrap = el("div", "tv-row");
+  if (row.caption) wrap.append(el("div", "tv-cap", row.caption));
+  const box = el("div", "tokens");
+  box.dataset.row = r;
+  wrap.append(box);
+  view.rows.append(wrap);
+  const bounds = blockBounds(ix);
+  const windows = bounds.length - 1;
+  const draw = (w) => {
+    const frag = document.createDocumentFragment();
+    for (let s = bounds[w]; s < bounds[w + 1]; s++) drawSpan(view, ix, r, s, frag);
+    return frag;
+  };
+  if (windows <= 2) {
+    box.append(draw(0));
+    if (windows === 2) box.append(draw(1));
+    markWrapped(box);
+    return;
+  }
+  box.classList.add("scroll");
+  box.style.maxHeight = (data.box_height || 420) + "px";
+  const v = windowed(box, windows, (w) => { const f = draw(w); setTimeout(() => markWrapped(box), 0); return f; },
+    (w) => 1.9 * 16 * Math.ceil((bounds[w + 1] - bounds[w]) / 12));
+  view.observers.push(v.observer);
+  const ntok = row.ids.length;
+  const cap = el("div", "tv-windowed",
+    `${ntok.toLocaleString()} tokens in ${windows.toLocaleString()} windows of about ${BLOCK} spans: `
+    + "only the windows near the visible part of the box are drawn; scroll to see more. "
+    + "Counts, ids and table cover the whole text.");
+  wrap.append(cap);
+}
+
+// a token wider than the line wraps inside its box: say so on the box
+function markWrapped(box) {
+  for (const t of box.querySelectorAll(".tok")) {
+    if (t.textContent.length < 12) continue;
+    const lh = parseFloat(getComputedStyle(t).lineHeight) || 24;
+    if (t.offsetHeight > lh * 1.5) t.classList.add("wrapped");
+  }
+}
+
+function drawLists(view, data) {
+  view.lists.replaceChildren();
+  if (!data.lists || !view.index.length) return;
+  const ix = view.index[0];
+  const row = ix.row;
+  const tabs = el("div", "tv-tabs");
+  const idsBtn = el("button", "tv-tab on", "Ids");
+  const tableBtn = el("button", "tv-tab", "Table");
+  tabs.append(idsBtn, tableBtn);
+  const idsBox = el("div", "tv-ids scroll");
+  const tableBox = el("div", "tv-table scroll");
+  tableBox.hidden = true;
+  view.lists.append(tabs, idsBox, tableBox);
+  idsBtn.onclick = () => { idsBox.hidden = false; tableBox.hidden = true; idsBtn.classList.add("on"); tableBtn.classList.remove("on"); };
+  tableBtn.onclick = () => { idsBox.hidden = true; tableBox.hidden = false; tableBtn.classList.add("on"); idsBtn.classList.remove("on"); };
+
+  const ntok = row.ids.length;
+  // token -> span, for hover links from the lists
+  const spanOf = new Int32Array(ntok);
+  for (let s = 0; s < row.n.length; s++) for (let t = ix.tokStart[s]; t < ix.tokStart[s + 1]; t++) spanOf[t] = s;
+
+  const idWindows = Math.ceil(ntok / ID_BLOCK);
+  const drawIds = (w) => {
+    const frag = document.createDocumentFragment();
+    if (w === 0) frag.append("[");
+    for (let t = w * ID_BLOCK; t < Math.min(ntok, (w + 1) * ID_BLOCK); t++) {
+      const e = el("span", "id", String(row.ids[t]));
+      e.dataset.r = 0; e.dataset.i = spanOf[t]; e.dataset.t = t;
+      frag.append(e, t + 1 < ntok ? ", " : "]");
+    }
+    return frag;
+  };
+  const v1 = windowed(idsBox, idWindows, drawIds, () => 22 * Math.ceil(ID_BLOCK / 12));
+  view.observers.push(v1.observer);
+
+  const head = el("div", "tr th");
+  head.append(el("span", "td n", "#"), el("span", "td id", "id"), el("span", "td tx", "text"), el("span", "td hx", "bytes"));
+  const body = el("div", "tbody");
+  tableBox.append(head, body);
+  const drawRows = (w) => {
+    const frag = document.createDocumentFragment();
+    for (let t = w * TABLE_BLOCK; t < Math.min(ntok, (w + 1) * TABLE_BLOCK); t++) {
+      const tr = el("div", "tr");
+      const s = spanOf[t];
+      tr.dataset.r = 0; tr.dataset.i = s; tr.dataset.t = t;
+      const tx = el("span", "td tx");
+      fillDisplay(tx, tokenShow(ix, s, t).replaceAll("\n", ""));
+      tr.append(el("span", "td n", String(t)), el("span", "td id", String(row.ids[t])), tx,
+        el("span", "td hx", hex(ix.bytes.subarray(ix.byteStart[t], ix.byteStart[t + 1]))));
+      frag.append(tr);
+    }
+    return frag;
+  };
+  const v2 = windowed(body, Math.ceil(ntok / TABLE_BLOCK), drawRows, () => 24 * TABLE_BLOCK);
+  view.observers.push(v2.observer);
+  if (ntok > ID_BLOCK)
+    view.lists.append(el("div", "tv-windowed", `${ntok.toLocaleString()} ids and table rows, drawn in windows as you scroll.`));
+}
+
+function tokenShow(ix, s, t) {
+  const row = ix.row;
+  if (row.n[s] === 1) return row.show[s];
+  const parts = row.parts && row.parts[String(s)];
+  return parts ? parts[t - ix.tokStart[s]] : "";
+}
+
+function show(view, r, s, target) {
+  highlight(view, r, s);
+  const ix = view.index[r];
+  if (!ix) return;
+  const row = ix.row;
+  const t0 = ix.tokStart[s], t1 = ix.tokStart[s + 1];
+  const b0 = ix.byteStart[t0], b1 = ix.byteStart[t1];
+  const card = view.card;
+  card.replaceChildren();
+  const label = t1 - t0 > 1 ? `tokens ${t0}–${t1 - 1} (one character cluster)` : `token ${t0}`;
+  card.append(el("div", "k-index", label));
+  const rawBytes = ix.bytes.subarray(b0, b1);
+  let raw;
+  try { raw = new TextDecoder("utf-8", { fatal: true }).decode(rawBytes); } catch (e) { raw = null; }
+  const lines = [
+    ["ids", row.ids.slice(t0, t1).join(" "), "k-ids"],
+    ["text", raw === null ? "(not whole UTF-8 characters)" : escaped(raw), "k-text"],
+    ["chars", `${ix.charStart[s]}–${ix.charStart[s + 1]}`, "k-chars"],
+    ["bytes", `${b0}–${b1}`, "k-bytes"],
+  ];
+  for (const [k, v, cls] of lines) {
+    const line = el("div", "kv " + cls);
+    line.append(el("span", "k", k), el("span", "v", v));
+    card.append(line);
+  }
+  const hexes = el("div", "kv k-hex");
+  hexes.append(el("span", "k", "hex"));
+  const hv = el("span", "v");
+  for (let t = t0; t < t1; t++) {
+    const part = el("span", "hexpart", hex(ix.bytes.subarray(ix.byteStart[t], ix.byteStart[t + 1])));
+    part.title = `id ${row.ids[t]}`;
+    hv.append(part);
+    if (t + 1 < t1) hv.append(el("span", "cutmark", " | "));
+  }
+  hexes.append(hv);
+  card.append(hexes);
+  if (row.notes && row.notes[String(s)]) card.append(el("div", "kv k-note", row.notes[String(s)]));
+  card.hidden = false;
+  const rootRect = view.root.getBoundingClientRect();
+  const rect = target.getBoundingClientRect();
+  let left = rect.left - rootRect.left;
+  const maxLeft = view.root.clientWidth - 320;
+  card.style.left = Math.max(0, Math.min(left, maxLeft)) + "px";
+  card.style.top = (rect.bottom - rootRect.top + 4) + "px";
+}
+
+function highlight(view, r, s) {
+  for (const e of view.root.querySelectorAll(".hl")) e.classList.remove("hl");
+  for (const e of view.root.querySelectorAll(`[data-r="${r}"][data-i="${s}"]`)) e.classList.add("hl");
+  view.hovered = [r, s];
+}
+
+function hide(view) {
+  for (const e of view.root.querySelectorAll(".hl")) e.classList.remove("hl");
+  view.card.hidden = true;
+  view.card.classList.remove("pinned");
+}
