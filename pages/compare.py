@@ -89,7 +89,7 @@ def _comparison(default_b):
     try:
         result = cmp.compare(tok_a, tok_b, text)
     except ValueError as e:  # e.g. a custom split pattern that skips characters
-        st.error(str(e))
+        st.error(md(e))
         return
     stats = result.stats
 

@@ -10,7 +10,8 @@ run_inside_frame()
 from lab import derived, state
 from lab.memory import remember
 from viz import tree
-from viz.vocab import markdown_literal, visible
+from lab.safe import md
+from viz.vocab import visible
 
 HOW = ["From a text", "By id", "By its text"]
 DEFAULT_TEXT = "Byte pair encoding glues bytes into tokenizers' tokens."
@@ -49,7 +50,7 @@ elif how == "By its text":
     try:
         idx = tree.find_token(tok, typed)
     except ValueError as e:
-        st.error(str(e))
+        st.error(md(e))
 else:
     sample = st.text_input("A short text", key="tree_sample", max_chars=MAX_CHARS)
     ids = tok.encode_ordinary(sample)
@@ -63,14 +64,14 @@ else:
             st.session_state["tree_pick"] = default
         pick = st.pills(
             "Click a token of the text", range(len(ids)), key="tree_pick",
-            format_func=lambda i: markdown_literal(visible(tok.vocab[ids[i]])))
+            format_func=lambda i: md(visible(tok.vocab[ids[i]])))
         idx = ids[pick if pick is not None else default]
 
 if idx is not None:
     try:
         dot = tree.tree_dot(tok, idx, parents)
     except ValueError as e:
-        st.error(str(e))
+        st.error(md(e))
     else:
         # the URL names the token shown, so it can be shared; marked applied so the next
         # run does not take it for a new link

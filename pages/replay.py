@@ -1,7 +1,7 @@
 """Merge replay: a text tokenized with only the first k merges, k from 0 (raw bytes) to
 all of them, with the merge that step k applies named and outlined, a play button that
 steps through, and the token count against k. Thin: ids from bpe.replay, the step and
-the chart data from viz.replay, colors from viz.tokens."""
+the chart data from viz.replay, the tokens drawn by lab.token_view."""
 import altair as alt
 import streamlit as st
 
@@ -14,7 +14,7 @@ from lab import derived, state
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
-from viz.tokens import tokens_html, truncated
+from lab.token_view import token_view
 
 TICK = 0.7          # seconds between steps while playing
 MAX_TICKS = 300     # a play stops by itself after this many steps
@@ -126,10 +126,8 @@ def replay_view():
                                  f"{'s' if step.occurrences != 1 else ''} in this text."
                                  if step.occurrences else
                                  "It does not occur in this text."))
-        st.html(tokens_html(step.spans, color_by="id", whitespace="markers",
-                            highlight=step.highlight))
-        if truncated(step.spans):
-            st.caption(truncated(step.spans))
+        step.row["marks"] = {"outline": step.highlight}
+        token_view([step.row], key="replay_view")
     with chart_col:
         data = replay.counts_frame(counts, keep=[k])
         # symlog: the first merges do most of the work, and a linear axis hides them

@@ -10,8 +10,9 @@ run_inside_frame()
 from lab import state
 from lab.memory import remember
 from viz import specials
-from viz.tokens import token_spans, tokens_html
-from viz.vocab import markdown_literal
+from lab.safe import md
+from lab.token_view import token_view
+from viz.marks import spans_holding, tokens_row
 
 DEFAULT_SPECIALS = "<|endoftext|>\n<|im_start|>\n<|im_end|>"
 DEFAULT_TEXT = ("<|im_start|>user\nPlease summarize: \"...and that is the end.<|endoftext|>"
@@ -36,13 +37,13 @@ text = d2.text_area("Text", key="specials_text", height=140, max_chars=20_000)
 try:
     wanted = specials.parse_specials(defs, tok.special_tokens, tok.n_vocab)
     twin = specials.with_specials(tok, wanted)
-except ValueError as e:
-    st.error(str(e))
+except ValueError as e:  # it may quote a definition: the visitor's text
+    st.error(md(e))
     st.stop()
 
 registered = twin.special_tokens
 # names and tokens are the user's: shown as typed, not as Markdown
-d1.caption(markdown_literal(f"Registered on a copy of “{name}” (the original is untouched): "
+d1.caption(md(f"Registered on a copy of “{name}” (the original is untouched): "
                             + ", ".join(f"{s} = {i}" for s, i in registered.items())))
 
 options = list(registered)
@@ -58,19 +59,18 @@ chosen = st.multiselect("The chosen set (allowed_special={...}): only these beco
 
 outcomes = specials.encode_policies(twin, text, chosen)
 special_ids = set(registered.values())
-for column, outcome in zip(st.columns(len(outcomes)), outcomes):
+for n, (column, outcome) in enumerate(zip(st.columns(len(outcomes)), outcomes)):
     with column:
         # the policy as code: user-typed token names never reach markdown
         st.code(f"allowed_special={outcome.policy}", language="python", wrap_lines=True)
         if outcome.error is not None:
             st.warning("encode raised ValueError — as it should: the text holds "
                        "special-token text that this policy does not allow.")
-            st.caption(outcome.error)
+            st.caption(md(outcome.error))
             continue
-        spans = token_spans(twin, outcome.ids)
-        st.html(tokens_html(spans, whitespace="markers",
-                            highlight={i for i, span in enumerate(spans)
-                                       if special_ids & set(span.ids)}))
+        row = tokens_row(twin, outcome.ids)
+        row["marks"] = {"special": spans_holding(row, special_ids)}
+        token_view([row], key=f"specials_view_{n}")
         st.write(f"{len(outcome.ids):,} tokens, {outcome.specials} special"
-                 + (" (outlined in red)" if outcome.specials else ""))
+                 + (" (bold, framed)" if outcome.specials else ""))
         st.code(str(outcome.ids), language=None, wrap_lines=True)

@@ -15,7 +15,9 @@ from lab import state
 from lab.memory import remember
 from viz import token_budget
 from viz.samples import SHIPPED_SHAKESPEARE
-from viz.tokens import token_spans, tokens_html, truncated
+from lab.safe import md
+from lab.token_view import token_view
+from viz.marks import tokens_row
 
 DEFAULT_TEXT_CHARS = 6_000  # of the shipped Shakespeare, as the first text
 PREVIEW_CHARS = 80
@@ -46,9 +48,11 @@ if uploaded is not None:
     try:
         text = uploaded.getvalue().decode("utf-8")
     except UnicodeDecodeError:
-        st.error(f"{uploaded.name} is not UTF-8 text; save it as UTF-8 and upload it again.")
+        st.error(f"{md(uploaded.name)} is not UTF-8 text; save it as UTF-8 and upload it "
+                 "again.")
         st.stop()
-    st.caption(f"Chunking {uploaded.name} ({len(text):,} characters); remove it to type instead.")
+    st.caption(f"Chunking {md(uploaded.name)} ({len(text):,} characters); remove it to type "
+               "instead.")
 else:
     text = st.text_area("Text", key="budget_text", height=180)
 
@@ -62,7 +66,7 @@ if st.session_state.get("budget_made_for") != made_for:
         with st.spinner("Cutting…"):
             pieces = token_budget.chunk_text(tok, text, int(max_tokens), prefer=prefer or "tokens")
     except ValueError as e:
-        st.error(str(e))
+        st.error(md(e))  # it may quote a bit of the text
         st.stop()
     st.session_state["budget_pieces"] = pieces
     st.session_state["budget_made_for"] = made_for
@@ -94,8 +98,5 @@ if st.session_state.get("budget_show", 1) > len(pieces):
     st.session_state["budget_show"] = 1
 shown = st.number_input("Piece", min_value=1, max_value=len(pieces), key="budget_show")
 piece = pieces[int(shown) - 1]
-spans = token_spans(tok, tok.encode(piece.text, allowed_special="none"))
-st.html(tokens_html(spans, whitespace="markers"))
-note = truncated(spans)
-if note:
-    st.caption(note)
+token_view([tokens_row(tok, tok.encode(piece.text, allowed_special="none"))],
+           key="budget_view")

@@ -9,20 +9,23 @@ run_inside_frame()
 from lab import derived, state
 from lab.memory import remember
 from viz import vocab
-from viz.tokens import token_spans, tokens_html
+from lab.safe import md
+from lab.token_view import token_view
+from viz.marks import tokens_row
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 TABLE_ROWS = 1000  # rows sent to the browser at once; the counts cover all matches
 
-def token_chips(tok, ids):
-    """Tokens drawn as the lab draws them everywhere: escaped, whitespace marked."""
-    return tokens_html(token_spans(tok, ids), whitespace="markers")
+def token_chips(tok, ids, key):
+    """Tokens drawn as the lab draws them everywhere (the token view), whitespace marked."""
+    token_view([tokens_row(tok, ids)], key=key)
 
 
 st.title("Vocabulary")
 st.caption("Every token of a tokenizer: what it is, what pair it was merged from, what "
-           "was built on top of it. Spaces show as ·, control characters as \\u000a; a search "
-           "may use the same markers.")
+           "was built on top of it. Spaces show as ·, a newline as ↵, invisible characters by "
+           "name (⟨NUL⟩) and parts of a character in hex (⟨f0 9f⟩); a search with such a "
+           "marker in it matches the token column as shown.")
 
 remember({"vocab_tokenizer": state.GPT4_NAME, "vocab_query": "", "vocab_mode": "substring",
           "vocab_sort": "id", "vocab_desc": False, "vocab_partial": False})
@@ -55,7 +58,7 @@ only_partial = st.checkbox("Only tokens that are not whole UTF-8 characters",
 try:
     found = vocab.search_tokens(frame, query, mode)
 except ValueError as e:
-    st.error(str(e))
+    st.error(md(e))
     found = frame.iloc[:0]
 except TimeoutError:
     st.error(f"The regex took more than {vocab.SEARCH_TIMEOUT:g} s over the vocabulary and "
@@ -107,11 +110,11 @@ idx = detail_col.number_input("Token id", min_value=0, max_value=int(frame.index
 try:
     detail = vocab.token_detail(frame, int(idx))
 except KeyError as e:
-    detail_col.error(e.args[0])
+    detail_col.error(md(e.args[0]))
     detail = None
 if detail is not None:
     with detail_col:
-        st.html(token_chips(tok, [detail["id"]]))
+        token_chips(tok, [detail["id"]], "vocab_token_view")
         st.markdown(f"id **{detail['id']}** · {detail['length']} byte"
                     f"{'s' if detail['length'] != 1 else ''} · hex `{detail['hex']}`")
         if detail["special"]:
@@ -122,7 +125,7 @@ if detail is not None:
             count = detail["count"]
             st.write(f"Made by merge **{detail['merge']:,}** from the pair "
                      f"{detail['left']} + {detail['right']}:")
-            st.html(token_chips(tok, [detail["left"], detail["right"]]))
+            token_chips(tok, [detail["left"], detail["right"]], "vocab_pair_view")
             st.write(f"The pair occurred **{count:,}** times when it was merged."
                      if count is not None else "Its count at merge time was not recorded.")
         if not detail["whole_chars"]:

@@ -1,7 +1,6 @@
 """The Token-budget chunker page in AppTest: the pieces, numbers and views match viz.token_budget."""
-import re
-
 from bpe import RegexTokenizer
+from component_data import token_rows
 from viz.token_budget import chunk_text, summary
 
 PAGE = "pages/token_budget.py"
@@ -12,8 +11,8 @@ def metrics(at):
 
 
 def shown_ids(at):
-    body = next(h.value for h in at.html if 'class="tokens"' in h.value)
-    return [int(i) for ids in re.findall(r'data-ids="([^"]*)"', body) for i in ids.split()]
+    (row,) = token_rows(at, "budget_view")
+    return row["ids"]
 
 
 def test_default_cuts_the_sample_with_gpt4(open_page, gpt4):

@@ -7,7 +7,7 @@ import pytest
 from bpe import BasicTokenizer, RegexTokenizer
 from viz.compare import (BETTER, WORSE, aligned, boundary_stats, char_category, compare,
                          cross_category_count, domain_frame, domain_marks, domain_styler,
-                         shown_bytes, token_boundaries)
+                         token_boundaries)
 from viz.samples import SAMPLES
 
 TEXT = "The year 2026 had 365 days; 🫠 melted. 안녕!"
@@ -64,7 +64,7 @@ def test_cuts_inside_a_character_are_drawn_as_hex_segments(gpt4):
     text = "🫠"  # GPT-4 spends more than one token on it; raw bytes spend four
     view = aligned(compare(gpt4, BasicTokenizer(), text))
     assert len(view["segments"]) == 4  # the raw side cuts every byte
-    assert [s[2] for s in view["segments"]] == ["‹f0›", "‹9f›", "‹ab›", "‹a0›"]
+    assert [s[2] for s in view["segments"]] == ["⟨f0⟩", "⟨9f⟩", "⟨ab⟩", "⟨a0⟩"]
     assert len(view["tokens_a"]) < 4  # GPT-4 joins some of the bytes: those differ
     assert [t["same"] for t in view["tokens_a"]] == [
         t["bytes"][1] - t["bytes"][0] == 1 for t in view["tokens_a"]]
@@ -94,10 +94,10 @@ def test_aligned_view_says_how_far_it_draws(gpt4):
     assert view["total_bytes"] == 6 and len(view["tokens_b"]) == 2
 
 
-def test_shown_bytes_marks_whitespace_and_hexes_partial_characters():
-    assert shown_bytes(b" a\t\n") == "·a→↵"
-    assert shown_bytes("é".encode()[:1]) == "‹c3›"
-    assert shown_bytes("<script>".encode()) == "<script>"  # escaped by the view, not here
+def test_segments_show_text_as_the_one_renderer_does():
+    view = aligned(compare(BasicTokenizer(), BasicTokenizer(), "a b\t\n\x00<i>"))
+    assert [s[2] for s in view["segments"]] == ["a", "·", "b", "→", "↵", "⟨NUL⟩", "<", "i", ">"]
+    assert [s[6] for s in view["segments"]].index(1) == 4  # the newline ends a line
 
 
 def test_categories_follow_the_split_pattern_classes():

@@ -2,18 +2,18 @@
 
 Boundaries are byte offsets, so tokenizers that split a character differently (or put
 the split inside a character) are still compared exactly. This module computes the
-alignment, the page's numbers (% of boundaries shared, tokens crossing a character
-category) and the table of bytes per token on the sample domains. It draws nothing and
-imports no streamlit: pages color the spans with viz.tokens.tokens_html.
+alignment, the page's numbers (% of boundaries shared, cuts only one side makes, tokens
+crossing a character category), the data of the one aligned view (the text once, A's
+cuts above it, B's below) and the table of bytes per token on the sample domains. It
+draws nothing and imports no streamlit: lab/compare_view draws what `aligned` returns.
 """
 import unicodedata
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import pandas as pd
 
 from .samples import SAMPLES
-from .tokens import WHITESPACE_MARKERS
+from .vocab import visible
 
 ALIGN_LIMIT = 6000  # segments drawn in the aligned view; the figures cover the whole text
 BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
@@ -51,20 +51,6 @@ def boundary_stats(boundaries_a, boundaries_b):
     shared, union = len(a & b), len(a | b)
     return {"shared": shared, "union": union,
             "shared_pct": 100.0 * shared / union if union else 100.0}
-
-
-def shown_bytes(data):
-    """What a segment or token of the aligned view shows: its text with whitespace
-    marked (space ·, tab →, newline ↵), or its hex in ‹› when it is part of a character.
-
-    >>> shown_bytes(b" a\\n"), shown_bytes("😉".encode()[:2])
-    ('·a↵', '‹f0 9f›')
-    """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "‹" + data.hex(" ") + "›"
-    return "".join(WHITESPACE_MARKERS.get(ch, ch) for ch in text)
 
 
 def char_category(ch):
@@ -154,7 +140,7 @@ def _token_rows(text_bytes, ids, offsets, other_offsets):
     token with exactly the same bytes (an agreed token)."""
     other = set(zip(other_offsets, other_offsets[1:]))
     return [{"id": idx, "bytes": [start, end], "hex": text_bytes[start:end].hex(" "),
-             "text": shown_bytes(text_bytes[start:end]), "same": (start, end) in other}
+             "text": visible(text_bytes[start:end]), "same": (start, end) in other}
             for idx, start, end in zip(ids, offsets, offsets[1:])]
 
 
@@ -188,7 +174,7 @@ def aligned(result, limit=ALIGN_LIMIT):
         a += start in cuts_a
         b += start in cuts_b
         piece = text_bytes[start:end]
-        segments.append([start, end, shown_bytes(piece), a, b, cut, int(piece[-1:] == b"\n")])
+        segments.append([start, end, visible(piece), a, b, cut, int(piece[-1:] == b"\n")])
     drawn = segments[-1][1] if segments else 0
     n_a, n_b = (segments[-1][3] + 1, segments[-1][4] + 1) if segments else (0, 0)
     return {"segments": segments,
