@@ -94,3 +94,100 @@ def test_chunk_underline_and_highlight(gpt4):
     spans = token_spans(gpt4, gpt4.encode("ab cd"))
     out = tokens_html(spans, chunk_starts=[0, 2], highlight={1})
     assert out.count("border-bottom") == 2 and out.count("outline:") == 1
+
+
+# --- the token view's data: display_text (the one renderer) and view_row -----------------
+
+from hypothesis import given, settings, strategies as st_  # noqa: E402
+
+from viz.tokens import (VIEW_MARKS, VIEW_PALETTE, contrast, display_text,  # noqa: E402
+                        invisible_name, view_row)
+
+INVISIBLE = "a\u200bb\u0000c\ufeffd"
+SNEAKY = ["\x00", "\x07", "\x1b", "\x7f", "\x85", "\u00ad", "\u061c", "\u200b", "\u200c",
+          "\u200d", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
+          "\u2060", "\u2066", "\u2067", "\u2068", "\u2069", "\ufeff", "\ufe0f", "\U000e0041",
+          "\U000e0100"]
+
+
+@pytest.mark.parametrize("ch", SNEAKY)
+def test_every_invisible_or_bidi_character_gets_a_named_marker(ch):
+    shown = display_text(("x" + ch + "y").encode())
+    assert ch not in shown
+    assert shown == f"x⟨{invisible_name(ch)}⟩y"
+
+
+def test_display_text_keeps_emoji_glyphs_whole_and_shows_partial_bytes_as_hex():
+    family = "👨\u200d👩\u200d👧"
+    assert display_text(family.encode()) == family       # its joiners make one glyph
+    assert display_text("❤\ufe0f".encode()) == "❤\ufe0f"
+    assert display_text("a\u200db".encode()) == "a⟨ZWJ⟩b"  # a joiner between letters shows
+    assert display_text("👋".encode()[:3]) == "⟨f0 9f 91⟩"   # never a bare "�"
+    assert "\ufffd" not in display_text(b"\xff\xfe ok")
+
+
+def test_display_text_whitespace_modes():
+    assert display_text(b" a\tb\n") == " a\tb\n"
+    assert display_text(b" a\tb\n", whitespace="markers") == "·a→b↵\n"
+    assert display_text(b" a\tb\n", whitespace="gpt2") == "ĠaĉbĊ"
+    with pytest.raises(ValueError, match="whitespace must be"):
+        display_text(b"a", whitespace="dots")
+
+
+def test_view_marks_cannot_be_forged_by_the_text():
+    shown = display_text("\x01ZWSP\x02".encode(), marks=VIEW_MARKS)
+    assert shown == "\x01SOH\x02ZWSP\x01STX\x02"
+
+
+def _check_row(row, ids, text):
+    assert row["ids"] == ids
+    assert sum(row["n"]) == len(ids) == len(row["nb"])
+    assert sum(row["nb"]) == len(text.encode("utf-8"))
+    assert sum(row["nc"]) == len(text) == sum(len(s) for s in _spans_text(row, text))
+    assert len(row["show"]) == len(row["n"]) == len(row["nc"])
+
+
+def _spans_text(row, text):
+    out, at = [], 0
+    for nc in row["nc"]:
+        out.append(text[at:at + nc])
+        at += nc
+    return out
+
+
+def test_view_row_draws_each_grapheme_cluster_once(gpt4):
+    text = "Hi 👋🏽 🇺🇳 👨\u200d👩\u200d👧 " + INVISIBLE
+    ids = gpt4.encode_ordinary(text)
+    row = view_row(gpt4.decode_tokens_bytes(ids), ids)
+    _check_row(row, ids, text)
+    pieces = _spans_text(row, text)
+    for cluster in ("👋🏽", "🇺🇳", "👨\u200d👩\u200d👧"):
+        holder = [p for p in pieces if cluster in p]
+        assert len(holder) == 1, cluster  # one box holds the whole cluster
+        s = pieces.index(holder[0])
+        assert row["n"][s] > 1 and len(row["parts"][str(s)]) == row["n"][s]
+    assert ["a", "\x01ZWSP\x02", "b", "\x01NUL\x02", "c", "\x01BOM\x02", "d"] == \
+        [s.strip() for s in row["show"][-7:]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st_.text(alphabet=st_.sampled_from(list("ab \n\r\t") + SNEAKY +
+                                          ["👋", "🏽", "🇺", "🇳", "é", "\u0301", "안"]),
+                max_size=40))
+def test_view_row_covers_any_text_exactly(gpt4, text):
+    ids = gpt4.encode_ordinary(text)
+    row = view_row(gpt4.decode_tokens_bytes(ids), ids)
+    _check_row(row, ids, text)
+
+
+def test_view_row_of_bytes_that_are_not_text():
+    row = view_row([b"\xf0\x9f", b"a"], [1, 2])
+    assert row["show"] == ["\x01f0 9f\x02", "a"] and row["nb"] == [2, 1]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_token_colors_keep_text_contrast_in_both_themes(theme):
+    ink = VIEW_PALETTE[f"ink_{theme}"]
+    assert len(VIEW_PALETTE[theme]) == 12  # the CSS has classes c0..c11
+    for background in VIEW_PALETTE[theme]:
+        assert contrast(ink, background) >= 4.5, background
