@@ -93,16 +93,21 @@ def _comparison(default_b):
         return
     stats = result.stats
 
-    m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("Tokens A", f"{stats['tokens_a']:,}")
-    m2.metric("Tokens B", f"{stats['tokens_b']:,}",
-              delta=f"{stats['tokens_b'] - stats['tokens_a']:+,} vs A", delta_color="inverse")
-    m3.metric("Boundaries shared", f"{stats['shared_pct']:.1f}%",
-              help=f"{stats['shared']:,} of the {stats['union']:,} places where A or B starts a "
-                   f"new token (inside the text) are cut by both; {stats['only_a']:,} only by A, "
-                   f"{stats['only_b']:,} only by B (the red marks).")
-    m4.metric("Cross a category (A)", f"{stats['cross_a']:,}", help=CROSS_HELP)
-    m5.metric("Cross a category (B)", f"{stats['cross_b']:,}", help=CROSS_HELP)
+    # a row that wraps on a narrow window rather than cutting the figures short
+    with st.container(horizontal=True, gap="large"):
+        st.metric("Tokens A", f"{stats['tokens_a']:,}", width="content")
+        st.metric("Tokens B", f"{stats['tokens_b']:,}", width="content",
+                  delta=f"{stats['tokens_b'] - stats['tokens_a']:+,} vs A",
+                  delta_color="inverse")
+        st.metric("Boundaries shared", f"{stats['shared_pct']:.1f}%", width="content",
+                  help=f"{stats['shared']:,} of the {stats['union']:,} places where A or B "
+                       f"starts a new token (inside the text) are cut by both; "
+                       f"{stats['only_a']:,} only by A, {stats['only_b']:,} only by B "
+                       "(the red marks).")
+        st.metric("Cross a category (A)", f"{stats['cross_a']:,}", help=CROSS_HELP,
+                  width="content")
+        st.metric("Cross a category (B)", f"{stats['cross_b']:,}", help=CROSS_HELP,
+                  width="content")
 
     st.markdown(f"**A** {code(name_a)} cuts above the text, **B** {code(name_b)} below: "
                 f"{stats['only_a']:,} cuts only A makes, {stats['only_b']:,} only B makes. "

@@ -67,14 +67,15 @@ def toggle_play():
     st.session_state["replay_ticks"] = 0
 
 
-p1, p2, _ = st.columns([1, 2.4, 3])
-p1.button("Stop" if st.session_state["replay_playing"] else "Play",
-          icon=":material/pause:" if st.session_state["replay_playing"] else
-          ":material/play_arrow:", on_click=toggle_play, key="replay_play")
-stride = p2.selectbox("Merges per step", STRIDES, key="replay_stride",
-                      label_visibility="collapsed",
-                      format_func=lambda s: f"step through the {s}" if s == USED else
-                      f"{s:,} merge{'s' if s != 1 else ''} per step")
+# rows that wrap on a narrow window instead of cutting the labels short
+play_row = st.container(horizontal=True, vertical_alignment="center")
+play_row.button("Stop" if st.session_state["replay_playing"] else "Play",
+                icon=":material/pause:" if st.session_state["replay_playing"] else
+                ":material/play_arrow:", on_click=toggle_play, key="replay_play")
+stride = play_row.selectbox("Merges per step", STRIDES, key="replay_stride",
+                            label_visibility="collapsed", width=300,
+                            format_func=lambda s: f"step through the {s}" if s == USED else
+                            f"{s:,} merge{'s' if s != 1 else ''} per step")
 
 
 @st.fragment(run_every=TICK if st.session_state["replay_playing"] else None)
@@ -99,13 +100,13 @@ def replay_view():
     remember({"replay_k": k})  # a play moves k in this fragment only: keep its shadow up
     step = replay.replay_step(tok, ids, k, parents)
     back, ahead = replay.previous_step(used, k), replay.next_step(used, k)
-    b1, b2, b3 = st.columns([1.3, 1.3, 3])
-    b1.button("Previous merge it uses", icon=":material/skip_previous:", key="replay_prev",
-              on_click=go_to, args=(back,), disabled=back is None)
-    b2.button("Next merge it uses", icon=":material/skip_next:", key="replay_next",
-              on_click=go_to, args=(ahead,), disabled=ahead is None)
-    b3.caption(f"This text uses {len(used):,} of the {n_merges:,} merges; the token count "
-               "changes only at those steps.")
+    jump_row = st.container(horizontal=True, vertical_alignment="center")
+    jump_row.button("Previous merge it uses", icon=":material/skip_previous:",
+                    key="replay_prev", on_click=go_to, args=(back,), disabled=back is None)
+    jump_row.button("Next merge it uses", icon=":material/skip_next:", key="replay_next",
+                    on_click=go_to, args=(ahead,), disabled=ahead is None)
+    jump_row.caption(f"This text uses {len(used):,} of the {n_merges:,} merges; the token "
+                     "count changes only at those steps.")
 
     view_col, chart_col = st.columns([3, 2])
     with view_col:

@@ -59,7 +59,9 @@ chosen = st.multiselect("The chosen set (allowed_special={...}): only these beco
 
 outcomes = specials.encode_policies(twin, text, chosen)
 special_ids = set(registered.values())
-for n, (column, outcome) in enumerate(zip(st.columns(len(outcomes)), outcomes)):
+# two policies a row: four columns leave a token of a special name no room to stand
+columns = [column for _ in range(0, len(outcomes), 2) for column in st.columns(2, border=True)]
+for n, (column, outcome) in enumerate(zip(columns, outcomes)):
     with column:
         # the policy as code: user-typed token names never reach markdown
         st.code(f"allowed_special={outcome.policy}", language="python", wrap_lines=True)
