@@ -16,6 +16,12 @@ from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 TABLE_ROWS = 1000  # rows sent to the browser at once; the counts cover all matches
 
+def blank_missing(table):
+    """The table with missing values (a byte's merge, an unrecorded count) left blank
+    instead of drawn as a grey "None"."""
+    return table.style.format(na_rep="")
+
+
 def token_chips(tok, ids, key):
     """Tokens drawn as the lab draws them everywhere (the token view), whitespace marked."""
     token_view([tokens_row(tok, ids)], key=key)
@@ -28,7 +34,8 @@ st.caption("Every token of a tokenizer: what it is, what pair it was merged from
            "marker in it matches the token column as shown.")
 
 remember({"vocab_tokenizer": state.GPT4_NAME, "vocab_query": "", "vocab_mode": "substring",
-          "vocab_sort": "id", "vocab_desc": False, "vocab_partial": False})
+          "vocab_sort": "id", "vocab_desc": False, "vocab_partial": False,
+          "vocab_sample": DEFAULT_SAMPLE, "vocab_text": SAMPLES[DEFAULT_SAMPLE]})
 name, tok = state.tokenizer_picker("vocab_tokenizer")
 frame = derived.vocab_table(tok)
 counts_recorded = bool(tok.merge_counts)
@@ -76,7 +83,7 @@ empty = vocab.empty_columns(frame)
 columns = [c for c in ("id", "token", "length", "hex", "pair", "merge", "count", "children",
                        "whole_chars") if c not in empty]
 event = st.dataframe(
-    shown[columns], width="stretch",
+    blank_missing(shown[columns]), width="stretch",
     hide_index=True, height=380, on_select="rerun", selection_mode="single-row",
     key="vocab_table",
     column_config={
@@ -139,8 +146,8 @@ if detail is not None:
         st.write(f"**{len(children):,}** token{'s' if len(children) != 1 else ''} "
                  "built on top of it" + (":" if len(children) else "."))
         if len(children):
-            st.dataframe(children[[c for c in ("id", "token", "pair", "merge")
-                                   if c not in empty]].head(TABLE_ROWS),
+            st.dataframe(blank_missing(children[[c for c in ("id", "token", "pair", "merge")
+                                                 if c not in empty]].head(TABLE_ROWS)),
                          hide_index=True, height=300)
 
 # ------------------------------------------------------------------ a sample text
@@ -160,7 +167,7 @@ u3.metric("Vocabulary never touched", f"{untouched:,}",
           help=f"Of the {ordinary:,} ordinary tokens, this text uses "
                f"{len(used) / ordinary:.2%}; the other {untouched / ordinary:.2%} it never "
                "touches.")
-st.dataframe(used[[c for c in ("id", "token", "uses", "pair", "merge", "whole_chars")
-                   if c not in empty]],
+st.dataframe(blank_missing(used[[c for c in ("id", "token", "uses", "pair", "merge",
+                                            "whole_chars") if c not in empty]]),
              hide_index=True, height=300,
              column_config={"whole_chars": st.column_config.CheckboxColumn("whole UTF-8")})
