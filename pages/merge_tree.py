@@ -88,7 +88,8 @@ if idx is not None:
         st.graphviz_chart(dot, width="stretch")
         st.write("The merges that build it, in the order they were learned:")
         st.dataframe(steps, hide_index=True,
-                     column_order=["merge", "pair", "token", "id", "count"],
+                     column_order=["merge", "pair", "token", "id"]
+                     + (["count"] if tok.merge_counts else []),  # no column of "None"
                      column_config={"merge": "merge k", "pair": "pair merged",
                                     "token": "makes"})
         with st.expander("DOT source"):
