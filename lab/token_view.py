@@ -13,7 +13,7 @@ Its HTML/CSS/JS live in lab/token_view/ (no build step, nothing from a CDN).
 Call signature:
 
     token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
-               box_height=420, on_text_change=None) -> ComponentResult
+               box_height=420, on_text_change=None, pair=None) -> ComponentResult
 
 rows: a list of row dicts, drawn one under the other. A row is what `viz.tokens.view_row`
 returns (columns, so a 1 MB text is cheap to send):
@@ -23,7 +23,7 @@ returns (columns, so a 1 MB text is cheap to send):
                   grapheme cluster share one box, drawn with the cuts inside it)
     nc    [int]   characters per span
     show  [str]   each span's display text, from viz.tokens.display_text(marks=VIEW_MARKS)
-    parts {str(span): [str]}  display text of each token of a multi-token span (table)
+    parts [str]   display text of each token of the multi-token spans, in order (table)
 and optional keys a page may add:
     caption  str             a line above the row
     text     str             the text the row covers (hover card: escapes and hex bytes);
@@ -35,8 +35,18 @@ and optional keys a page may add:
                              framed: a special token), "differs" (wavy underline), "dim"
     chunk    [int]           a chunk number per span: alternating underline per chunk
     notes    {str(span): str} an extra line in that span's hover card
-Two tokenizers on the same text (Compare): two rows built from the same text; the byte
-offsets (data-bytes) of both rows refer to the same bytes, so cuts line up by offset.
+Two tokenizers on the same text (Compare), two ways:
+  - pair=viz.tokens.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
+    ONE aligned view. The text is drawn once, in pieces cut at every span boundary of
+    A or B; A's spans are a colored band above the pieces and B's a band below, A's cuts
+    a mark on the top half of a piece's left edge and B's on the bottom half, red when
+    only one of them cuts there (class "cut-diff"). So A's and B's cut marks for one
+    byte offset share an x position by construction. Each piece carries data-bytes,
+    data-pa / data-pb (its A and B span), and the first piece of each span
+    data-ids-a / data-ids-b (its ids; so [data-ids-a] lists A's tokens in order).
+    Hovering a piece outlines A's span and dashes every B span overlapping it; the
+    card shows both. Give row_a["text"] = text and captions in row_a/row_b["caption"].
+  - or two rows (rows=[row_a, row_b]), each drawn on its own, wrapping on its own.
 
 editor: None (no text box), or a dict for the live text box drawn above the rows:
     {"text": str or None,  # set the box to this text (when version changes); None: keep
@@ -54,6 +64,9 @@ In the browser every drawn token box carries data-ids="id id" and data-bytes="ST
 (byte offsets in the row's text), data-r (row) and data-i (span); a line break inside a
 token continues it in a second box of class "tok cont" (data-i only, no data-ids).
 """
+import json
+import struct
+from array import array
 from pathlib import Path
 
 import streamlit as st
@@ -70,11 +83,92 @@ _component = st.components.v2.component(
 
 
 def token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
-               box_height=420, on_text_change=None):
+               box_height=420, on_text_change=None, pair=None):
     """Draw rows of tokens (see the module docstring for the data format)."""
-    data = {"rows": rows, "editor": editor, "lists": lists, "summary": summary, "note": note,
+    data = {"rows": rows, "pair": pair, "editor": editor, "lists": lists, "summary": summary,
+            "note": note,
             "box_height": box_height, "palette": VIEW_PALETTE}
     callbacks = {}
     if editor is not None:
         callbacks["on_text_change"] = on_text_change or (lambda: None)
-    return _component(key=key, data=data, **callbacks)
+    return _component(key=key, data=pack(data), **callbacks)
+
+
+# --- the wire format -------------------------------------------------------------------
+# A 1 MB text has ~250k tokens: as JSON its columns are ~12 MB and cost seconds to build,
+# send and parse. So the data travels as one bytes payload: "TV1\0", a uint32 length, a
+# JSON header, then binary blobs. In the header a long list of ints becomes
+# {"$a": [offset, count, type]} (a typed array in the browser), a long list of strings
+# {"$s": [offset, nbytes]} (UTF-8, joined by \x03, which display text never holds), and
+# a long string {"$t": [offset, nbytes]}.
+MAGIC = b"TV1\0"
+_TYPES = (("B", 0xFF), ("H", 0xFFFF), ("i", 0x7FFFFFFF))
+_LONG = 64          # lists longer than this travel as blobs
+_LONG_TEXT = 4096   # strings longer than this travel as blobs
+
+
+def pack(data):
+    """data (JSON-like) -> the bytes the component reads (see above)."""
+    blobs = []
+    size = 0
+
+    def add(blob):
+        nonlocal size
+        offset = size
+        blobs.append(blob)
+        size += len(blob)
+        pad = -size % 4
+        if pad:
+            blobs.append(b"\0" * pad)
+            size += pad
+        return offset
+
+    def walk(value):
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            if len(value) > _LONG and type(value[0]) is int:
+                low, high = min(value), max(value)
+                code = "i" if low < 0 else next(c for c, top in _TYPES if high <= top)
+                return {"$a": [add(array(code, value).tobytes()), len(value), code]}
+            if len(value) > _LONG and type(value[0]) is str:
+                blob = "\x03".join(value).encode("utf-8", errors="surrogatepass")
+                return {"$s": [add(blob), len(blob)]}
+            return [walk(v) for v in value]
+        if isinstance(value, str) and len(value) > _LONG_TEXT:
+            blob = value.encode("utf-8", errors="surrogatepass")
+            return {"$t": [add(blob), len(blob)]}
+        return value
+
+    header = json.dumps(walk(data), ensure_ascii=False).encode("utf-8")
+    head = MAGIC + struct.pack("<I", len(header)) + header
+    head += b"\0" * (-len(head) % 4)
+    return head + b"".join(blobs)
+
+
+def unpack(payload):
+    """The inverse of pack (for tests): bytes -> the data as JSON-like Python values."""
+    assert payload[:4] == MAGIC
+    (length,) = struct.unpack("<I", payload[4:8])
+    header = json.loads(payload[8:8 + length].decode("utf-8"))
+    base = 8 + length + (-(8 + length) % 4)
+
+    def walk(value):
+        if isinstance(value, dict):
+            if "$a" in value:
+                offset, count, code = value["$a"]
+                arr = array(code)
+                arr.frombytes(payload[base + offset:base + offset + count * arr.itemsize])
+                return arr.tolist()
+            if "$s" in value:
+                offset, n = value["$s"]
+                return payload[base + offset:base + offset + n].decode("utf-8").split("\x03")
+            if "$t" in value:
+                offset, n = value["$t"]
+                return payload[base + offset:base + offset + n].decode("utf-8")
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(header)

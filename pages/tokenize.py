@@ -165,7 +165,7 @@ elif text:
     if ids is not None:
         whitespace = "gpt2" if gpt2 else "markers" if markers else None
         row = view_row(tok.decode_tokens_bytes(ids), ids, whitespace=whitespace)
-        row["text"], row["color_by"] = text, "id" if by_id else "position"
+        row["color_by"] = "id" if by_id else "position"  # its text is the box's
         rows = [row]
         n_bytes = len(text.encode("utf-8"))
         summary = [["Tokens", f"{len(ids):,}"], ["Characters", f"{len(text):,}"],

@@ -1,45 +1,71 @@
-"""Tokenize and Compare in real Chromium: type text, read the "Tokens" metric and the
-data-ids from the page, check them against GPT4Tokenizer; open Compare and train the
-one-click pair. Screenshots go to screenshots/tokenize_*.png and compare_*.png."""
+"""Tokenize and Compare in real Chromium. Tokenize: type into the token view's own text
+box (no Enter), read the ids from the drawn boxes' data-ids and check them against
+tiktoken; unbreakable token boxes at 800 px, bidi overrides, invisible characters, the
+hover card, a 1 MB paste, escaping, dark theme. Compare: train the one-click pair.
+Screenshots go to screenshots/tokenize_*.png and compare_*.png."""
 import re
+import time
 
 from conftest import metrics, screenshot, wait_rendered
 
 TEXT = "Hello <b>world</b>! 2026-11-23 안녕 👍🏽 — tokens\tand\nlines"
+PROSE = ("Byte pair encoding starts from single bytes and, one merge at a time, glues together "
+         "the pair that occurs most often, so that counting tokens is not counting words. ") * 6
 
 
 def ready(tab):
-    """Wait for the page's first full run: its metrics are drawn, then nothing runs."""
-    tab.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
+    """Wait for the page's first full run: the token view has drawn its boxes."""
+    tab.locator(".tv .tokens .tok").first.wait_for(timeout=60_000)
     wait_rendered(tab)
 
 
-def tall_screenshot(tab, name, height=2000):
+def tall_screenshot(tab, name, height=2000, width=1400):
     """Streamlit scrolls inside its own container, so a full-page shot is one viewport:
     make the viewport tall enough for the whole page first."""
-    tab.set_viewport_size({"width": 1400, "height": height})
+    tab.set_viewport_size({"width": width, "height": height})
     wait_rendered(tab)
     screenshot(tab, name)
 
 
-
 def view_ids(tab, nth=0):
-    """The ids of the nth colored view, from its spans' data-ids."""
+    """The ids of the nth colored view, from its boxes' data-ids."""
     ids = tab.locator(".tokens").nth(nth).evaluate(
-        "el => Array.from(el.querySelectorAll('.tok')).map(s => s.dataset.ids)")
+        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
     return [int(i) for group in ids for i in group.split()]
 
 
-def type_into(tab, text, characters):
-    """Type into the text area and commit it (Ctrl+Enter), then wait for the new run:
-    the Characters metric changes to the new text's length."""
-    area = tab.locator('[data-testid="stTextArea"] textarea').first
-    area.fill(text)
-    area.press("Control+Enter")
-    tab.wait_for_function(
-        """n => Array.from(document.querySelectorAll('[data-testid="stMetric"]')).some(e =>
-            e.innerText.includes('Characters') && e.innerText.includes(n))""",
-        arg=characters, timeout=60_000)
+def figures(tab):
+    """label -> value of the token view's counts (Tokens, Characters, ...)."""
+    return tab.locator(".tv").first.evaluate(
+        """el => Object.fromEntries(Array.from(el.querySelectorAll('.fig')).map(f =>
+            [f.dataset.label, f.querySelector('.fig-value').textContent]))""")
+
+
+def until(check, timeout=30):
+    """Poll check() until it returns something truthy; returns that."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = check()
+        if got or time.monotonic() > deadline:
+            return got
+        time.sleep(0.1)
+
+
+def type_live(tab, text, clear=True):
+    """Type into the view's text box key by key, never pressing Ctrl+Enter."""
+    area = tab.locator(".tv textarea")
+    if clear:
+        area.fill("")
+    area.press_sequentially(text, delay=15)
+
+
+def show_text(tab, text):
+    """Put text in the box as a paste does (one input event), and wait until the view
+    shows its tokens. (Playwright's fill types a 1 MB text far slower than a paste.)"""
+    tab.locator(".tv textarea").first.evaluate(
+        "(el, text) => { el.value = text; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        text)
+    assert until(lambda: figures(tab).get("Characters") == f"{len(text):,}", 60), figures(tab)
     wait_rendered(tab)
 
 
@@ -47,34 +73,145 @@ def test_default_page_shows_gpt4_tokens(page, gpt4):
     from viz.samples import DEFAULT_SAMPLE, SAMPLES
     text = SAMPLES[DEFAULT_SAMPLE]
     ready(page)
-    shown = metrics(page)
-    assert shown["Tokens"] == f"{len(gpt4.encode(text)):,}"
+    assert figures(page)["Tokens"] == f"{len(gpt4.encode(text)):,}"
     assert view_ids(page) == gpt4.encode(text)
-    # st.html kept the renderer's <style>, inline colors and hover titles
+    spans = page.locator(".tokens").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.tok[data-bytes]')).map(s => s.dataset.bytes)")
+    bounds = [tuple(map(int, b.split("-"))) for b in spans]
+    assert bounds[0][0] == 0 and bounds[-1][1] == len(text.encode())
+    assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))  # contiguous byte offsets
     first = page.locator(".tokens .tok").first
-    assert first.evaluate("e => getComputedStyle(e).borderTopLeftRadius") == "3px"
     assert first.evaluate("e => getComputedStyle(e).backgroundColor") != "rgba(0, 0, 0, 0)"
-    assert first.get_attribute("title").startswith("span 0\nid: ")
+    assert first.get_attribute("title") is None  # the hover card, not a title tooltip
     tall_screenshot(page, "tokenize_default", 1400)
 
 
-def test_typed_text_tokens_match_gpt4(page, gpt4):
+def test_typing_updates_the_ids_live_without_enter(page, cl100k):
     ready(page)
-    type_into(page, TEXT, f"{len(TEXT):,}")
-    ids = gpt4.encode(TEXT)
-    assert metrics(page)["Tokens"] == f"{len(ids):,}"
-    assert view_ids(page) == ids
-    # the HTML in the text is shown as text, not made into elements
-    assert page.locator(".tokens b").count() == 0
-    assert "<b>world</b>" in page.locator(".tokens").first.inner_text()
-    page.get_by_text("Whitespace markers").click()
-    wait_rendered(page)
-    page.locator(".tokens .ws").first.wait_for()
-    tall_screenshot(page, "tokenize_typed", 1300)
-    page.get_by_role("tab", name="Table").click()
-    page.locator('[data-testid="stDataFrame"]').first.wait_for()
-    wait_rendered(page)
-    screenshot(page, "tokenize_table")
+    type_live(page, TEXT)
+    want = cl100k.encode_ordinary(TEXT)
+    assert until(lambda: view_ids(page) == want, 30), (view_ids(page), want)
+    assert figures(page)["Tokens"] == f"{len(want):,}"
+    type_live(page, " more", clear=False)  # keeps following, still no Enter
+    want = cl100k.encode_ordinary(TEXT + " more")
+    assert until(lambda: view_ids(page) == want, 30)
+    assert page.locator(".tv textarea").input_value() == TEXT + " more"  # caret not reset
+
+
+def test_html_and_script_in_the_text_stay_text(page):
+    ready(page)
+    hostile = '<script>alert(1)</script><img src=x onerror="alert(2)"> <b onclick="x">bold</b>'
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    show_text(page, hostile + " \u202e\u0000")
+    view = page.locator(".tv").first
+    assert view.evaluate("el => el.querySelectorAll('script, img, b, [onerror], [onclick]').length") == 0
+    shown = view.evaluate("el => el.querySelector('.tokens').textContent")
+    assert "<script>alert(1)</script>" in shown and 'onerror="alert(2)"' in shown
+    assert not dialogs
+
+
+def test_a_token_is_one_box_at_800px(page):
+    ready(page)
+    page.set_viewport_size({"width": 800, "height": 1000})
+    show_text(page, PROSE + "\n\ndef merge(ids, pair, idx):\n    return [idx]\n" + TEXT)
+    rects = page.locator(".tokens").first.evaluate(
+        """el => Array.from(el.querySelectorAll('.tok')).map(t =>
+            [t.getClientRects().length, t.classList.contains('wrapped')])""")
+    assert len(rects) > 100
+    assert all(n == 1 or wrapped for n, wrapped in rects)
+    # and the text really wraps over several lines (between boxes)
+    tops = page.locator(".tokens").first.evaluate(
+        "el => new Set(Array.from(el.querySelectorAll('.tok')).map(t => t.offsetTop)).size")
+    assert tops > 5
+    screenshot(page, "tokenize_800")
+
+
+def test_right_to_left_override_cannot_reorder_the_boxes(page, gpt4):
+    ready(page)
+    text = "abc \u202eRTL override\u202c def \u2067ghi\u2069 jkl"
+    show_text(page, text)
+    boxes = page.locator(".tokens").first.evaluate(
+        """el => Array.from(el.querySelectorAll('.tok')).map(t => {
+            const r = t.getBoundingClientRect(); return [r.left, r.top, t.textContent]; })""")
+    assert view_ids(page) == gpt4.encode(text)
+    assert len({round(top) for _, top, _ in boxes}) == 1  # one line
+    lefts = [left for left, _, _ in boxes]
+    assert lefts == sorted(lefts)  # logical order, left to right
+    assert any("RLO" in t for _, _, t in boxes)  # the override is shown, not obeyed
+    assert "".join(t for _, _, t in boxes).index("RTL") < "".join(t for _, _, t in boxes).index("def")
+
+
+def test_invisible_characters_have_width(page, gpt4):
+    ready(page)
+    text = "a\u200bb\u0000c\ufeffd"
+    show_text(page, text)
+    assert view_ids(page) == gpt4.encode(text)
+    widths = page.locator(".tokens").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.tok')).map(t => t.getBoundingClientRect().width)")
+    assert len(widths) == len(gpt4.encode(text)) and all(w > 0 for w in widths)
+
+
+def test_hover_card_and_linked_highlight(page, gpt4):
+    ready(page)
+    text = "Hi 👋🏽 there"
+    show_text(page, text)
+    ids = gpt4.encode(text)
+    cluster = page.locator(".tokens .tok.multi").first
+    cluster.hover()
+    card = page.locator(".tv-card")
+    card.wait_for(state="visible")
+    group = [int(i) for i in cluster.get_attribute("data-ids").split()]
+    assert len(group) > 1 and card.locator(".k-ids .v").inner_text() == " ".join(map(str, group))
+    assert card.locator(".k-index").inner_text().startswith("tokens 1–")
+    assert "👋🏽" in card.locator(".k-text .v").inner_text()
+    parts = card.locator(".hexpart").all_inner_texts()
+    token_bytes = gpt4.decode_tokens_bytes(group)
+    assert parts == [b.hex(" ") for b in token_bytes]  # hex split per token
+    start, end = map(int, cluster.get_attribute("data-bytes").split("-"))
+    assert card.locator(".k-bytes .v").inner_text() == f"{start}–{end}"
+    assert card.locator(".k-chars .v").inner_text() == "2–5"
+    # the same tokens light up in the id list
+    assert page.locator(".tv-ids .id.hl").count() == len(group)
+    assert page.locator(".tv-ids .id.hl").first.inner_text() == str(ids[1])
+    # a click pins the card: it stays while the mouse goes elsewhere
+    cluster.click()
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(200)
+    assert card.is_visible() and "pinned" in card.get_attribute("class")
+    screenshot(page, "tokenize_hover")
+
+
+def test_one_megabyte_paste_is_windowed(page, gpt4):
+    ready(page)
+    text = ("Tokenizers cut text; 토큰 😉 2026-11-23.\n" * 40_000)[:1_000_000]
+    started = time.monotonic()
+    show_text(page, text)
+    print(f"1 MB paste to tokens: {time.monotonic() - started:.2f} s")
+    assert figures(page)["Tokens"] == f"{len(gpt4.encode(text)):,}"
+    drawn = page.locator(".tv").first.evaluate("el => el.querySelectorAll('.tok, .id, .tr').length")
+    assert drawn < 10_000  # only the windows near the visible part are in the DOM
+    assert "windows" in page.locator(".tv-windowed").first.inner_text()
+    box = page.locator(".tokens").first
+    box.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    last = len(text.encode())
+    assert until(lambda: box.evaluate(
+        f"el => Array.from(el.querySelectorAll('.tok[data-bytes]')).some(t => t.dataset.bytes.endsWith('-{last}'))"), 10)
+
+
+def test_dark_theme_follows_the_os(browser, app_url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    tab = context.new_page()
+    try:
+        tab.goto(app_url)
+        ready(tab)
+        view = tab.locator(".tv").first
+        assert "dark" in view.get_attribute("class")
+        ink = tab.locator(".tokens .tok").first.evaluate("e => getComputedStyle(e).color")
+        assert ink == "rgb(242, 242, 242)"
+        tall_screenshot(tab, "tokenize_dark", 1400)
+    finally:
+        context.close()
 
 
 def test_compare_trains_the_pair_and_shows_both_views(page):

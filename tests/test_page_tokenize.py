@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from bpe import RegexTokenizer
 from conftest import ROOT
+from lab.token_view import unpack
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 PAGE = "pages/tokenize.py"
@@ -19,7 +20,7 @@ def view(at, key="tokenize_view"):
     """The data the page handed the token view with this key."""
     for element in at.get("bidi_component"):
         if element.proto.id.endswith("-" + key):
-            return json.loads(element.proto.json)
+            return unpack(element.proto.bytes)
     raise AssertionError(f"no token view {key!r} on the page")
 
 
@@ -76,7 +77,7 @@ def test_counts_and_ids_match_gpt4_for_typed_text(open_page, gpt4, text):
     ids = gpt4.encode(text)
     assert figure(at, "Tokens") == f"{len(ids):,}"
     assert view_ids(at) == ids
-    assert view(at)["rows"][0]["text"] == text
+    assert view(at)["editor"]["text"] == text
     assert at.download_button(key="tokenize_download_ids")
 
 

