@@ -1,10 +1,9 @@
 """Compare's server-side cost per rerun: the aligned view's data (viz.compare.aligned,
-sent as JSON) against the old drawing (two tokens_html strings of colored spans),
+packed by the token view's wire format) against the old drawing (two tokens_html strings of colored spans),
 side by side in one run, on 2 KB and 20 KB of English prose with GPT-4 vs GPT-4o.
 
     .venv/bin/python bench/compare_view.py
 """
-import json
 import sys
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bpe import GPT4Tokenizer  # noqa: E402
 from bpe.reference import load_reference  # noqa: E402
+from lab.token_view import pack  # noqa: E402
 from viz import compare as cmp  # noqa: E402
 from viz.tokens import token_spans, tokens_html  # noqa: E402
 
@@ -34,10 +34,10 @@ def main():
     for size in (2_000, 20_000):
         text = text_all[:size]
         result = cmp.compare(a, b, text)
-        new_t, view = best(lambda: json.dumps(cmp.aligned(result)))
+        new_t, view = best(lambda: pack({"pair": cmp.aligned(a, b, result)}))
         old_t, html = best(lambda: "".join(
             tokens_html(token_spans(tok, ids)) for tok, ids in ((a, result.ids_a), (b, result.ids_b))))
-        print(f"{size:>6} chars: aligned+json {new_t * 1000:7.1f} ms {len(view) / 1024:7.1f} KiB | "
+        print(f"{size:>6} chars: aligned+pack {new_t * 1000:7.1f} ms {len(view) / 1024:7.1f} KiB | "
               f"two tokens_html {old_t * 1000:7.1f} ms {len(html) / 1024:7.1f} KiB | "
               f"time ratio {new_t / old_t:.2f}")
 

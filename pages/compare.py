@@ -1,7 +1,8 @@
 """Compare: one text, two tokenizers, aligned by byte position.
 
 Reads the two pickers and the text, lets viz.compare align the tokenizations, and
-draws them as one view (lab.compare_view: the text once, A's cuts above, B's below), the
+draws them as one view (the token view's pair mode: the text once, A's cuts above, B's
+below), the
 numbers, and bytes per token on every sample domain against GPT-4. With only GPT-4 in
 the session it offers to train a small Regex and Basic pair on the shipped Shakespeare
 sample, which is the textbook comparison, in about a second.
@@ -14,9 +15,9 @@ run_inside_frame()
 
 import bpe
 from lab import state
-from lab.compare_view import compare_view
 from lab.memory import remember
 from lab.safe import code, md
+from lab.token_view import token_view
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES, sample_corpora
 
@@ -113,7 +114,8 @@ def _comparison(default_b):
                 f"{stats['only_a']:,} cuts only A makes, {stats['only_b']:,} only B makes. "
                 "Hover a token to light up the tokens of the other side it overlaps.")
     with st.container(border=True):
-        compare_view(cmp.aligned(result), label_a=name_a, label_b=name_b)
+        token_view([], key="compare_view", pair=cmp.aligned(tok_a, tok_b, result,
+                                                            name_a, name_b))
 
     st.subheader("Bytes per token on each sample")
     tokenizers = {state.GPT4_NAME: state.gpt4(), name_a: tok_a, name_b: tok_b}
@@ -127,8 +129,7 @@ def _comparison(default_b):
 remember({"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_a": None, "compare_b": None})
 st.title("Compare")
 st.caption("The same text through two tokenizers, aligned by byte position: the text once, "
-           "A's tokens in a band above it and B's below, lines wrapping only where both cut. "
-           "A red mark is a cut only one side makes; grey bands are tokens both make the same.")
+           "A's tokens in a band above it and B's below. A red mark is a cut only one side makes.")
 
 names = state.tokenizer_names()
 own = list(state.session_tokenizers())

@@ -1,19 +1,18 @@
-"""What a page hands a Components v2 component, read back in AppTest: the token view's
-rows (lab.token_view) and the aligned Compare view's data (lab.compare_view)."""
-import json
+"""What a page hands the token view (lab.token_view), read back in AppTest."""
+from lab.token_view import unpack
 
 
-def component_data(at, name, key):
-    """The data the component registered as name was mounted with under key."""
+def token_view_data(at, key):
+    """The data the token view mounted under key was given."""
     found = [e for e in at.get("bidi_component")
-             if e.proto.component_name == name and e.proto.id.endswith("-" + key)]
-    assert len(found) == 1, f"{len(found)} {name} components with key {key!r}"
-    return json.loads(found[0].proto.json)
+             if e.proto.component_name == "lab_token_view" and e.proto.id.endswith("-" + key)]
+    assert len(found) == 1, f"{len(found)} token views with key {key!r}"
+    return unpack(found[0].proto.bytes)
 
 
 def token_rows(at, key):
     """The rows of the token view mounted under key."""
-    return component_data(at, "lab_token_view", key)["rows"]
+    return token_view_data(at, key)["rows"]
 
 
 def marked_ids(row, mark):

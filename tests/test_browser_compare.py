@@ -1,62 +1,70 @@
-"""Compare's one aligned view in real Chromium: A's and B's cut marks for the same byte
-offset stand at the same x, lines wrap only between segments, and hovering a token of A
-lights up exactly the tokens of B that overlap it. Screenshot: screenshots/compare_aligned.png."""
+"""Compare's one aligned view in real Chromium (the token view's pair mode): the text
+once, in pieces cut wherever A or B starts a token; A's cut marks and B's cut marks for
+the same byte offset are drawn at the left edge of the same piece, so they share an x
+position; a cut only one side makes is marked; hovering lights A's token and the B tokens
+that overlap it. Screenshot: screenshots/compare_aligned.png."""
+from bpe.reference import load_reference
 from conftest import screenshot, wait_rendered
+from viz import compare as cmp
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
-CUTS = """els => els.map(e => [Number(e.dataset.byte), e.getBoundingClientRect().x,
-                            e.getBoundingClientRect().y])"""
+PIECES = """els => els.filter(e => e.dataset.bytes).map(e => ({
+    start: Number(e.dataset.bytes.split('-')[0]), end: Number(e.dataset.bytes.split('-')[1]),
+    a: e.classList.contains('cut-a'), b: e.classList.contains('cut-b'),
+    diff: e.classList.contains('cut-diff'), pa: Number(e.dataset.pa), pb: Number(e.dataset.pb),
+    x: e.getBoundingClientRect().x, rects: e.getClientRects().length,
+    marks: getComputedStyle(e).backgroundSize}))"""
 
 
-def open_compare_with_the_quick_pair(tab):
-    tab.get_by_role("link", name="Compare").click()
-    tab.get_by_role("button", name="Train Regex and Basic").click()
-    tab.locator(".cmp .seg").first.wait_for(timeout=120_000)
-    wait_rendered(tab)
+def span_starts(row):
+    at, t, starts = 0, 0, set()
+    for n in row["n"]:
+        starts.add(at)
+        at += sum(row["nb"][t:t + n])
+        t += n
+    return starts
 
 
-def test_cut_marks_of_a_and_b_line_up_and_hover_links_the_sides(page):
-    open_compare_with_the_quick_pair(page)
+def test_cut_marks_of_a_and_b_line_up_and_hover_links_the_sides(page, gpt4):
+    # no tokenizer of the session's own: GPT-4 (A) against GPT-4o (B) on the sample
+    page.get_by_role("link", name="Compare").click()
+    page.locator(".tv .piece").first.wait_for(timeout=120_000)
+    wait_rendered(page)
+    text = SAMPLES[DEFAULT_SAMPLE]
+    o200k = load_reference("o200k_base")
+    pair = cmp.aligned(gpt4, o200k, cmp.compare(gpt4, o200k, text))
+    starts_a, starts_b = span_starts(pair["a"]), span_starts(pair["b"])
+    assert starts_a != starts_b  # the two do cut this text differently
     for width in (1400, 800):
         page.set_viewport_size({"width": width, "height": 1000})
         page.wait_for_timeout(500)
-        cuts_a = {b: (x, y) for b, x, y in page.locator(".cmp .cut-a").evaluate_all(CUTS)}
-        cuts_b = {b: (x, y) for b, x, y in page.locator(".cmp .cut-b").evaluate_all(CUTS)}
-        shared = cuts_a.keys() & cuts_b.keys()
-        assert len(shared) > 20 and cuts_a.keys() - shared and cuts_b.keys() - shared
-        for offset in shared:
-            assert abs(cuts_a[offset][0] - cuts_b[offset][0]) <= 1, offset
-            assert 0 < cuts_b[offset][1] - cuts_a[offset][1] < 40  # B's mark below A's
-        # a cut only A makes stands where B's band passes under that byte
-        seg_x = dict(page.locator(".cmp .seg").evaluate_all(
-            """els => els.map(e => [Number(e.dataset.bytes.split('-')[0]),
-                                    e.querySelector('.bb').getBoundingClientRect().x])"""))
-        for offset in cuts_a.keys() - shared:
-            assert abs(cuts_a[offset][0] + 1 - seg_x[offset]) <= 1.5, offset
-        # every segment is one box: a line never breaks inside one
-        assert page.locator(".cmp .seg").evaluate_all(
-            "els => els.every(e => e.getClientRects().length === 1)")
+        pieces = page.locator(".tv .piece").evaluate_all(PIECES)
+        assert {p["start"] for p in pieces if p["a"]} == starts_a
+        assert {p["start"] for p in pieces if p["b"]} == starts_b
+        assert {p["start"] for p in pieces if p["diff"]} == (starts_a ^ starts_b) - {0}
+        assert all(p["rects"] == 1 for p in pieces)  # a line never breaks inside a piece
+        for p in pieces:
+            # both sides' marks are the left edge of this one box: the same x by
+            # construction; each side's mark is drawn only where that side cuts
+            mark_a, mark_b = (size.strip().startswith("2px")
+                              for size in p["marks"].split(",")[:2])
+            assert (mark_a, mark_b) == (p["a"], p["b"]), p
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.wait_for_timeout(300)
 
-    # hover the text of a segment: its A token and the overlapping B tokens light up
-    seg = page.locator(".cmp .seg").nth(5)
-    seg.locator(".ch").hover()
-    a = int(seg.get_attribute("data-a"))
-    lit_a = page.locator(".cmp .seg.hl-a").evaluate_all(
-        "els => els.map(e => [Number(e.dataset.a), e.dataset.bytes])")
-    assert lit_a and {i for i, _ in lit_a} == {a}
-    start = min(int(b.split("-")[0]) for _, b in lit_a)
-    end = max(int(b.split("-")[1]) for _, b in lit_a)
-    lit_b = page.locator(".cmp .seg.hl-b").evaluate_all(
-        "els => els.map(e => [Number(e.dataset.b), e.dataset.bytes])")
-    spans_b = {}
-    for b, bytes_ in lit_b:
-        s, e = map(int, bytes_.split("-"))
-        lo, hi = spans_b.get(b, (s, e))
-        spans_b[b] = (min(lo, s), max(hi, e))
-    assert spans_b and all(s < end and e > start for s, e in spans_b.values())  # overlap A's
-    card = page.locator(".cmp .cmp-card")
-    assert card.is_visible() and f"A #{a}" in card.inner_text()
+    # hover a piece inside a differing stretch: A's span lights up, and exactly the B
+    # spans that overlap it get the dashed outline
+    pieces = page.locator(".tv .piece").evaluate_all(PIECES)
+    target = next(i for i, p in enumerate(pieces) if p["diff"])
+    page.locator(".tv .piece[data-bytes]").nth(target).hover()
+    page.wait_for_timeout(200)
+    lit_a = page.locator(".tv .piece.hl").evaluate_all(PIECES)
+    lit_b = page.locator(".tv .piece.hl-b").evaluate_all(PIECES)
+    sa = pieces[target]["pa"]
+    assert lit_a and {p["pa"] for p in lit_a} == {sa}
+    overlapping = {p["pb"] for p in pieces if p["pa"] == sa}  # B spans under A's span
+    assert len(overlapping) > 1 or pieces[target]["b"] != pieces[target]["a"]
+    assert {p["pb"] for p in lit_b} == overlapping
     screenshot(page, "compare_aligned")
 
 
@@ -66,8 +74,8 @@ def test_visitor_text_stays_text(page):
     box = page.locator('[data-testid="stTextArea"] textarea').first
     box.fill('<img src=x onerror="document.title=\'pwned\'"> <script>alert(1)</script>')
     box.press("Control+Enter")
-    page.locator(".cmp .seg").first.wait_for(timeout=60_000)
+    page.locator(".tv .piece").first.wait_for(timeout=60_000)
     wait_rendered(page)
     assert page.title() != "pwned"
-    assert page.locator(".cmp img, .cmp script").count() == 0
-    assert "<img" in page.locator(".cmp .cmp-text").inner_text().replace("·", " ")
+    assert page.locator(".tv img, .tv script").count() == 0
+    assert "<img" in page.locator(".tv .tokens.aligned").inner_text().replace("·", " ")

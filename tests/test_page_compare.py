@@ -1,10 +1,9 @@
 """The Compare page in AppTest: the empty state and its one-click pair, two tokenizers
 compared on typed text and on a sample, the numbers, the views and the domain table."""
-import json
-
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
+from component_data import token_view_data
 from lab.safe import md
 from viz.compare import compare
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
@@ -24,17 +23,10 @@ def metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
 
-def aligned_view(at):
-    """The data the page hands the aligned Compare view (lab.compare_view)."""
-    (view,) = [e for e in at.get("bidi_component")
-               if e.proto.component_name == "lab_compare_view"]
-    return json.loads(view.proto.json)
-
-
 def views(at):
     """The ids of A's tokens and of B's tokens, as the aligned view draws them."""
-    data = aligned_view(at)
-    return [[t["id"] for t in data["tokens_a"]], [t["id"] for t in data["tokens_b"]]]
+    pair = token_view_data(at, "compare_view")["pair"]
+    return [pair["a"]["ids"], pair["b"]["ids"]]
 
 
 def with_pair(open_page, pair):
@@ -96,15 +88,11 @@ def test_compare_two_tokenizers_on_typed_text(open_page, pair):
     assert metric(at, "Cross a category (B)") == f"{expected['cross_b']:,}"
     assert expected["cross_a"] == 0 < expected["cross_b"]
     assert views(at) == [pair["regex"].encode(text), pair["basic"].encode(text)]
-    # one row of segments: every cut of either side starts one; A's and B's in step
-    data = aligned_view(at)
-    segments = data["segments"]
-    assert [s[0] for s in segments] == sorted({t["bytes"][0] for side in ("tokens_a", "tokens_b")
-                                                for t in data[side]})
-    assert "".join(s[2] for s in segments) == text.replace(" ", "·")
-    only = sum(1 for s in segments if s[5] in (1, 2))
-    assert only == expected["only_a"] + expected["only_b"] > 0
-
+    # one aligned view: the text once, in pieces, each knowing its span of A and of B
+    pieces = token_view_data(at, "compare_view")["pair"]["pieces"]
+    assert "".join(pieces["show"]) == text.replace(" ", "·")
+    assert pieces["sa"][-1] + 1 <= expected["tokens_a"] and max(pieces["sb"]) > 0
+    assert expected["only_a"] + expected["only_b"] > 0
 
 def test_default_is_gpt4_against_the_latest_and_the_domain_table(open_page, pair, gpt4):
     at = with_pair(open_page, pair)

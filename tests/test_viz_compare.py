@@ -39,9 +39,8 @@ def test_a_tokenizer_agrees_with_itself(gpt4):
     result = compare(gpt4, gpt4, TEXT)
     assert result.stats["shared_pct"] == 100.0
     assert result.stats["only_a"] == result.stats["only_b"] == 0
-    view = aligned(result)
-    assert all(seg[5] == 3 for seg in view["segments"])  # every cut made by both
-    assert all(t["same"] for side in ("tokens_a", "tokens_b") for t in view[side])
+    pieces = aligned(gpt4, gpt4, result)["pieces"]
+    assert pieces["sa"] == pieces["sb"] == list(range(len(pieces["sa"])))  # piece = span
     assert result.stats["tokens_a"] == result.stats["tokens_b"] == len(gpt4.encode(TEXT))
 
 
@@ -54,50 +53,30 @@ def test_bytes_against_gpt4_share_every_gpt4_boundary(gpt4):
     assert result.stats["shared"] == gpt4_cuts
     assert result.stats["shared_pct"] == pytest.approx(100 * gpt4_cuts / (n_bytes - 1))
     assert result.stats["only_a"] == 0 and result.stats["only_b"] == n_bytes - 1 - gpt4_cuts
-    # a GPT-4 token agrees with the bytes' exactly when it is one byte long
-    view = aligned(result)
-    assert [t["same"] for t in view["tokens_a"]] == [
-        end - start == 1 for start, end in (t["bytes"] for t in view["tokens_a"])]
 
 
-def test_cuts_inside_a_character_are_drawn_as_hex_segments(gpt4):
-    text = "🫠"  # GPT-4 spends more than one token on it; raw bytes spend four
-    view = aligned(compare(gpt4, BasicTokenizer(), text))
-    assert len(view["segments"]) == 4  # the raw side cuts every byte
-    assert [s[2] for s in view["segments"]] == ["⟨f0⟩", "⟨9f⟩", "⟨ab⟩", "⟨a0⟩"]
-    assert len(view["tokens_a"]) < 4  # GPT-4 joins some of the bytes: those differ
-    assert [t["same"] for t in view["tokens_a"]] == [
-        t["bytes"][1] - t["bytes"][0] == 1 for t in view["tokens_a"]]
-
-
-def test_aligned_segments_step_through_both_tokenizations(regex, basic):
-    text = "year 2026 had 365 days\nand then"
+def test_the_aligned_pair_cuts_at_every_span_boundary_of_either_side(regex, basic):
+    text = "year 2026 had 365 days\nand then 🫠"
     result = compare(regex, basic, text)
-    view = aligned(result)
-    segments = view["segments"]
-    assert segments[0][0] == 0 and segments[-1][1] == len(text.encode())
-    assert all(a[1] == b[0] for a, b in zip(segments, segments[1:]))  # contiguous
-    for start, end, shown, a, b, cut, newline in segments:
-        token_a, token_b = view["tokens_a"][a], view["tokens_b"][b]
-        assert token_a["bytes"][0] <= start < end <= token_a["bytes"][1]
-        assert token_b["bytes"][0] <= start < end <= token_b["bytes"][1]
-        assert cut == (start == token_a["bytes"][0]) + 2 * (start == token_b["bytes"][0])
-        assert newline == text.encode()[start:end].endswith(b"\n")
-    assert sum(s[5] == 1 for s in segments) == result.stats["only_a"]
-    assert sum(s[5] == 2 for s in segments) == result.stats["only_b"]
-    assert view["drawn_bytes"] == view["total_bytes"]
-
-
-def test_aligned_view_says_how_far_it_draws(gpt4):
-    view = aligned(compare(gpt4, BasicTokenizer(), "abcdef"), limit=2)
-    assert len(view["segments"]) == 2 and view["drawn_bytes"] == 2
-    assert view["total_bytes"] == 6 and len(view["tokens_b"]) == 2
-
-
-def test_segments_show_text_as_the_one_renderer_does():
-    view = aligned(compare(BasicTokenizer(), BasicTokenizer(), "a b\t\n\x00<i>"))
-    assert [s[2] for s in view["segments"]] == ["a", "·", "b", "→", "↵", "⟨NUL⟩", "<", "i", ">"]
-    assert [s[6] for s in view["segments"]].index(1) == 4  # the newline ends a line
+    pair = aligned(regex, basic, result, "regex", "basic")
+    pieces, row_a, row_b = pair["pieces"], pair["a"], pair["b"]
+    assert row_a["ids"] == result.ids_a and row_b["ids"] == result.ids_b
+    assert (row_a["caption"], row_b["caption"], row_a["text"]) == ("regex", "basic", text)
+    assert sum(pieces["nb"]) == len(text.encode())
+    # a piece starts wherever either side starts a span, and nowhere else
+    starts = {sum(pieces["nb"][:p]) for p in range(len(pieces["nb"]))}
+    span_starts = []
+    for row in (row_a, row_b):
+        at, t, mine = 0, 0, set()
+        for n in row["n"]:
+            mine.add(at)
+            at += sum(row["nb"][t:t + n])
+            t += n
+        span_starts.append(mine)
+    assert starts == span_starts[0] | span_starts[1]
+    assert "".join(pieces["show"]).replace("\n", "") == \
+        text.replace(" ", "·").replace("\n", "↵")
+    assert result.stats["only_a"] + result.stats["only_b"] > 0  # they do differ
 
 
 def test_categories_follow_the_split_pattern_classes():

@@ -5,7 +5,7 @@ the split inside a character) are still compared exactly. This module computes t
 alignment, the page's numbers (% of boundaries shared, cuts only one side makes, tokens
 crossing a character category), the data of the one aligned view (the text once, A's
 cuts above it, B's below) and the table of bytes per token on the sample domains. It
-draws nothing and imports no streamlit: lab/compare_view draws what `aligned` returns.
+draws nothing and imports no streamlit: lab.token_view draws what `aligned` returns.
 """
 import unicodedata
 from dataclasses import dataclass
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .samples import SAMPLES
-from .vocab import visible
+from .marks import tokens_row
+from .tokens import pair_view
 
-ALIGN_LIMIT = 6000  # segments drawn in the aligned view; the figures cover the whole text
 BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
 DOMAINS = {  # the table's rows: a short domain name -> the sample it is measured on
     "prose": "English prose",
@@ -135,54 +135,20 @@ def compare(tok_a, tok_b, text, allowed_special="none"):
     return Comparison(text_bytes, ids_a, ids_b, offsets_a, offsets_b, stats)
 
 
-def _token_rows(text_bytes, ids, offsets, other_offsets):
-    """Per token: its ids, byte range, hex, shown text, and whether the other side has a
-    token with exactly the same bytes (an agreed token)."""
-    other = set(zip(other_offsets, other_offsets[1:]))
-    return [{"id": idx, "bytes": [start, end], "hex": text_bytes[start:end].hex(" "),
-             "text": visible(text_bytes[start:end]), "same": (start, end) in other}
-            for idx, start, end in zip(ids, offsets, offsets[1:])]
-
-
-def aligned(result, limit=ALIGN_LIMIT):
-    """The comparison as one aligned view's data: the text cut at every boundary of
-    either side into segments, each knowing the token of A and of B it belongs to and
-    whether A and/or B start a token at it. Drawn with A's cuts above the characters and
-    B's below, both rows wrap together because they are one row of segments.
-
-    Returns {"segments": [[byte_start, byte_end, shown, a, b, cut, newline], ...],
-    "tokens_a": [...], "tokens_b": [...], "drawn_bytes", "total_bytes"}: a and b index
-    tokens_a and tokens_b; cut says who starts a token where the segment starts, 1 (only
-    A), 2 (only B) or 3 (both; a segment exists only where at least one side cuts);
-    newline is 1 when the segment ends a line. Only the first `limit` segments are
-    drawn; drawn_bytes says how far they reach.
+def aligned(tok_a, tok_b, result, label_a="A", label_b="B"):
+    """The comparison as the token view's aligned pair (viz.tokens.pair_view): the text
+    once, cut at every span boundary of either side, A's spans a band above it and B's
+    below; whitespace marked, since where a space goes is what differs most.
 
     >>> from bpe import BasicTokenizer
-    >>> view = aligned(compare(BasicTokenizer().train("abab", 257), BasicTokenizer(), "abc"))
-    >>> [(s[2], s[5]) for s in view["segments"]]
-    [('a', 3), ('b', 2), ('c', 3)]
-    >>> [t["same"] for t in view["tokens_a"]], [t["same"] for t in view["tokens_b"]]
-    ([False, True], [False, False, True])
+    >>> a, b = BasicTokenizer().train("abab", 257), BasicTokenizer()
+    >>> pieces = aligned(a, b, compare(a, b, "abc"))["pieces"]
+    >>> pieces["show"], pieces["sa"], pieces["sb"]
+    (['a', 'b', 'c'], [0, 0, 1], [0, 1, 2])
     """
-    cuts_a, cuts_b = set(result.offsets_a), set(result.offsets_b)
-    edges = sorted(cuts_a | cuts_b)
-    text_bytes = result.text_bytes
-    segments = []
-    a = b = -1
-    for start, end in zip(edges, edges[1:limit + 1]):
-        cut = (start in cuts_a) + 2 * (start in cuts_b)
-        a += start in cuts_a
-        b += start in cuts_b
-        piece = text_bytes[start:end]
-        segments.append([start, end, visible(piece), a, b, cut, int(piece[-1:] == b"\n")])
-    drawn = segments[-1][1] if segments else 0
-    n_a, n_b = (segments[-1][3] + 1, segments[-1][4] + 1) if segments else (0, 0)
-    return {"segments": segments,
-            "tokens_a": _token_rows(text_bytes, result.ids_a[:n_a], result.offsets_a,
-                                    result.offsets_b),
-            "tokens_b": _token_rows(text_bytes, result.ids_b[:n_b], result.offsets_b,
-                                    result.offsets_a),
-            "drawn_bytes": drawn, "total_bytes": len(text_bytes)}
+    row_a = tokens_row(tok_a, result.ids_a, caption=label_a)
+    row_b = tokens_row(tok_b, result.ids_b, caption=label_b)
+    return pair_view(row_a, row_b, result.text_bytes, whitespace="markers")
 
 
 def bytes_per_token(tok, text):
