@@ -129,7 +129,8 @@ def _comparison(default_b):
 remember({"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_a": None, "compare_b": None})
 st.title("Compare")
 st.caption("The same text through two tokenizers, aligned by byte position: the text once, "
-           "A's tokens in a band above it and B's below. A red mark is a cut only one side makes.")
+           "A's tokens in a band above it and B's below. A red mark is a cut only one side makes; "
+           "grey bands are tokens both make the same.")
 
 names = state.tokenizer_names()
 own = list(state.session_tokenizers())

@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.compare import (BETTER, WORSE, aligned, boundary_stats, char_category, compare,
+from viz.compare import (AGREED, BETTER, WORSE, aligned, boundary_stats, char_category, compare,
                          cross_category_count, domain_frame, domain_marks, domain_styler,
-                         token_boundaries)
+                         span_bounds, token_boundaries)
 from viz.samples import SAMPLES
 
 TEXT = "The year 2026 had 365 days; 🫠 melted. 안녕!"
@@ -39,8 +39,10 @@ def test_a_tokenizer_agrees_with_itself(gpt4):
     result = compare(gpt4, gpt4, TEXT)
     assert result.stats["shared_pct"] == 100.0
     assert result.stats["only_a"] == result.stats["only_b"] == 0
-    pieces = aligned(gpt4, gpt4, result)["pieces"]
+    pair = aligned(gpt4, gpt4, result)
+    pieces = pair["pieces"]
     assert pieces["sa"] == pieces["sb"] == list(range(len(pieces["sa"])))  # piece = span
+    assert set(pair["a"]["colors"]) == set(pair["b"]["colors"]) == {AGREED}  # all grey
     assert result.stats["tokens_a"] == result.stats["tokens_b"] == len(gpt4.encode(TEXT))
 
 
@@ -77,6 +79,11 @@ def test_the_aligned_pair_cuts_at_every_span_boundary_of_either_side(regex, basi
     assert "".join(pieces["show"]).replace("\n", "") == \
         text.replace(" ", "·").replace("\n", "↵")
     assert result.stats["only_a"] + result.stats["only_b"] > 0  # they do differ
+    # grey exactly where the other side has the same span; never grey elsewhere
+    for row, other in ((row_a, row_b), (row_b, row_a)):
+        theirs = set(span_bounds(other))
+        assert [c == AGREED for c in row["colors"]] == [b in theirs for b in span_bounds(row)]
+    assert AGREED in row_a["colors"] and set(row_a["colors"]) - {AGREED}
 
 
 def test_categories_follow_the_split_pattern_classes():

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .samples import SAMPLES
 from .marks import tokens_row
-from .tokens import pair_view
+from .tokens import PALETTE, pair_view
 
 BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
 DOMAINS = {  # the table's rows: a short domain name -> the sample it is measured on
@@ -135,19 +135,51 @@ def compare(tok_a, tok_b, text, allowed_special="none"):
     return Comparison(text_bytes, ids_a, ids_b, offsets_a, offsets_b, stats)
 
 
+AGREED = len(PALETTE) - 1  # the palette's last color, its grey (in both themes): a span
+#                            both sides make the same
+
+
+def span_bounds(row):
+    """(byte start, byte end) of each span of a token-view row."""
+    bounds, at, t = [], 0, 0
+    for n in row["n"]:
+        end = at + sum(row["nb"][t:t + n])
+        bounds.append((at, end))
+        at, t = end, t + n
+    return bounds
+
+
+def agreement_colors(row, other):
+    """A palette index per span of row: the grey AGREED where the other row has a span
+    with exactly the same bytes, else colors by position that skip the grey, so the
+    eye goes to where the two tokenizers differ.
+
+    >>> agreement_colors({"n": [1, 1], "nb": [1, 2]}, {"n": [1, 1, 1], "nb": [1, 1, 1]})
+    [11, 1]
+    """
+    theirs = set(span_bounds(other))
+    return [AGREED if bounds in theirs else i % AGREED
+            for i, bounds in enumerate(span_bounds(row))]
+
+
 def aligned(tok_a, tok_b, result, label_a="A", label_b="B"):
     """The comparison as the token view's aligned pair (viz.tokens.pair_view): the text
     once, cut at every span boundary of either side, A's spans a band above it and B's
-    below; whitespace marked, since where a space goes is what differs most.
+    below, grey where both make the same span; whitespace marked, since where a space
+    goes is what differs most.
 
     >>> from bpe import BasicTokenizer
     >>> a, b = BasicTokenizer().train("abab", 257), BasicTokenizer()
-    >>> pieces = aligned(a, b, compare(a, b, "abc"))["pieces"]
-    >>> pieces["show"], pieces["sa"], pieces["sb"]
+    >>> pair = aligned(a, b, compare(a, b, "abc"))
+    >>> pair["pieces"]["show"], pair["pieces"]["sa"], pair["pieces"]["sb"]
     (['a', 'b', 'c'], [0, 0, 1], [0, 1, 2])
+    >>> pair["a"]["colors"], pair["b"]["colors"]  # "c" is cut alike: grey on both sides
+    ([0, 11], [0, 1, 11])
     """
     row_a = tokens_row(tok_a, result.ids_a, caption=label_a)
     row_b = tokens_row(tok_b, result.ids_b, caption=label_b)
+    row_a["colors"], row_b["colors"] = (agreement_colors(row_a, row_b),
+                                        agreement_colors(row_b, row_a))
     return pair_view(row_a, row_b, result.text_bytes, whitespace="markers")
 
 
