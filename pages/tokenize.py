@@ -19,19 +19,14 @@ from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.tokens import parse_ids, view_row
+from viz.tokens import counts, parse_ids, view_row
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
 URL_TEXT_LIMIT = 1_000  # longer texts are left out of the link (URLs have length limits)
 
-DEFAULTS = {  # key -> default, remembered across visits to other pages
-    "tokenize_text": SAMPLES[DEFAULT_SAMPLE],
-    "tokenize_tokenizer": state.GPT4_NAME,
-    "tokenize_by_id": False,
-    "tokenize_markers": False,
-    "tokenize_gpt2": False,
-    "tokenize_specials": False,
-}
+DEFAULTS = {"tokenize_text": SAMPLES[DEFAULT_SAMPLE], "tokenize_tokenizer": state.GPT4_NAME,
+            "tokenize_by_id": False, "tokenize_markers": False, "tokenize_gpt2": False,
+            "tokenize_specials": False}  # key -> default, remembered across pages
 # query parameter -> key; flags are "1" in the URL
 URL_KEYS = {"tokenizer": "tokenize_tokenizer", "by_id": "tokenize_by_id",
             "markers": "tokenize_markers", "gpt2": "tokenize_gpt2",
@@ -99,10 +94,20 @@ def load_sample():
         set_text(SAMPLES[name])
 
 
+def once(slot, key, make):
+    """make()'s value, remembered for one key per slot in this session: a toggle that
+    leaves the text alone does not encode 1 MB again."""
+    held = st.session_state.setdefault("tokenize_memo", {}).get(slot)
+    if held is None or held[0] != key:
+        held = st.session_state["tokenize_memo"][slot] = (key, make())
+    return held[1]
+
+
 def parity_badge(ids, text, specials):
     """Whether our ids are tiktoken's cl100k_base ids for this text."""
     enc = cl100k()
-    reference = enc.encode(text, allowed_special="all") if specials else enc.encode_ordinary(text)
+    reference = once("cl100k", (specials, text), lambda: enc.encode(text, allowed_special="all")
+                     if specials else enc.encode_ordinary(text))
     if reference == ids:
         st.badge("ids == tiktoken's cl100k_base", icon=":material/check:", color="green")
     else:
@@ -130,21 +135,21 @@ with sample_col:
         (s for s, t in SAMPLES.items() if t == st.session_state["tokenize_text"]), None)
     st.pills("Samples", list(SAMPLES), key="tokenize_sample", on_change=load_sample)
 
-t1, t2, t3, t4 = st.columns([1, 1, 1.4, 1.1])  # the Ġ label is the longest
-by_id = t1.toggle("Color by token id", key="tokenize_by_id",
+toggles = st.container(horizontal=True, gap="medium")  # wraps on narrow screens
+by_id = toggles.toggle("Color by token id", key="tokenize_by_id",
                   help="Same token, same color. Off: neighbours never share a color.")
-markers = t2.toggle("Whitespace markers", key="tokenize_markers",
+markers = toggles.toggle("Whitespace markers", key="tokenize_markers",
                     help="Space ·, tab →, newline ↵ (then a real line break).")
-gpt2 = t3.toggle("Show spaces as Ġ (GPT-2 style)", key="tokenize_gpt2",
+gpt2 = toggles.toggle("Show spaces as Ġ (GPT-2 style)", key="tokenize_gpt2",
                  help="As GPT-2's byte-level vocabulary prints them: space Ġ, newline Ċ.")
-specials = t4.toggle("Encode special tokens", key="tokenize_specials",
+specials = toggles.toggle("Encode special tokens", key="tokenize_specials",
                      help="Off: text like <|endoftext|> is encoded as ordinary text "
                           "(allowed_special='none'). On: as the special token ('all').")
 left_out = share(name)
 
 text = st.session_state["tokenize_text"]
 badges = st.container(horizontal=True)
-ids, rows, summary, status = [], [], None, ""
+ids, rows, summary = [], [], None
 if len(text) > TEXT_LIMIT:
     st.error(f"The text has {len(text):,} characters; this page tokenizes up to "
              f"{TEXT_LIMIT:,}. For bigger inputs use the command line: "
@@ -157,26 +162,23 @@ elif text:
                 "encoded as ordinary text (allowed_special='none'), the safe choice for "
                 "untrusted input; turn on **Encode special tokens** to encode it as the "
                 "special token.")
+    run = (name, id(tok), specials, text)  # what the ids depend on; toggles do not
     try:
-        ids = tok.encode(text, allowed_special="all" if specials else "none")
+        ids = once("ids", run, lambda: tok.encode(text, allowed_special="all" if specials
+                                                  else "none"))
     except ValueError as e:  # e.g. a custom split pattern that skips characters
         st.error(f"{md(name)} cannot encode this text: {md(e)}")
         ids = None
     if ids is not None:
         whitespace = "gpt2" if gpt2 else "markers" if markers else None
-        row = view_row(tok.decode_tokens_bytes(ids), ids, whitespace=whitespace)
-        row["color_by"] = "id" if by_id else "position"  # its text is the box's
-        rows = [row]
-        n_bytes = len(text.encode("utf-8"))
-        summary = [["Tokens", f"{len(ids):,}"], ["Characters", f"{len(text):,}"],
-                   ["Bytes", f"{n_bytes:,}", "UTF-8 bytes: what BPE starts from."],
-                   ["Bytes per token", f"{n_bytes / len(ids):.2f}" if ids else "–",
-                    "Higher is better compression."]]
+        row = once("row", (run, whitespace), lambda: view_row(
+            tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
+        rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
+        summary = counts(text, ids)
         with badges:
-            ok = tok.decode(ids) == text
-            st.badge(f"decode(encode(text)) {'==' if ok else '!='} text",
-                     icon=":material/check:" if ok else ":material/close:",
-                     color="green" if ok else "red")
+            ok = once("roundtrip", run, lambda: tok.decode(ids) == text)
+            st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
+                     if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
             if name == state.GPT4_NAME:
                 parity_badge(ids, text, specials)
 
@@ -188,7 +190,7 @@ token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_chang
                    "height": 180, "max_chars": TEXT_LIMIT,
                    "status": "" if text else "Type or paste some text, or pick a sample."})
 if ids:
-    st.download_button("Download the ids (JSON)", json.dumps(ids), "ids.json",
+    st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
                        mime="application/json", key="tokenize_download_ids")
 if left_out:
     st.caption("Not in this page's link: " + "; ".join(left_out) + ".")

@@ -206,3 +206,12 @@ def test_pair_view_cuts_the_text_at_every_boundary_of_either(gpt4):
     assert "".join(pieces["show"]) == text
     with pytest.raises(ValueError, match="same text"):
         pair_view(row_a, view_row([b"x"], [120]), text.encode())
+
+
+def test_tokens_html_shows_invisible_characters_through_the_one_renderer(gpt4):
+    out = tokens_html(token_spans(gpt4, gpt4.encode("a\u200bb\u202ec<img onerror=x>")))
+    assert "\u200b" not in out and "\u202e" not in out
+    assert '<span class="ws">⟨ZWSP⟩</span>' in out and "⟨RLO⟩" in out
+    assert "<img" not in out
+    pieces = re.findall(r'<span class="tok"[^>]*>(.*?)</span>(?=<span class="tok"|</div>)', out)
+    assert "&lt;img" in "".join(pieces) and "onerror=x&gt;" in "".join(pieces)

@@ -87,17 +87,28 @@ def _stable_hash(ids):
 
 
 def _shown(text, markers):
-    """Escaped text, with whitespace markers if asked (a newline keeps its line break)."""
-    if not markers:
-        return html.escape(text)
-    out = []
+    """Escaped text through display_text (invisible characters get named markers), with
+    whitespace markers if asked (a newline keeps its line break)."""
+    out, run = [], []
+
+    def flush():
+        if run:
+            shown = html.escape(display_text("".join(run), marks=VIEW_MARKS))
+            out.append(_MARK.sub(r'<span class="ws">⟨\1⟩</span>', shown))
+            run.clear()
+
     for ch in text:
-        mark = markers.get(ch)
+        mark = markers.get(ch) if markers else None
         if mark is None:
-            out.append(html.escape(ch))
+            run.append(ch)
         else:
+            flush()
             out.append(f'<span class="ws">{mark}</span>' + ("\n" if ch == "\n" else ""))
+    flush()
     return "".join(out)
+
+
+_MARK = re.compile("\x01([^\x02]*)\x02")
 
 
 def span_title(span, index=None):
@@ -459,3 +470,16 @@ def pair_view(row_a, row_b, text_bytes, *, whitespace=None):
             sb += 1
         start = end
     return {"a": row_a, "b": row_b, "pieces": pieces}
+
+
+def counts(text, ids):
+    """The figures shown above the tokens: [label, value, help?] rows.
+
+    >>> counts("héllo", [1, 2])[:3]
+    [['Tokens', '2'], ['Characters', '5'], ['Bytes', '6', 'UTF-8 bytes: what BPE starts from.']]
+    """
+    n_bytes = len(text.encode("utf-8"))
+    return [["Tokens", f"{len(ids):,}"], ["Characters", f"{len(text):,}"],
+            ["Bytes", f"{n_bytes:,}", "UTF-8 bytes: what BPE starts from."],
+            ["Bytes per token", f"{n_bytes / len(ids):.2f}" if ids else "–",
+             "Higher is better compression."]]

@@ -297,10 +297,13 @@ function update(view, data) {
     return { row, bytes, tokStart, charStart, byteStart, classes, partStart };
   });
 
+  // keep where the reader was scrolled to (a redraw per keystroke must not jump)
+  const scrolled = Array.from(view.root.querySelectorAll(".scroll"), (e) => e.scrollTop);
   view.rows.replaceChildren();
   if (data.pair) drawPair(view, data);
   else view.index.forEach((ix, r) => drawRow(view, ix, r, data));
   drawLists(view, data);
+  view.root.querySelectorAll(".scroll").forEach((e, k) => { if (scrolled[k]) e.scrollTop = scrolled[k]; });
 }
 
 function hexColor(h) {
