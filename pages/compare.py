@@ -1,7 +1,8 @@
 """Compare: one text, two tokenizers, aligned by byte position.
 
 Reads the two pickers and the text, lets viz.compare align the tokenizations, and
-renders both colored views (tokens cut differently in color, agreed ones in grey), the
+draws them as one view (the token view's pair mode: the text once, A's cuts above, B's
+below), the
 numbers, and bytes per token on every sample domain against GPT-4. With only GPT-4 in
 the session it offers to train a small Regex and Basic pair on the shipped Shakespeare
 sample, which is the textbook comparison, in about a second.
@@ -14,36 +15,20 @@ run_inside_frame()
 
 import bpe
 from lab import state
+from lab.memory import remember
+from lab.safe import code, md
+from lab.token_view import token_view
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES, sample_corpora
-from viz.tokens import tokens_html, truncated
 
 QUICK_VOCAB = 512  # small enough to train both in about a second, big enough to differ
-
-# widget key -> default; saved across visits to other pages (see _restore)
-DEFAULTS = {"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_markers": False}
-
-
-def _restore():
-    """Streamlit forgets the state of widgets a run does not draw; bring back the values
-    they had when the user left for another page."""
-    saved = st.session_state.setdefault("compare_saved", {})
-    for key, default in DEFAULTS.items():
-        if key not in st.session_state:
-            st.session_state[key] = saved.get(key, default)
-    for key in ("compare_a", "compare_b"):
-        if key not in st.session_state and key in saved:
-            st.session_state[key] = saved[key]
-
-
-def _save():
-    saved = st.session_state["compare_saved"]
-    for key in (*DEFAULTS, "compare_a", "compare_b"):
-        saved[key] = st.session_state[key]
+CROSS_HELP = ("Tokens whose characters mix letters, digits, punctuation and whitespace (a "
+              "word's one leading space does not count). A split pattern prevents them.")
 
 
 def _train_quick_pair():
-    """Train Regex and Basic on the shipped Shakespeare sample; pick them for A and B."""
+    """Train Regex and Basic on the shipped Shakespeare sample; pick them for A and B.
+    The one place Compare trains: the worker (lab/training.py) takes it over at merge."""
     corpora = sample_corpora()
     corpus_name = next(name for name in corpora if name.startswith("Shakespeare"))
     corpus = corpora[corpus_name]()
@@ -58,11 +43,6 @@ def _load_sample():
     name = st.session_state["compare_sample"]
     if name:
         st.session_state["compare_text"] = SAMPLES[name]
-
-
-def _code(name):
-    """A tokenizer name as inline code, so markdown in a file name stays literal."""
-    return "`" + name.replace("`", "'") + "`"
 
 
 def _quick_pair_offer(alone):
@@ -97,9 +77,6 @@ def _comparison(default_b):
     st.pills("Samples", list(SAMPLES), key="compare_sample", on_change=_load_sample)
     text = st.text_area("Text", key="compare_text", height=140,
                         placeholder="Paste or type text here, then press Ctrl+Enter or click away.")
-    markers = st.toggle("Whitespace markers", key="compare_markers",
-                        help="Space ·, tab →, newline ↵ (then a real line break).")
-    _save()
 
     if name_a == name_b:
         st.info("A and B are the same tokenizer, so everything agrees; pick another one for B.")
@@ -108,40 +85,37 @@ def _comparison(default_b):
         return
     found = sorted({s for t in (tok_a, tok_b) for s in t.special_tokens if s in text})
     if found:
-        st.caption(f"Special-token text ({', '.join(found)}) is compared as ordinary text.")
+        st.caption(f"Special-token text ({md(', '.join(found))}) is compared as ordinary text.")
 
     try:
         result = cmp.compare(tok_a, tok_b, text)
     except ValueError as e:  # e.g. a custom split pattern that skips characters
-        st.error(str(e))
+        st.error(md(e))
         return
     stats = result.stats
 
-    m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("Tokens A", f"{stats['tokens_a']:,}")
-    m2.metric("Tokens B", f"{stats['tokens_b']:,}",
-              delta=f"{stats['tokens_b'] - stats['tokens_a']:+,} vs A", delta_color="inverse")
-    m3.metric("Boundaries shared", f"{stats['shared_pct']:.1f}%",
-              help=f"{stats['shared']:,} of the {stats['union']:,} places where A or B starts a "
-                   "new token (inside the text) are cut by both.")
-    m4.metric("Cross a category (A)", f"{stats['cross_a']:,}",
-              help="Tokens whose characters mix letters, digits, punctuation and whitespace "
-                   "(a word's one leading space does not count). A split pattern prevents them.")
-    m5.metric("Cross a category (B)", f"{stats['cross_b']:,}",
-              help="Tokens whose characters mix letters, digits, punctuation and whitespace "
-                   "(a word's one leading space does not count). A split pattern prevents them.")
+    # a row that wraps on a narrow window rather than cutting the figures short
+    with st.container(horizontal=True, gap="large"):
+        st.metric("Tokens A", f"{stats['tokens_a']:,}", width="content")
+        st.metric("Tokens B", f"{stats['tokens_b']:,}", width="content",
+                  delta=f"{stats['tokens_b'] - stats['tokens_a']:+,} vs A",
+                  delta_color="inverse")
+        st.metric("Boundaries shared", f"{stats['shared_pct']:.1f}%", width="content",
+                  help=f"{stats['shared']:,} of the {stats['union']:,} places where A or B "
+                       f"starts a new token (inside the text) are cut by both; "
+                       f"{stats['only_a']:,} only by A, {stats['only_b']:,} only by B "
+                       "(the red marks).")
+        st.metric("Cross a category (A)", f"{stats['cross_a']:,}", help=CROSS_HELP,
+                  width="content")
+        st.metric("Cross a category (B)", f"{stats['cross_b']:,}", help=CROSS_HELP,
+                  width="content")
 
-    whitespace = "markers" if markers else None
-    for label, name, spans, differ in (("A", name_a, result.spans_a, result.differ_a),
-                                       ("B", name_b, result.spans_b, result.differ_b)):
-        st.markdown(f"**{label}** · {_code(name)} · {len(differ):,} of {len(spans):,} "
-                    "pieces cut differently")
-        note = truncated(spans)
-        if note:
-            st.caption(note)
-        with st.container(border=True):
-            st.html(tokens_html(spans, whitespace=whitespace,
-                                colors=cmp.diff_colors(spans, differ)))
+    st.markdown(f"**A** {code(name_a)} cuts above the text, **B** {code(name_b)} below: "
+                f"{stats['only_a']:,} cuts only A makes, {stats['only_b']:,} only B makes. "
+                "Hover a token to light up the tokens of the other side it overlaps.")
+    with st.container(border=True):
+        token_view([], key="compare_view", pair=cmp.aligned(tok_a, tok_b, result,
+                                                            name_a, name_b))
 
     st.subheader("Bytes per token on each sample")
     tokenizers = {state.GPT4_NAME: state.gpt4(), name_a: tok_a, name_b: tok_b}
@@ -151,10 +125,12 @@ def _comparison(default_b):
                "token. ▲ green: more than GPT-4; ▼ red: fewer.")
 
 
-_restore()
+# pickers: None lets tokenizer_picker choose its default the first time
+remember({"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_a": None, "compare_b": None})
 st.title("Compare")
-st.caption("The same text through two tokenizers, aligned by byte position. Tokens the two "
-           "cut differently are in color; tokens both cut the same way are grey.")
+st.caption("The same text through two tokenizers, aligned by byte position: the text once, "
+           "A's tokens in a band above it and B's below. A red mark is a cut only one side makes; "
+           "grey bands are tokens both make the same.")
 
 names = state.tokenizer_names()
 own = list(state.session_tokenizers())

@@ -8,8 +8,10 @@ from lab.frame import run_inside_frame
 run_inside_frame()
 
 from lab import derived, state
+from lab.memory import remember
 from viz import tree
-from viz.vocab import markdown_literal, visible
+from lab.safe import md
+from viz.vocab import visible
 
 HOW = ["From a text", "By id", "By its text"]
 DEFAULT_TEXT = "Byte pair encoding glues bytes into tokenizers' tokens."
@@ -30,26 +32,26 @@ if params.get("token") and st.session_state.get("tree_applied_link") != params:
         st.session_state["tree_how"] = "By id"
         st.session_state["tree_id"] = int(params["token"])
 
+remember({"tree_tokenizer": state.GPT4_NAME, "tree_how": HOW[0], "tree_id": None,
+          "tree_text": "ing", "tree_sample": DEFAULT_TEXT})
 name, tok = state.tokenizer_picker("tree_tokenizer")
 parents = derived.parents(tok)
 
-st.session_state.setdefault("tree_how", HOW[0])
 how = st.radio("Pick the token", HOW, key="tree_how", horizontal=True)
 idx = None
 if how == "By id":
-    st.session_state.setdefault("tree_id", 256 + len(parents) // 2 if parents else 97)
+    if st.session_state["tree_id"] is None:  # the first visit: a token half way up
+        st.session_state["tree_id"] = 256 + len(parents) // 2 if parents else 97
     idx = int(st.number_input("Token id", min_value=0, max_value=max(tok.vocab), step=1,
                               key="tree_id"))
 elif how == "By its text":
-    st.session_state.setdefault("tree_text", "ing")
     typed = st.text_input("The token's exact text (spaces count; · ↵ → stand for space, "
                           "newline and tab)", key="tree_text")
     try:
         idx = tree.find_token(tok, typed)
     except ValueError as e:
-        st.error(str(e))
+        st.error(md(e))
 else:
-    st.session_state.setdefault("tree_sample", DEFAULT_TEXT)
     sample = st.text_input("A short text", key="tree_sample", max_chars=MAX_CHARS)
     ids = tok.encode_ordinary(sample)
     if not ids:
@@ -62,14 +64,14 @@ else:
             st.session_state["tree_pick"] = default
         pick = st.pills(
             "Click a token of the text", range(len(ids)), key="tree_pick",
-            format_func=lambda i: markdown_literal(visible(tok.vocab[ids[i]])))
+            format_func=lambda i: md(visible(tok.vocab[ids[i]])))
         idx = ids[pick if pick is not None else default]
 
 if idx is not None:
     try:
         dot = tree.tree_dot(tok, idx, parents)
     except ValueError as e:
-        st.error(str(e))
+        st.error(md(e))
     else:
         # the URL names the token shown, so it can be shared; marked applied so the next
         # run does not take it for a new link
@@ -86,7 +88,8 @@ if idx is not None:
         st.graphviz_chart(dot, width="stretch")
         st.write("The merges that build it, in the order they were learned:")
         st.dataframe(steps, hide_index=True,
-                     column_order=["merge", "pair", "token", "id", "count"],
+                     column_order=["merge", "pair", "token", "id"]
+                     + (["count"] if tok.merge_counts else []),  # no column of "None"
                      column_config={"merge": "merge k", "pair": "pair merged",
                                     "token": "makes"})
         with st.expander("DOT source"):

@@ -1,7 +1,7 @@
 """Merge replay: a text tokenized with only the first k merges, k from 0 (raw bytes) to
 all of them, with the merge that step k applies named and outlined, a play button that
 steps through, and the token count against k. Thin: ids from bpe.replay, the step and
-the chart data from viz.replay, colors from viz.tokens."""
+the chart data from viz.replay, the tokens drawn by lab.token_view."""
 import altair as alt
 import streamlit as st
 
@@ -11,8 +11,10 @@ run_inside_frame()
 
 from lab.widgets import sample_text
 from lab import derived, state
+from lab.memory import remember
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
-from viz.tokens import tokens_html, truncated
+from lab.token_view import token_view
 
 TICK = 0.7          # seconds between steps while playing
 MAX_TICKS = 300     # a play stops by itself after this many steps
@@ -25,6 +27,8 @@ st.caption("Slide k: the text as it stands after the tokenizer's first k merges.
            "the raw UTF-8 bytes; the last k is the tokenizer as it is. The tokens made by "
            "merge k are outlined in red.")
 
+remember({"replay_tokenizer": state.GPT4_NAME, "replay_sample": DEFAULT_SAMPLE,
+          "replay_text": SAMPLES[DEFAULT_SAMPLE]})
 name, tok = state.tokenizer_picker("replay_tokenizer")
 parents = derived.parents(tok)
 n_merges = len(parents)
@@ -40,8 +44,9 @@ ids = tok.encode_ordinary(text)
 counts = derived.counts_by_merge(tok, text)
 used = replay.used_steps(ids, parents)  # the steps that change this text
 
-# k lives in two widgets (slider and exact number), kept equal by their callbacks
-st.session_state.setdefault("replay_k", min(n_merges, 100))
+# k lives in two widgets (slider and exact number), kept equal by their callbacks;
+# remembered across visits to other pages, as is the stride
+remember({"replay_k": min(n_merges, 100), "replay_stride": USED})
 st.session_state.setdefault("replay_playing", False)
 if st.session_state["replay_k"] > n_merges:  # a smaller tokenizer was picked
     st.session_state["replay_k"] = n_merges
@@ -62,14 +67,15 @@ def toggle_play():
     st.session_state["replay_ticks"] = 0
 
 
-p1, p2, _ = st.columns([1, 2.4, 3])
-p1.button("Stop" if st.session_state["replay_playing"] else "Play",
-          icon=":material/pause:" if st.session_state["replay_playing"] else
-          ":material/play_arrow:", on_click=toggle_play, key="replay_play")
-stride = p2.selectbox("Merges per step", STRIDES, key="replay_stride",
-                      label_visibility="collapsed",
-                      format_func=lambda s: f"step through the {s}" if s == USED else
-                      f"{s:,} merge{'s' if s != 1 else ''} per step")
+# rows that wrap on a narrow window instead of cutting the labels short
+play_row = st.container(horizontal=True, vertical_alignment="center")
+play_row.button("Stop" if st.session_state["replay_playing"] else "Play",
+                icon=":material/pause:" if st.session_state["replay_playing"] else
+                ":material/play_arrow:", on_click=toggle_play, key="replay_play")
+stride = play_row.selectbox("Merges per step", STRIDES, key="replay_stride",
+                            label_visibility="collapsed", width=300,
+                            format_func=lambda s: f"step through the {s}" if s == USED else
+                            f"{s:,} merge{'s' if s != 1 else ''} per step")
 
 
 @st.fragment(run_every=TICK if st.session_state["replay_playing"] else None)
@@ -91,15 +97,16 @@ def replay_view():
     s2.number_input("exact k", 0, n_merges, step=1, key="replay_k_num",
                     on_change=copy_k, args=("replay_k_num", "replay_k"))
     k = st.session_state["replay_k"]
+    remember({"replay_k": k})  # a play moves k in this fragment only: keep its shadow up
     step = replay.replay_step(tok, ids, k, parents)
     back, ahead = replay.previous_step(used, k), replay.next_step(used, k)
-    b1, b2, b3 = st.columns([1.3, 1.3, 3])
-    b1.button("Previous merge it uses", icon=":material/skip_previous:", key="replay_prev",
-              on_click=go_to, args=(back,), disabled=back is None)
-    b2.button("Next merge it uses", icon=":material/skip_next:", key="replay_next",
-              on_click=go_to, args=(ahead,), disabled=ahead is None)
-    b3.caption(f"This text uses {len(used):,} of the {n_merges:,} merges; the token count "
-               "changes only at those steps.")
+    jump_row = st.container(horizontal=True, vertical_alignment="center")
+    jump_row.button("Previous merge it uses", icon=":material/skip_previous:",
+                    key="replay_prev", on_click=go_to, args=(back,), disabled=back is None)
+    jump_row.button("Next merge it uses", icon=":material/skip_next:", key="replay_next",
+                    on_click=go_to, args=(ahead,), disabled=ahead is None)
+    jump_row.caption(f"This text uses {len(used):,} of the {n_merges:,} merges; the token "
+                     "count changes only at those steps.")
 
     view_col, chart_col = st.columns([3, 2])
     with view_col:
@@ -120,10 +127,8 @@ def replay_view():
                                  f"{'s' if step.occurrences != 1 else ''} in this text."
                                  if step.occurrences else
                                  "It does not occur in this text."))
-        st.html(tokens_html(step.spans, color_by="id", whitespace="markers",
-                            highlight=step.highlight))
-        if truncated(step.spans):
-            st.caption(truncated(step.spans))
+        step.row["marks"] = {"outline": step.highlight}
+        token_view([step.row], key="replay_view")
     with chart_col:
         data = replay.counts_frame(counts, keep=[k])
         # symlog: the first merges do most of the work, and a linear axis hides them

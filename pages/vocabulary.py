@@ -7,23 +7,35 @@ from lab.frame import run_inside_frame
 run_inside_frame()
 
 from lab import derived, state
+from lab.memory import remember
 from viz import vocab
-from viz.tokens import token_spans, tokens_html
+from lab.safe import md
+from lab.token_view import token_view
+from viz.marks import tokens_row
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 TABLE_ROWS = 1000  # rows sent to the browser at once; the counts cover all matches
 
+def blank_missing(table):
+    """The table with missing values (a byte's merge, an unrecorded count) left blank
+    instead of drawn as a grey "None"."""
+    return table.style.format(na_rep="")
 
 
-def token_chips(tok, ids):
-    """Tokens drawn as the lab draws them everywhere: escaped, whitespace marked."""
-    return tokens_html(token_spans(tok, ids), whitespace="markers")
+def token_chips(tok, ids, key):
+    """Tokens drawn as the lab draws them everywhere (the token view), whitespace marked."""
+    token_view([tokens_row(tok, ids)], key=key)
 
 
 st.title("Vocabulary")
 st.caption("Every token of a tokenizer: what it is, what pair it was merged from, what "
-           "was built on top of it. Spaces show as ·, control characters as \\u000a.")
+           "was built on top of it. Spaces show as ·, a newline as ↵, invisible characters by "
+           "name (⟨NUL⟩) and parts of a character in hex (⟨f0 9f⟩); a search with such a "
+           "marker in it matches the token column as shown.")
 
+remember({"vocab_tokenizer": state.GPT4_NAME, "vocab_query": "", "vocab_mode": "substring",
+          "vocab_sort": "id", "vocab_desc": False, "vocab_partial": False,
+          "vocab_sample": DEFAULT_SAMPLE, "vocab_text": SAMPLES[DEFAULT_SAMPLE]})
 name, tok = state.tokenizer_picker("vocab_tokenizer")
 frame = derived.vocab_table(tok)
 counts_recorded = bool(tok.merge_counts)
@@ -37,14 +49,13 @@ c4.metric("Not whole UTF-8 characters", f"{int((~frame['whole_chars']).sum()):,}
                "say): they never decode on their own.")
 if not counts_recorded:
     st.info("This tokenizer has no merge counts recorded (reference vocabularies such as "
-            "GPT-4's, .model files and SentencePiece models do not keep them), so the count "
-            "column is empty.")
+            "GPT-4's, .model files and SentencePiece models do not keep them), so the table "
+            "has no count column.")
 
 # ------------------------------------------------------------------ search and sort
-st.session_state.setdefault("vocab_query", "")
 q1, q2, q3, q4 = st.columns([3, 1.3, 1.3, 1.2])
 query = q1.text_input("Search tokens", key="vocab_query",
-                      placeholder="e.g.  token   or, as a regex,  ^ [A-Z]")
+                      placeholder="e.g.  token   or, as a regex,  ^·[A-Z]")
 mode = q2.radio("Match", ["substring", "regex"], key="vocab_mode", horizontal=True)
 sort_by = q3.selectbox("Sort by", list(vocab.SORTS), key="vocab_sort")
 descending = q4.toggle("Descending", key="vocab_desc")
@@ -54,7 +65,7 @@ only_partial = st.checkbox("Only tokens that are not whole UTF-8 characters",
 try:
     found = vocab.search_tokens(frame, query, mode)
 except ValueError as e:
-    st.error(str(e))
+    st.error(md(e))
     found = frame.iloc[:0]
 except TimeoutError:
     st.error(f"The regex took more than {vocab.SEARCH_TIMEOUT:g} s over the vocabulary and "
@@ -68,9 +79,11 @@ st.caption(f"{len(found):,} matching token{'s' if len(found) != 1 else ''}"
            + (f"; showing the first {TABLE_ROWS:,}" if len(found) > TABLE_ROWS else "")
            + ". Select a row to see it in detail.")
 shown = found.head(TABLE_ROWS)
+empty = vocab.empty_columns(frame)
+columns = [c for c in ("id", "token", "length", "hex", "pair", "merge", "count", "children",
+                       "whole_chars") if c not in empty]
 event = st.dataframe(
-    shown[["id", "token", "length", "hex", "pair", "merge", "count", "children",
-           "whole_chars"]],
+    blank_missing(shown[columns]), width="stretch",
     hide_index=True, height=380, on_select="rerun", selection_mode="single-row",
     key="vocab_table",
     column_config={
@@ -84,7 +97,7 @@ event = st.dataframe(
         "count": st.column_config.NumberColumn("count", help="How often the pair occurred "
                                                "when it was merged", width="small"),
         "children": st.column_config.NumberColumn("built on it", width="small"),
-        "whole_chars": st.column_config.CheckboxColumn("whole UTF-8", width="small"),
+        "whole_chars": st.column_config.CheckboxColumn("whole UTF-8", width="medium"),
     })
 
 # ------------------------------------------------------------------ one token
@@ -104,11 +117,11 @@ idx = detail_col.number_input("Token id", min_value=0, max_value=int(frame.index
 try:
     detail = vocab.token_detail(frame, int(idx))
 except KeyError as e:
-    detail_col.error(e.args[0])
+    detail_col.error(md(e.args[0]))
     detail = None
 if detail is not None:
     with detail_col:
-        st.html(token_chips(tok, [detail["id"]]))
+        token_chips(tok, [detail["id"]], "vocab_token_view")
         st.markdown(f"id **{detail['id']}** · {detail['length']} byte"
                     f"{'s' if detail['length'] != 1 else ''} · hex `{detail['hex']}`")
         if detail["special"]:
@@ -119,7 +132,7 @@ if detail is not None:
             count = detail["count"]
             st.write(f"Made by merge **{detail['merge']:,}** from the pair "
                      f"{detail['left']} + {detail['right']}:")
-            st.html(token_chips(tok, [detail["left"], detail["right"]]))
+            token_chips(tok, [detail["left"], detail["right"]], "vocab_pair_view")
             st.write(f"The pair occurred **{count:,}** times when it was merged."
                      if count is not None else "Its count at merge time was not recorded.")
         if not detail["whole_chars"]:
@@ -133,7 +146,8 @@ if detail is not None:
         st.write(f"**{len(children):,}** token{'s' if len(children) != 1 else ''} "
                  "built on top of it" + (":" if len(children) else "."))
         if len(children):
-            st.dataframe(children[["id", "token", "pair", "merge"]].head(TABLE_ROWS),
+            st.dataframe(blank_missing(children[[c for c in ("id", "token", "pair", "merge")
+                                                 if c not in empty]].head(TABLE_ROWS)),
                          hide_index=True, height=300)
 
 # ------------------------------------------------------------------ a sample text
@@ -153,6 +167,7 @@ u3.metric("Vocabulary never touched", f"{untouched:,}",
           help=f"Of the {ordinary:,} ordinary tokens, this text uses "
                f"{len(used) / ordinary:.2%}; the other {untouched / ordinary:.2%} it never "
                "touches.")
-st.dataframe(used[["id", "token", "uses", "pair", "merge", "whole_chars"]],
+st.dataframe(blank_missing(used[[c for c in ("id", "token", "uses", "pair", "merge",
+                                            "whole_chars") if c not in empty]]),
              hide_index=True, height=300,
              column_config={"whole_chars": st.column_config.CheckboxColumn("whole UTF-8")})

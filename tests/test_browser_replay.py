@@ -57,12 +57,13 @@ def test_replay_slider_changes_the_token_count(page, app_url, gpt4):
     assert expected != f"{len(encode_with_first_merges(gpt4, text, k0, parents)):,}"
     # the exact-k box followed the slider
     assert page.locator('[data-testid="stNumberInput"] input').first.input_value() == str(k)
-    # jump to the next merge this text uses: its tokens are outlined
+    # jump to the next merge this text uses: its tokens are outlined (the token view's
+    # boxes live in a shadow root, which Playwright's locators pierce)
     page.get_by_role("button", name="Next merge it uses").click()
-    page.wait_for_function(
-        """() => Array.from(document.querySelectorAll('.tokens .tok')).some(
-            e => getComputedStyle(e).outlineStyle === 'solid')""", timeout=30_000)
+    page.locator(".tv .tok.m-outline").first.wait_for(timeout=30_000)
     wait_rendered(page)
+    assert page.locator(".tv .tok.m-outline").first.evaluate(
+        "e => getComputedStyle(e).outlineStyle") == "solid"
     assert int(thumb.input_value()) > k
     tall_screenshot(page, "views_replay")
 
@@ -119,10 +120,16 @@ def test_views_render_in_chromium(page, app_url):
     wait_rendered(page)
     tall_screenshot(page, "views_merge_tree")
 
-    open_view(page, app_url, "chunks")
-    tok = page.locator(".tokens .tok").first
+    open_view(page, app_url, "regex_chunks")
+    tok = page.locator(".tv .tok").first
     tok.wait_for(timeout=60_000)
-    assert tok.evaluate("e => getComputedStyle(e).borderBottomWidth") == "3px"
+    assert "inset" in tok.evaluate("e => getComputedStyle(e).boxShadow")  # chunk underline
+    assert page.locator(".tv .tok.ch0").count() and page.locator(".tv .tok.ch1").count()
+    # markers (·) no longer let a line wrap inside a token: one line box per token
+    page.set_viewport_size({"width": 800, "height": 1000})
+    wait_rendered(page)
+    assert page.locator(".tv .tok:not(.cont)").evaluate_all(
+        "els => els.filter(e => e.getClientRects().length !== 1).length") == 0
     tall_screenshot(page, "views_chunks")
     pick(page, "Pattern", "GPT-2")
     pick(page, "Sample", "Python code")
@@ -131,14 +138,14 @@ def test_views_render_in_chromium(page, app_url):
             e.innerText.includes('Tokens crossing a chunk') && e.innerText.includes('17'))""",
         timeout=30_000)
     wait_rendered(page)
-    outlined = page.locator(".tokens .tok").evaluate_all(
+    outlined = page.locator(".tv .tok.m-outline").evaluate_all(
         "els => els.filter(e => getComputedStyle(e).outlineStyle === 'solid').length")
     assert outlined == 17  # GPT-4's tokens that cross GPT-2's chunks, outlined
     tall_screenshot(page, "views_chunks_crossing", 2000)
 
     open_view(page, app_url, "specials")
-    page.locator(".tokens").first.wait_for(timeout=60_000)
-    outlined = page.locator(".tokens .tok").evaluate_all(
-        "els => els.filter(e => getComputedStyle(e).outlineStyle === 'solid').length")
-    assert outlined == 3 + 0 + 1  # 'all', 'none' and the chosen set; none_raise raised
+    page.locator(".tv .tok").first.wait_for(timeout=60_000)
+    marked = page.locator(".tv .tok.m-special").evaluate_all(
+        "els => els.filter(e => getComputedStyle(e).fontWeight === '700').length")
+    assert marked == 3 + 0 + 1  # 'all', 'none' and the chosen set; none_raise raised
     tall_screenshot(page, "views_specials")

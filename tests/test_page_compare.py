@@ -1,10 +1,10 @@
 """The Compare page in AppTest: the empty state and its one-click pair, two tokenizers
 compared on typed text and on a sample, the numbers, the views and the domain table."""
-import re
-
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
+from component_data import token_view_data
+from lab.safe import md
 from viz.compare import compare
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
@@ -24,10 +24,9 @@ def metric(at, label):
 
 
 def views(at):
-    """The ids of the A view and of the B view, read from their data-ids."""
-    bodies = [h.value for h in at.html if 'class="tokens"' in h.value]
-    return [[int(i) for ids in re.findall(r'data-ids="([^"]*)"', body) for i in ids.split()]
-            for body in bodies]
+    """The ids of A's tokens and of B's tokens, as the aligned view draws them."""
+    pair = token_view_data(at, "compare_view")["pair"]
+    return [pair["a"]["ids"], pair["b"]["ids"]]
 
 
 def with_pair(open_page, pair):
@@ -89,7 +88,11 @@ def test_compare_two_tokenizers_on_typed_text(open_page, pair):
     assert metric(at, "Cross a category (B)") == f"{expected['cross_b']:,}"
     assert expected["cross_a"] == 0 < expected["cross_b"]
     assert views(at) == [pair["regex"].encode(text), pair["basic"].encode(text)]
-
+    # one aligned view: the text once, in pieces, each knowing its span of A and of B
+    pieces = token_view_data(at, "compare_view")["pair"]["pieces"]
+    assert "".join(pieces["show"]) == text.replace(" ", "·")
+    assert pieces["sa"][-1] + 1 <= expected["tokens_a"] and max(pieces["sb"]) > 0
+    assert expected["only_a"] + expected["only_b"] > 0
 
 def test_default_is_gpt4_against_the_latest_and_the_domain_table(open_page, pair, gpt4):
     at = with_pair(open_page, pair)
@@ -118,5 +121,5 @@ def test_special_token_text_is_compared_as_plain_text(open_page, pair, gpt4):
     text = "before <|endoftext|> after"
     at.text_area(key="compare_text").input(text).run()
     assert not at.exception
-    assert any("<|endoftext|>" in c.value for c in at.caption)
+    assert any(md("<|endoftext|>") in c.value for c in at.caption)  # escaped, shown as typed
     assert views(at)[0] == gpt4.encode(text, allowed_special="none")

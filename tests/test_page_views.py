@@ -8,6 +8,7 @@ import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.replay import encode_with_first_merges, merge_applications, merge_parents
+from component_data import marked_ids, token_rows
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 GPT4_NAME = "GPT-4 (cl100k_base)"
@@ -36,12 +37,6 @@ def texts(elements):
     return [e.value for e in elements]
 
 
-def view_ids(html_value):
-    return [int(i) for ids in re.findall(r'data-ids="([^"]*)"', html_value) for i in ids.split()]
-
-
-def token_views(at):
-    return [h.value for h in at.html if 'class="tokens"' in h.value]
 
 
 # ------------------------------------------------------------------------ vocabulary
@@ -147,13 +142,17 @@ def test_replay_with_gpt4(open_page, gpt4):
         expected = encode_with_first_merges(gpt4, text, k, parents)
         assert metric(at, "Tokens at this k") == f"{len(expected):,}"
         assert at.number_input(key="replay_k_num").value == k
-        assert view_ids(token_views(at)[0]) == expected
+        (row,) = token_rows(at, "replay_view")
+        assert row["ids"] == expected and row["text"] == text
     # the exact number moves the slider, and the step names its merge
     the = gpt4.encode("the")[0]
     at.number_input(key="replay_k_num").set_value(the - 255).run()
     assert at.slider(key="replay_k").value == the - 255
     assert any("-> [the]" in c for c in texts(at.code))
-    assert 'outline:2px solid' in token_views(at)[0]
+    (row,) = token_rows(at, "replay_view")
+    outlined = marked_ids(row, "outline")
+    assert outlined and all(the in ids for ids in outlined)
+    assert len(outlined) == row["ids"].count(the)  # every token it made, and only those
 
 
 def test_replay_jumps_between_the_merges_the_text_uses(open_page, gpt4):
@@ -209,18 +208,21 @@ def test_replay_of_a_tokenizer_without_merges(open_page):
 
 
 # ------------------------------------------------------------------------ regex chunks
-def test_chunks_with_gpt4(open_page):
-    at = open_page("pages/chunks.py")
+def test_chunks_with_gpt4(open_page, gpt4):
+    at = open_page("pages/regex_chunks.py")
     assert not at.exception
     assert at.selectbox(key="chunks_preset").value == "The tokenizer's own"
     assert metric(at, "Tokens crossing a chunk") == "0"
-    assert "border-bottom:3px solid" in token_views(at)[0]
+    (row,) = token_rows(at, "chunks_view")
+    assert row["ids"] == gpt4.encode_ordinary(at.text_area(key="chunks_text").value)
+    assert len(row["chunk"]) == len(row["n"]) and row["chunk"][-1] > 10  # chunk per span
+    assert row["marks"] == {"outline": []}  # its own pattern: nothing crosses
     at.selectbox(key="chunks_preset").select("GPT-2").run()
     assert at.text_area(key="chunks_pattern").value.startswith("'(?:[sdmt]")
 
 
 def test_chunks_bad_and_catastrophic_patterns_are_messages(open_page):
-    at = open_page("pages/chunks.py")
+    at = open_page("pages/regex_chunks.py")
     at.text_area(key="chunks_pattern").input("(unclosed").run()
     assert not at.exception
     assert at.selectbox(key="chunks_preset").value == "Custom"
@@ -233,10 +235,12 @@ def test_chunks_bad_and_catastrophic_patterns_are_messages(open_page):
 
 def test_chunks_flag_tokens_crossing_another_pattern(open_page, mine):
     basic = BasicTokenizer().train(SAMPLES[DEFAULT_SAMPLE] * 3, 256 + 60)
-    at = with_mine(open_page("pages/chunks.py"), "chunks_tokenizer", basic, "basic")
+    at = with_mine(open_page("pages/regex_chunks.py"), "chunks_tokenizer", basic, "basic")
     assert at.selectbox(key="chunks_preset").value == "GPT-2"  # no pattern of its own
     assert int(metric(at, "Tokens crossing a chunk")) > 0
     assert any("cross a boundary" in w for w in texts(at.warning))
+    (row,) = token_rows(at, "chunks_view")
+    assert len(row["marks"]["outline"]) == int(metric(at, "Tokens crossing a chunk"))
     at = with_mine(at, "chunks_tokenizer", mine)
     at.selectbox(key="chunks_preset").select("The tokenizer's own").run()
     assert at.text_area(key="chunks_pattern").value == mine.pattern

@@ -5,12 +5,10 @@ import pandas as pd
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.compare import (BETTER, DIFF_PALETTE, SAME_COLORS, WORSE, boundary_stats,
-                         char_category, compare, cross_category_count, diff_colors,
-                         differing_spans, domain_frame, domain_marks, domain_styler,
-                         token_boundaries)
+from viz.compare import (AGREED, BETTER, WORSE, aligned, boundary_stats, char_category, compare,
+                         cross_category_count, domain_frame, domain_marks, domain_styler,
+                         span_bounds, token_boundaries)
 from viz.samples import SAMPLES
-from viz.tokens import PALETTE, token_spans
 
 TEXT = "The year 2026 had 365 days; 🫠 melted. 안녕!"
 
@@ -40,7 +38,11 @@ def test_boundary_stats_share_over_union():
 def test_a_tokenizer_agrees_with_itself(gpt4):
     result = compare(gpt4, gpt4, TEXT)
     assert result.stats["shared_pct"] == 100.0
-    assert result.differ_a == set() and result.differ_b == set()
+    assert result.stats["only_a"] == result.stats["only_b"] == 0
+    pair = aligned(gpt4, gpt4, result)
+    pieces = pair["pieces"]
+    assert pieces["sa"] == pieces["sb"] == list(range(len(pieces["sa"])))  # piece = span
+    assert set(pair["a"]["colors"]) == set(pair["b"]["colors"]) == {AGREED}  # all grey
     assert result.stats["tokens_a"] == result.stats["tokens_b"] == len(gpt4.encode(TEXT))
 
 
@@ -52,25 +54,36 @@ def test_bytes_against_gpt4_share_every_gpt4_boundary(gpt4):
     assert result.stats["tokens_b"] == n_bytes
     assert result.stats["shared"] == gpt4_cuts
     assert result.stats["shared_pct"] == pytest.approx(100 * gpt4_cuts / (n_bytes - 1))
-    # a GPT-4 span differs exactly when it is more than one byte long
-    assert result.differ_a == {i for i, s in enumerate(result.spans_a)
-                               if s.byte_end - s.byte_start > 1}
+    assert result.stats["only_a"] == 0 and result.stats["only_b"] == n_bytes - 1 - gpt4_cuts
 
 
-def test_same_outline_but_different_cuts_inside_is_marked(gpt4):
-    text = "🫠"  # GPT-4 spends more than one token on it; raw bytes spend four
-    raw = BasicTokenizer()
-    result = compare(gpt4, raw, text)
-    assert len(result.spans_a) == len(result.spans_b) == 1  # both draw one character
-    assert result.differ_a == {0} and result.differ_b == {0}
-
-
-def test_differing_spans_against_explicit_boundaries():
-    spans = token_spans(BasicTokenizer(), list(b"abcd"))  # a | b | c | d
-    # the other side cuts "ab" | "cd": every span differs from it
-    assert differing_spans(spans, [0, 2, 4]) == {0, 1, 2, 3}
-    # the other side cuts "a" | "bc" | "d": the middle two differ
-    assert differing_spans(spans, [0, 1, 3, 4]) == {1, 2}
+def test_the_aligned_pair_cuts_at_every_span_boundary_of_either_side(regex, basic):
+    text = "year 2026 had 365 days\nand then 🫠"
+    result = compare(regex, basic, text)
+    pair = aligned(regex, basic, result, "regex", "basic")
+    pieces, row_a, row_b = pair["pieces"], pair["a"], pair["b"]
+    assert row_a["ids"] == result.ids_a and row_b["ids"] == result.ids_b
+    assert (row_a["caption"], row_b["caption"], row_a["text"]) == ("regex", "basic", text)
+    assert sum(pieces["nb"]) == len(text.encode())
+    # a piece starts wherever either side starts a span, and nowhere else
+    starts = {sum(pieces["nb"][:p]) for p in range(len(pieces["nb"]))}
+    span_starts = []
+    for row in (row_a, row_b):
+        at, t, mine = 0, 0, set()
+        for n in row["n"]:
+            mine.add(at)
+            at += sum(row["nb"][t:t + n])
+            t += n
+        span_starts.append(mine)
+    assert starts == span_starts[0] | span_starts[1]
+    assert "".join(pieces["show"]).replace("\n", "") == \
+        text.replace(" ", "·").replace("\n", "↵")
+    assert result.stats["only_a"] + result.stats["only_b"] > 0  # they do differ
+    # grey exactly where the other side has the same span; never grey elsewhere
+    for row, other in ((row_a, row_b), (row_b, row_a)):
+        theirs = set(span_bounds(other))
+        assert [c == AGREED for c in row["colors"]] == [b in theirs for b in span_bounds(row)]
+    assert AGREED in row_a["colors"] and set(row_a["colors"]) - {AGREED}
 
 
 def test_categories_follow_the_split_pattern_classes():
@@ -97,17 +110,6 @@ def test_special_token_text_is_compared_as_plain_text(gpt4, regex):
     result = compare(gpt4, regex, "end <|endoftext|> here")
     assert 100257 not in result.ids_a
     assert gpt4.decode(result.ids_a) == "end <|endoftext|> here"
-
-
-def test_diff_colors_grey_where_agreeing_and_neighbours_differ(gpt4, basic):
-    result = compare(gpt4, basic, TEXT * 3)
-    colors = diff_colors(result.spans_a, result.differ_a)
-    assert all(a != b for a, b in zip(colors, colors[1:]))
-    assert set(DIFF_PALETTE) < set(PALETTE) and not set(DIFF_PALETTE) & set(SAME_COLORS)
-    assert all(len({c[1:3], c[3:5], c[5:7]}) > 1 for c in DIFF_PALETTE)  # no greys
-    for i, color in enumerate(colors):
-        assert (color in DIFF_PALETTE) == (i in result.differ_a)
-        assert (color in SAME_COLORS) == (i not in result.differ_a)
 
 
 def test_domain_frame_is_bytes_per_token(gpt4):

@@ -3,6 +3,7 @@ import pytest
 
 from bpe import RegexTokenizer
 from bpe.replay import encode_with_first_merges, merge_parents, token_counts_by_merge
+from viz.marks import span_token_starts
 from viz.replay import (counts_frame, merge_name, next_step, previous_step, replay_step,
                          used_steps)
 
@@ -20,7 +21,8 @@ def test_step_k_is_the_text_after_k_merges(tok):
     for k in (0, 1, 5, 37, 120):
         step = replay_step(tok, ids, k, parents)
         assert step.ids == encode_with_first_merges(tok, TEXT, k, parents)
-        assert "".join(s.text for s in step.spans) == TEXT
+        assert step.row["text"] == TEXT and step.row["ids"] == step.ids
+        assert sum(step.row["n"]) == len(step.ids)
         assert all(idx < 256 + k for idx in step.ids)
 
 
@@ -33,7 +35,9 @@ def test_step_names_its_merge_and_outlines_where_it_landed(tok):
         assert step.idx == 255 + k and parents[step.idx] == step.pair
         assert step.count == tok.merge_counts[step.idx]
         assert step.occurrences == step.ids.count(step.idx)
-        assert step.highlight == {i for i, s in enumerate(step.spans) if step.idx in s.ids}
+        starts = span_token_starts(step.row)
+        assert step.highlight == [i for i in range(len(starts) - 1)
+                                  if step.idx in step.ids[starts[i]:starts[i + 1]]]
         assert (step.occurrences > 0) == bool(step.highlight)
         seen_some |= step.occurrences > 0
     assert seen_some

@@ -82,8 +82,21 @@ def test_dot_labels_are_escaped(tok):
         assert all(re.fullmatch(r'  n\d+ \[label=' + QUOTED + r', fillcolor="#[0-9a-f]{6}"\];',
                                 line) for line in dot.splitlines() if "label=" in line)
         root = undot(labels[0]).split("\n")
-        assert root[0] == tok.vocab[idx].decode().replace(" ", "·").replace("\n", "\\u000a")
+        assert root[0] == tok.vocab[idx].decode().replace(" ", "·").replace("\n", "↵")
     assert dot_escape('a"b\\c') == 'a\\"b\\\\c'
+
+
+def test_partial_characters_show_their_hex_never_a_bare_replacement(gpt4):
+    # a GPT-4 token made of two pieces of one emoji's bytes: every node is distinct
+    parents = merge_parents(gpt4)
+    idx = next(i for i, pair in parents.items() if gpt4.vocab[i].startswith(b"\xf0\x9f")
+               and len(gpt4.vocab[i]) == 3)
+    labels = [undot(label).split("\n")[0]
+              for label in re.findall(r"label=" + QUOTED, tree_dot(gpt4, idx, parents))]
+    assert len(labels) == 5  # the token, its two parts, and the bytes under the merged part
+    assert not any("\ufffd" in label for label in labels)
+    assert labels[0] == "⟨" + gpt4.vocab[idx].hex(" ") + "⟩"
+    assert all(label.startswith("⟨") for label in labels)
 
 
 def test_counts_recorded_by_training_are_shown(tok):

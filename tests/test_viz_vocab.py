@@ -1,10 +1,8 @@
 """The vocabulary table: one row per token, pairs and children right, search and sort."""
-import re
-
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.vocab import (is_whole_utf8, markdown_literal, search_tokens, sort_tokens,
+from viz.vocab import (empty_columns, is_whole_utf8, search_tokens, sort_tokens,
                        text_usage, token_detail, visible, vocab_frame)
 
 TEXT = 'Hi "there", the  theme\n\tof thé 😉 😉 then\\ there.'
@@ -67,8 +65,10 @@ def test_gpt4_frame_flags_specials_partial_bytes_and_no_counts(gpt4, gpt4_frame)
 
 
 def test_visible_shows_whitespace_and_escapes_control_characters():
-    assert visible(b" a\n\t") == "·a\\u000a\\u0009"
-    assert visible("é".encode()[:1]) == "\ufffd"
+    # the one renderer's markers (viz.tokens.display_text), on one line
+    assert visible(b" a\n\t") == "·a↵→"
+    assert visible("é".encode()[:1]) == "⟨c3⟩"  # part of a character: hex, never "�"
+    assert visible(b"\x00\xe2\x80\x8b") == "⟨NUL⟩⟨ZWSP⟩"
     assert is_whole_utf8("😉".encode()) and not is_whole_utf8("😉".encode()[:3])
 
 
@@ -85,6 +85,26 @@ def test_substring_search(frame):
 def test_regex_search(frame):
     found = search_tokens(frame, r"^ t", "regex")
     assert len(found) > 0 and all(t.startswith(" t") for t in found["text"])
+
+
+def test_search_matches_what_the_table_shows(gpt4_frame):
+    # the issue's example: a · in the query is the space the token column shows as ·
+    found = search_tokens(gpt4_frame, "^·[a-z]{3}$", "regex")
+    assert len(found) > 500
+    assert all(len(t) == 4 and t[0] == " " and t[1:].isalpha() for t in found["text"])
+    assert found["id"].tolist() == search_tokens(gpt4_frame, "^ [a-z]{3}$", "regex")["id"].tolist()
+    assert (search_tokens(gpt4_frame, "·the")["id"].tolist()
+            == search_tokens(gpt4_frame, " the")["id"].tolist())
+    newline = search_tokens(gpt4_frame, "↵↵")
+    assert len(newline) > 0 and all("\n\n" in t for t in newline["text"])
+    # the other markers match as displayed: half characters by their hex
+    partial = search_tokens(gpt4_frame, "⟨f0 9f")
+    assert len(partial) > 0 and all(not w for w in partial["whole_chars"])
+
+
+def test_empty_columns_only_where_nothing_is_recorded(gpt4_frame, frame):
+    assert empty_columns(gpt4_frame) == ["count"]  # merges recovered, counts never kept
+    assert empty_columns(frame) == []  # trained here: counts recorded
 
 
 def test_invalid_regex_says_how_to_fix_it(frame):
@@ -135,12 +155,3 @@ def test_text_usage(tok, frame):
     assert set(used.index) == set(ids)
     assert used["uses"].is_monotonic_decreasing
     assert untouched == len(tok.vocab) - len(set(ids))
-
-
-def test_markdown_literal_escapes_every_ascii_punctuation():
-    text = "**a** _b_ `c` :smile: [x](y) <b> \\ ~ # | $1"
-    units = re.findall(r"\\.|.", markdown_literal(text))  # escapes and bare characters
-    assert "".join(u[-1] for u in units) == text
-    # no Markdown punctuation is left bare
-    assert not [u for u in units if len(u) == 1 and u in "*_`:[]()<>\\~#|$"]
-    assert markdown_literal("plain text·é") == "plain text·é"

@@ -2,22 +2,20 @@
 
 Boundaries are byte offsets, so tokenizers that split a character differently (or put
 the split inside a character) are still compared exactly. This module computes the
-alignment, the page's numbers (% of boundaries shared, tokens crossing a character
-category) and the table of bytes per token on the sample domains. It draws nothing and
-imports no streamlit: pages color the spans with viz.tokens.tokens_html.
+alignment, the page's numbers (% of boundaries shared, cuts only one side makes, tokens
+crossing a character category), the data of the one aligned view (the text once, A's
+cuts above it, B's below) and the table of bytes per token on the sample domains. It
+draws nothing and imports no streamlit: lab.token_view draws what `aligned` returns.
 """
 import unicodedata
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import pandas as pd
 
 from .samples import SAMPLES
-from .tokens import PALETTE, token_spans
+from .marks import tokens_row
+from .tokens import PALETTE, pair_view
 
-SAME_COLORS = ("#eceff3", "#dde1e7")  # two greys, so neighbouring agreed tokens still differ
-# the palette without its greys, so a differing token never looks like an agreed one
-DIFF_PALETTE = tuple(c for c in PALETTE if len({c[1:3], c[3:5], c[5:7]}) > 1)
 BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
 DOMAINS = {  # the table's rows: a short domain name -> the sample it is measured on
     "prose": "English prose",
@@ -53,32 +51,6 @@ def boundary_stats(boundaries_a, boundaries_b):
     shared, union = len(a & b), len(a | b)
     return {"shared": shared, "union": union,
             "shared_pct": 100.0 * shared / union if union else 100.0}
-
-
-def differing_spans(spans, other_boundaries):
-    """Indices of spans whose cuts the other tokenization does not make exactly.
-
-    A span agrees when the other tokenization has a boundary at its start and its end
-    and, in between, exactly the token boundaries the span has inside it (the same
-    tokens). other_boundaries: every boundary of the other side, 0 and the end included.
-    """
-    other = sorted(set(other_boundaries))
-    differ = set()
-    for i, span in enumerate(spans):
-        own = [span.byte_start]
-        for token in span.token_bytes:
-            own.append(own[-1] + len(token))
-        inside = other[bisect_left(other, span.byte_start):bisect_right(other, span.byte_end)]
-        if inside != own:
-            differ.add(i)
-    return differ
-
-
-def diff_colors(spans, differ):
-    """A background per span: colors (by position, no greys) where the sides differ, two
-    alternating greys where they agree, so the eye goes to the differences."""
-    return [DIFF_PALETTE[i % len(DIFF_PALETTE)] if i in differ else SAME_COLORS[i % 2]
-            for i in range(len(spans))]
 
 
 def char_category(ch):
@@ -128,14 +100,14 @@ def cross_category_count(tok, ids):
 
 @dataclass
 class Comparison:
-    """The same text tokenized by a and b, aligned."""
+    """The same text tokenized by a and b, aligned by byte offset."""
+    text_bytes: bytes
     ids_a: list
     ids_b: list
-    spans_a: list
-    spans_b: list
-    differ_a: set     # indices into spans_a that b does not cut the same way
-    differ_b: set
-    stats: dict       # tokens_a, tokens_b, shared, union, shared_pct, cross_a, cross_b
+    offsets_a: list   # byte offset where each token of a starts, then the end of the text
+    offsets_b: list
+    stats: dict       # tokens_a, tokens_b, shared, union, shared_pct, cross_a, cross_b,
+    #                   only_a, only_b (cuts one side makes and the other does not)
 
 
 def compare(tok_a, tok_b, text, allowed_special="none"):
@@ -146,20 +118,69 @@ def compare(tok_a, tok_b, text, allowed_special="none"):
     """
     ids_a = tok_a.encode(text, allowed_special=allowed_special)
     ids_b = tok_b.encode(text, allowed_special=allowed_special)
-    offsets_a, offsets_b = tok_a.token_byte_offsets(ids_a), tok_b.token_byte_offsets(ids_b)
-    end = len(tok_a.decode_bytes(ids_a))
-    if end != len(tok_b.decode_bytes(ids_b)):
+    text_bytes = tok_a.decode_bytes(ids_a)
+    if text_bytes != tok_b.decode_bytes(ids_b):
         raise ValueError("the two tokenizers do not give back the same bytes for this text "
                          "(one of them changes or drops some of it), so their tokens cannot be "
                          "lined up by byte position; try a text both can round-trip")
-    spans_a, spans_b = token_spans(tok_a, ids_a), token_spans(tok_b, ids_b)
+    end = len(text_bytes)
+    offsets_a = tok_a.token_byte_offsets(ids_a) + [end]
+    offsets_b = tok_b.token_byte_offsets(ids_b) + [end]
+    inner_a, inner_b = set(offsets_a[1:-1]), set(offsets_b[1:-1])
     stats = {"tokens_a": len(ids_a), "tokens_b": len(ids_b),
-             **boundary_stats(offsets_a[1:], offsets_b[1:]),
+             **boundary_stats(inner_a, inner_b),
+             "only_a": len(inner_a - inner_b), "only_b": len(inner_b - inner_a),
              "cross_a": cross_category_count(tok_a, ids_a),
              "cross_b": cross_category_count(tok_b, ids_b)}
-    return Comparison(ids_a, ids_b, spans_a, spans_b,
-                      differing_spans(spans_a, offsets_b + [end]),
-                      differing_spans(spans_b, offsets_a + [end]), stats)
+    return Comparison(text_bytes, ids_a, ids_b, offsets_a, offsets_b, stats)
+
+
+AGREED = len(PALETTE) - 1  # the palette's last color, its grey (in both themes): a span
+#                            both sides make the same
+
+
+def span_bounds(row):
+    """(byte start, byte end) of each span of a token-view row."""
+    bounds, at, t = [], 0, 0
+    for n in row["n"]:
+        end = at + sum(row["nb"][t:t + n])
+        bounds.append((at, end))
+        at, t = end, t + n
+    return bounds
+
+
+def agreement_colors(row, other):
+    """A palette index per span of row: the grey AGREED where the other row has a span
+    with exactly the same bytes, else colors by position that skip the grey, so the
+    eye goes to where the two tokenizers differ.
+
+    >>> agreement_colors({"n": [1, 1], "nb": [1, 2]}, {"n": [1, 1, 1], "nb": [1, 1, 1]})
+    [11, 1]
+    """
+    theirs = set(span_bounds(other))
+    return [AGREED if bounds in theirs else i % AGREED
+            for i, bounds in enumerate(span_bounds(row))]
+
+
+def aligned(tok_a, tok_b, result, label_a="A", label_b="B"):
+    """The comparison as the token view's aligned pair (viz.tokens.pair_view): the text
+    once, cut at every span boundary of either side, A's spans a band above it and B's
+    below, grey where both make the same span; whitespace marked, since where a space
+    goes is what differs most.
+
+    >>> from bpe import BasicTokenizer
+    >>> a, b = BasicTokenizer().train("abab", 257), BasicTokenizer()
+    >>> pair = aligned(a, b, compare(a, b, "abc"))
+    >>> pair["pieces"]["show"], pair["pieces"]["sa"], pair["pieces"]["sb"]
+    (['a', 'b', 'c'], [0, 0, 1], [0, 1, 2])
+    >>> pair["a"]["colors"], pair["b"]["colors"]  # "c" is cut alike: grey on both sides
+    ([0, 11], [0, 1, 11])
+    """
+    row_a = tokens_row(tok_a, result.ids_a, caption=label_a)
+    row_b = tokens_row(tok_b, result.ids_b, caption=label_b)
+    row_a["colors"], row_b["colors"] = (agreement_colors(row_a, row_b),
+                                        agreement_colors(row_b, row_a))
+    return pair_view(row_a, row_b, result.text_bytes, whitespace="markers")
 
 
 def bytes_per_token(tok, text):

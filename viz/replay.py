@@ -13,7 +13,7 @@ from typing import Optional
 import pandas as pd
 
 from bpe.replay import merge_applications, split_below
-from viz.tokens import token_spans
+from viz.marks import spans_holding, tokens_row
 from viz.vocab import visible
 
 CHART_POINTS = 1500  # points of the count curve drawn; GPT-4 has 100,001
@@ -23,12 +23,12 @@ CHART_POINTS = 1500  # points of the count curve drawn; GPT-4 has 100,001
 class ReplayStep:
     k: int
     ids: list                      # the text's ids with only the first k merges
-    spans: list                    # viz.tokens spans of those ids
+    row: dict                      # the token view's row of those ids (viz.marks.tokens_row)
     idx: Optional[int] = None      # the token merge k made (None at k=0)
     pair: Optional[tuple] = None   # the pair it was made from
     count: Optional[int] = None    # the pair's count when merged, if recorded
     occurrences: int = 0           # how many times idx stands in ids
-    highlight: set = field(default_factory=set)  # indices of the spans holding idx
+    highlight: list = field(default_factory=list)  # indices of the row's spans holding idx
 
 
 def replay_step(tok, ids, k, parents):
@@ -40,18 +40,20 @@ def replay_step(tok, ids, k, parents):
     >>> step = replay_step(tok, tok.encode("aaabdaaabac"), 2, merge_parents(tok))
     >>> step.idx, step.pair, step.occurrences, sorted(step.highlight)
     (257, (256, 97), 2, [0, 3])
+    >>> step.row["show"][:2]
+    ['aaa', 'b']
     """
     n_merges = len(parents)
     if not 0 <= k <= n_merges:
         raise ValueError(f"k must be from 0 to {n_merges} (the number of merges), not {k}")
     step_ids = split_below(ids, parents, 256 + k)
-    step = ReplayStep(k, step_ids, token_spans(tok, step_ids))
+    step = ReplayStep(k, step_ids, tokens_row(tok, step_ids, color_by="id"))
     if k:
         step.idx = 255 + k
         step.pair = parents[step.idx]
         step.count = tok.merge_counts.get(step.idx)
         step.occurrences = step_ids.count(step.idx)
-        step.highlight = {i for i, span in enumerate(step.spans) if step.idx in span.ids}
+        step.highlight = spans_holding(step.row, {step.idx})
     return step
 
 

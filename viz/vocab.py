@@ -16,31 +16,24 @@ from collections import Counter
 import pandas as pd
 import regex
 
-from bpe import render_token
+from viz.tokens import display_text
 
 SORTS = {"id": "id", "length": "length", "merge count": "count"}
-SEARCH_TIMEOUT = 1.0  # seconds a regex search may take over the whole vocabulary
-MARKDOWN_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+SEARCH_TIMEOUT = 4.0  # seconds a regex search may take over the whole vocabulary (GPT-4's
+#                      100k tokens take about 1 s on a busy 2-core machine)
 
 
 def visible(token: bytes) -> str:
-    """A token's text with spaces shown as · and control characters escaped (\\u000a),
-    invalid UTF-8 as U+FFFD: what the tables print, so ' the' and 'the' differ at a glance.
+    """A token's text on one line, as the lab shows it everywhere (viz.tokens.display_text,
+    the one renderer): spaces as ·, tab →, newline ↵, invisible and control characters
+    as named markers, bytes that are part of a character as hex. What the tables and the
+    merge tree print, so ' the' and 'the' differ at a glance.
 
-    >>> visible(b" the\\n")
-    '·the\\\\u000a'
+    >>> visible(b" the\\n"), visible("😉".encode()[:2]), visible(b"a\\x00")
+    ('·the↵', '⟨f0 9f⟩', 'a⟨NUL⟩')
     """
-    return render_token(token).replace(" ", "·")
-
-
-def markdown_literal(text):
-    """text that Streamlit's Markdown labels (pills, buttons) show as typed: every ASCII
-    punctuation character backslash-escaped, as CommonMark allows.
-
-    >>> print(markdown_literal("**x** :smile: [a](b)"))
-    \\*\\*x\\*\\* \\:smile\\: \\[a\\]\\(b\\)
-    """
-    return "".join("\\" + ch if ch in MARKDOWN_PUNCTUATION else ch for ch in text)
+    # display_text keeps a real line break after ↵ for running text; a cell is one line
+    return display_text(token, whitespace="markers").replace("\n", "")
 
 
 def is_whole_utf8(token: bytes) -> bool:
@@ -89,9 +82,27 @@ def vocab_frame(tok):
                   "merge", "count", "children", "whole_chars", "special"]]
 
 
+# characters that only the token column shows (markers for space, tab, newline, CR, and
+# the ⟨⟩ around invisible characters' names and partial characters' hex)
+MARKERS = frozenset("·→↵␍⟨⟩")
+
+
+def search_column(query):
+    """Which column a query is matched against: "token" (as the table shows it) when
+    it holds a marker (· for a space, say), else "text" (the decoded token, so a typed
+    space, \\n or \\s finds whitespace).
+
+    >>> search_column("^·[a-z]{3}$"), search_column("^ [a-z]{3}$"), search_column("⟨NUL")
+    ('token', 'text', 'token')
+    """
+    return "token" if MARKERS.intersection(query) else "text"
+
+
 def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIMEOUT):
-    """The rows whose decoded text contains query ("substring") or matches the regex
-    query anywhere ("regex"). An empty query keeps every row.
+    """The rows whose token contains query ("substring") or matches the regex query
+    anywhere ("regex"), as it is displayed: a query with a marker in it (· ↵ → ␍ ⟨⟩) is
+    matched against the token column as shown, else against the decoded text (see
+    search_column). An empty query keeps every row.
     ValueError for an invalid regex, TimeoutError if the regex takes longer than timeout
     seconds over the whole vocabulary (catastrophic backtracking).
 
@@ -99,11 +110,14 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
     >>> frame = vocab_frame(BasicTokenizer().train("aaabdaaabac", 259))
     >>> search_tokens(frame, "a{3}", "regex")["id"].tolist()
     [257, 258]
+    >>> search_tokens(frame, "^·$", "regex")["id"].tolist()  # the space byte, shown as ·
+    [32]
     """
     if not query:
         return frame
+    column = frame[search_column(query)]
     if mode == "substring":
-        return frame[frame["text"].str.contains(query, case=case, regex=False)]
+        return frame[column.str.contains(query, case=case, regex=False)]
     if mode != "regex":
         raise ValueError(f"mode must be 'substring' or 'regex', not {mode!r}")
     try:
@@ -113,12 +127,27 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
                          "substring search to find the text as typed.") from None
     deadline = time.monotonic() + timeout
     mask = []
-    for text in frame["text"]:
+    for text in column:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("regex timed out")
         mask.append(compiled.search(text, timeout=left) is not None)
     return frame[mask]
+
+
+def empty_columns(frame):
+    """The columns with nothing to show for this tokenizer: "count" when no merge counts
+    were recorded (GPT-4, .model files), and the merge columns when it has no merges at
+    all (a SentencePiece model), so the table does not show a column of "None".
+
+    >>> from bpe import BasicTokenizer
+    >>> empty_columns(vocab_frame(BasicTokenizer()))
+    ['count', 'pair', 'merge', 'children']
+    """
+    empty = [] if frame["count"].notna().any() else ["count"]
+    if frame["merge"].isna().all():
+        empty += ["pair", "merge", "children"]
+    return empty
 
 
 def sort_tokens(frame, by="id", descending=False):

@@ -1,6 +1,6 @@
 """Regex chunk overlay: a split pattern's chunks underlined beneath a tokenizer's tokens,
 so one sees that no token crosses its own tokenizer's chunks (and which tokens cross an
-edited pattern's). Thin: chunks, crossings and the table are viz.chunks'."""
+edited pattern's). Thin: chunks, crossings and the table are viz.regex_chunks'."""
 import streamlit as st
 
 from lab.frame import run_inside_frame
@@ -9,9 +9,12 @@ run_inside_frame()
 
 from lab.widgets import sample_text
 from lab import state
-from viz import chunks
-from viz.tokens import token_spans, tokens_html, truncated
-from viz.vocab import markdown_literal
+from lab.memory import remember
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
+from viz import regex_chunks
+from lab.safe import md
+from lab.token_view import token_view
+from viz.marks import tokens_row
 
 OWN = "The tokenizer's own"
 CUSTOM = "Custom"
@@ -20,11 +23,14 @@ MAX_CHARS = 20_000
 st.title("Regex chunks")
 st.caption("Before BPE runs, a split pattern cuts the text into chunks, and merges never "
            "cross a chunk: letters, digits, punctuation and whitespace stay apart. Each "
-           "token below is underlined in its chunk's color (chunks alternate dark and red).")
+           "token below is underlined in its chunk's color (chunks alternate dark and red); a "
+           "token that crosses a chunk boundary is outlined in red.")
 
+remember({"chunks_tokenizer": state.GPT4_NAME, "chunks_sample": DEFAULT_SAMPLE,
+          "chunks_text": SAMPLES[DEFAULT_SAMPLE], "chunks_preset": None, "chunks_pattern": None})
 name, tok = state.tokenizer_picker("chunks_tokenizer")
 
-presets = dict(chunks.PRESETS)
+presets = dict(regex_chunks.PRESETS)
 if tok.pattern:
     presets = {OWN: tok.pattern, **presets}
 choices = [*presets, CUSTOM]
@@ -47,7 +53,6 @@ def mark_custom():
         st.session_state["chunks_preset"] = CUSTOM
 
 
-st.session_state.setdefault("chunks_pattern", presets[choices[0]])
 c1, c2 = st.columns([1, 4])
 c1.selectbox("Pattern", choices, key="chunks_preset", on_change=load_preset)
 pattern = c2.text_area("Split pattern (a regex; edit it freely)", key="chunks_pattern",
@@ -56,23 +61,20 @@ st.caption("Try GPT-4 with the GPT-2 pattern on the Python code sample: GPT-4's 
            "lets punctuation take a letter or a newline along, so tokens such as “(ids” "
            "and “):↵” cross GPT-2's chunks.")
 if not tok.pattern:
-    st.caption(f"“{markdown_literal(name)}” has no split pattern (a BasicTokenizer merges "
+    st.caption(f"“{md(name)}” has no split pattern (a BasicTokenizer merges "
                "across everything), so its tokens may cross any pattern's chunks.")
 
 text = sample_text("chunks", height=110, max_chars=MAX_CHARS)
 
 try:
-    found = chunks.find_chunks(pattern, text)
-except (ValueError, TypeError) as e:
-    st.error(str(e))
-    st.stop()
-except TimeoutError as e:
-    st.error(str(e))
+    found = regex_chunks.find_chunks(pattern, text)
+except (ValueError, TypeError, TimeoutError) as e:  # the message may echo the pattern
+    st.error(md(e))
     st.stop()
 
 ids = tok.encode_ordinary(text)
-spans = token_spans(tok, ids)
-crossing = chunks.crossing_spans(spans, found)
+row = tokens_row(tok, ids)
+crossing = regex_chunks.crossing_spans(row, found)
 skipped = [c for c in found if not c.matched]
 
 m1, m2, m3 = st.columns(3)
@@ -80,7 +82,7 @@ m1.metric("Chunks", f"{len(found):,}")
 m2.metric("Tokens", f"{len(ids):,}")
 m3.metric("Tokens crossing a chunk", f"{len(crossing):,}")
 if crossing:
-    st.warning(f"{len(crossing):,} of “{markdown_literal(name)}”'s tokens cross a boundary "
+    st.warning(f"{len(crossing):,} of “{md(name)}”'s tokens cross a boundary "
                "of this pattern (outlined in red): the tokenizer was built with a different "
                "split, so its merges never saw these chunks.")
 else:
@@ -90,10 +92,8 @@ if skipped:
                "of the text (rows with matched = false): a RegexTokenizer with this pattern "
                r"would refuse this text. End the pattern with |\s+|. to match everything.")
 
-st.html(tokens_html(spans, whitespace="markers", chunk_starts=chunks.chunk_starts(found),
-                    highlight=crossing))
-if truncated(spans):
-    st.caption(truncated(spans))
-st.dataframe(chunks.chunk_frame(text, found, spans), hide_index=True, height=300,
+row.update(chunk=regex_chunks.span_chunks(row, found), marks={"outline": crossing})
+token_view([row], key="chunks_view")
+st.dataframe(regex_chunks.chunk_frame(text, found, row), hide_index=True, height=300,
              column_config={"tokens": st.column_config.NumberColumn(
                  "tokens", help="Tokens that start in this chunk")})

@@ -1,6 +1,6 @@
 """Token-budget chunker: a long text cut into pieces of at most N tokens, to download.
 
-Thin: reads the widgets, calls viz.chunker (cuts, counts, zip and JSONL) and renders.
+Thin: reads the widgets, calls viz.token_budget (cuts, counts, zip and JSONL) and renders.
 The pieces are kept in session_state for the inputs that made them, so moving through
 them does not cut the text again.
 """
@@ -12,9 +12,12 @@ from lab.frame import run_inside_frame
 run_inside_frame()
 
 from lab import state
-from viz import chunker
+from lab.memory import remember
+from viz import token_budget
 from viz.samples import SHIPPED_SHAKESPEARE
-from viz.tokens import token_spans, tokens_html, truncated
+from lab.safe import md
+from lab.token_view import token_view
+from viz.marks import tokens_row
 
 DEFAULT_TEXT_CHARS = 6_000  # of the shipped Shakespeare, as the first text
 PREVIEW_CHARS = 80
@@ -25,59 +28,61 @@ st.caption("Cut a long text into pieces of at most N tokens for the tokenizer yo
            "Each piece is counted on its own, as it will be encoded; joined, the pieces give "
            "back the text exactly. Special-token text counts as ordinary text.")
 
-name, tok = state.tokenizer_picker("chunker_tokenizer")
-st.session_state.setdefault("chunker_max_tokens", 256)
-st.session_state.setdefault("chunker_prefer", "sentences")
-if "chunker_text" not in st.session_state:
-    st.session_state["chunker_text"] = SHIPPED_SHAKESPEARE.read_text(
+remember({"budget_tokenizer": state.GPT4_NAME, "budget_max_tokens": 256,
+          "budget_prefer": "sentences", "budget_text": None, "budget_show": 1})
+if st.session_state["budget_text"] is None:  # the first visit: read the sample once
+    st.session_state["budget_text"] = SHIPPED_SHAKESPEARE.read_text(
         encoding="utf-8")[:DEFAULT_TEXT_CHARS]
+name, tok = state.tokenizer_picker("budget_tokenizer")
 
 c1, c2 = st.columns([1, 2])
 max_tokens = c1.number_input("Tokens per piece, at most", min_value=1, max_value=1_000_000,
-                             step=64, key="chunker_max_tokens")
-prefer = c2.segmented_control("Cut", list(chunker.PREFER), format_func=chunker.PREFER.get,
-                              key="chunker_prefer",
+                             step=64, key="budget_max_tokens")
+prefer = c2.segmented_control("Cut", list(token_budget.PREFER), format_func=token_budget.PREFER.get,
+                              key="budget_prefer",
                               help="A line or sentence end is taken when one falls in the "
                                    "second half of the budget; else the piece fills it.")
 uploaded = st.file_uploader("A text file (UTF-8), or type below", type=["txt", "md", "csv",
-                            "json", "jsonl", "py"], key="chunker_file")
+                            "json", "jsonl", "py"], key="budget_file")
 if uploaded is not None:
     try:
         text = uploaded.getvalue().decode("utf-8")
     except UnicodeDecodeError:
-        st.error(f"{uploaded.name} is not UTF-8 text; save it as UTF-8 and upload it again.")
+        st.error(f"{md(uploaded.name)} is not UTF-8 text; save it as UTF-8 and upload it "
+                 "again.")
         st.stop()
-    st.caption(f"Chunking {uploaded.name} ({len(text):,} characters); remove it to type instead.")
+    st.caption(f"Chunking {md(uploaded.name)} ({len(text):,} characters); remove it to type "
+               "instead.")
 else:
-    text = st.text_area("Text", key="chunker_text", height=180)
+    text = st.text_area("Text", key="budget_text", height=180)
 
 if not text:
     st.info("Type or upload a text to cut it into pieces.", icon=":material/content_cut:")
     st.stop()
 
 made_for = (name, id(tok), hash(text), max_tokens, prefer or "tokens")
-if st.session_state.get("chunker_made_for") != made_for:
+if st.session_state.get("budget_made_for") != made_for:
     try:
         with st.spinner("Cutting…"):
-            pieces = chunker.chunk_text(tok, text, int(max_tokens), prefer=prefer or "tokens")
+            pieces = token_budget.chunk_text(tok, text, int(max_tokens), prefer=prefer or "tokens")
     except ValueError as e:
-        st.error(str(e))
+        st.error(md(e))  # it may quote a bit of the text
         st.stop()
-    st.session_state["chunker_pieces"] = pieces
-    st.session_state["chunker_made_for"] = made_for
-pieces = st.session_state["chunker_pieces"]
+    st.session_state["budget_pieces"] = pieces
+    st.session_state["budget_made_for"] = made_for
+pieces = st.session_state["budget_pieces"]
 
-numbers = chunker.summary(pieces)
+numbers = token_budget.summary(pieces)
 m1, m2, m3 = st.columns(3)
 m1.metric("Pieces", f"{numbers['pieces']:,}")
 m2.metric("Largest piece", f"{numbers['largest']:,} tokens")
 m3.metric("Tokens in all", f"{numbers['tokens']:,}")
 
 d1, d2 = st.columns(2)
-d1.download_button("Download the pieces (.zip of .txt)", chunker.to_zip(pieces), "pieces.zip",
-                   mime="application/zip", icon=":material/folder_zip:", key="chunker_zip")
-d2.download_button("Download the pieces (.jsonl)", chunker.to_jsonl(pieces), "pieces.jsonl",
-                   mime="application/jsonl", icon=":material/download:", key="chunker_jsonl")
+d1.download_button("Download the pieces (.zip of .txt)", token_budget.to_zip(pieces), "pieces.zip",
+                   mime="application/zip", icon=":material/folder_zip:", key="budget_zip")
+d2.download_button("Download the pieces (.jsonl)", token_budget.to_jsonl(pieces), "pieces.jsonl",
+                   mime="application/jsonl", icon=":material/download:", key="budget_jsonl")
 
 frame = pd.DataFrame({
     "piece": [p.index for p in pieces],
@@ -89,12 +94,9 @@ frame = pd.DataFrame({
 st.dataframe(frame, width="stretch", height=min(400, 40 + 35 * len(pieces)))
 
 st.subheader("One piece, tokenized")
-if st.session_state.get("chunker_show", 1) > len(pieces):
-    st.session_state["chunker_show"] = 1
-shown = st.number_input("Piece", min_value=1, max_value=len(pieces), key="chunker_show")
+if st.session_state.get("budget_show", 1) > len(pieces):
+    st.session_state["budget_show"] = 1
+shown = st.number_input("Piece", min_value=1, max_value=len(pieces), key="budget_show")
 piece = pieces[int(shown) - 1]
-spans = token_spans(tok, tok.encode(piece.text, allowed_special="none"))
-st.html(tokens_html(spans, whitespace="markers"))
-note = truncated(spans)
-if note:
-    st.caption(note)
+token_view([tokens_row(tok, tok.encode(piece.text, allowed_special="none"))],
+           key="budget_view")

@@ -2,7 +2,7 @@
 
 A tokenizer never merges across its own pattern's chunks, so drawing the chunks under
 its tokens shows every token inside one chunk. Against another pattern (edited by the
-user) tokens may cross chunk boundaries; `crossing_spans` finds them. Text the pattern
+user) tokens may cross chunk boundaries; `crossing_spans` finds them among a token-view row's spans. Text the pattern
 does not match at all is returned as chunks of its own, flagged: a RegexTokenizer with
 that pattern would refuse the text.
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from bpe import PATTERNS, compile_pattern
+from viz.marks import span_char_starts, span_token_starts
 from viz.vocab import visible
 
 PRESETS = {"GPT-2": PATTERNS["gpt2"], "GPT-4": PATTERNS["gpt4"], "GPT-4o": PATTERNS["gpt4o"]}
@@ -59,38 +60,49 @@ def find_chunks(pattern, text, timeout=TIMEOUT):
 
 
 def chunk_starts(chunks):
-    """The sorted start offsets, as viz.tokens.tokens_html takes them."""
+    """The sorted start offsets of the chunks."""
     return [c.start for c in chunks]
 
 
-def crossing_spans(spans, chunks):
-    """Indices of the spans that cross a chunk boundary (start inside one chunk, end
-    inside another).
+def span_chunks(row, chunks):
+    """For each span of a token-view row (viz.tokens.view_row), the number of the chunk
+    it starts in: the view underlines spans of alternate chunks in alternate colors.
 
-    >>> from bpe import BasicTokenizer
-    >>> from viz.tokens import token_spans
-    >>> spans = token_spans(BasicTokenizer(), list(b"ab"))
-    >>> crossing_spans(spans, [Chunk(0, 2, True)]), crossing_spans(spans, [])
-    (set(), set())
+    >>> row = {"n": [1, 1, 1], "nc": [2, 1, 3]}
+    >>> span_chunks(row, [Chunk(0, 2, True), Chunk(2, 6, True)])
+    [0, 1, 1]
     """
     starts = chunk_starts(chunks)
-    crossing = set()
-    for i, span in enumerate(spans):
-        # a boundary strictly inside the span means the span straddles two chunks
-        j = bisect_right(starts, span.start)
-        if j < len(starts) and starts[j] < span.end:
-            crossing.add(i)
+    return [max(0, bisect_right(starts, c) - 1) for c in span_char_starts(row)[:-1]]
+
+
+def crossing_spans(row, chunks):
+    """Indices of the spans of a token-view row that cross a chunk boundary (start inside
+    one chunk, end inside another): a chunk starts strictly inside the span.
+
+    >>> row = {"n": [1, 1], "nc": [2, 2]}
+    >>> crossing_spans(row, [Chunk(0, 1, True), Chunk(1, 4, True)]), crossing_spans(row, [])
+    ([0], [])
+    """
+    starts = chunk_starts(chunks)
+    offsets = span_char_starts(row)
+    crossing = []
+    for i, (start, end) in enumerate(zip(offsets, offsets[1:])):
+        j = bisect_right(starts, start)
+        if j < len(starts) and starts[j] < end:
+            crossing.append(i)
     return crossing
 
 
-def chunk_frame(text, chunks, spans):
-    """One row per chunk: #, start, end, text (visible), tokens (spans starting in it),
-    matched."""
-    span_starts = [s.start for s in spans]
+def chunk_frame(text, chunks, row):
+    """One row per chunk: #, start, end, text (visible), tokens (the tokens of the spans
+    that start in it), matched."""
+    span_starts = span_char_starts(row)[:-1]
+    token_starts = span_token_starts(row)
     rows = []
     for n, c in enumerate(chunks):
-        tokens = bisect_left(span_starts, c.end) - bisect_left(span_starts, c.start)
+        first, last = bisect_left(span_starts, c.start), bisect_left(span_starts, c.end)
         rows.append({"#": n, "start": c.start, "end": c.end,
                      "text": visible(text[c.start:c.end].encode("utf-8")),
-                     "tokens": tokens, "matched": c.matched})
+                     "tokens": token_starts[last] - token_starts[first], "matched": c.matched})
     return pd.DataFrame(rows, columns=["#", "start", "end", "text", "tokens", "matched"])

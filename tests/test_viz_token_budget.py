@@ -1,4 +1,4 @@
-"""viz.chunker: pieces within the budget, on token and character boundaries, text kept whole."""
+"""viz.token_budget: pieces within the budget, on token and character boundaries, text kept whole."""
 import io
 import json
 import zipfile
@@ -6,7 +6,7 @@ import zipfile
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.chunker import chunk_text, cut_kind, summary, to_jsonl, to_zip
+from viz.token_budget import chunk_text, cut_kind, summary, to_jsonl, to_zip
 from viz.samples import SAMPLES
 
 TEXT = "\n".join(SAMPLES.values())

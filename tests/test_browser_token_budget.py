@@ -4,7 +4,7 @@ import json
 
 from bpe import RegexTokenizer, export
 from conftest import metrics, screenshot, wait_rendered
-from viz.chunker import chunk_text, summary
+from viz.token_budget import chunk_text, summary
 
 CORPUS = "the cat sat on the mat, and the dog sat on the log. " * 40
 
@@ -24,7 +24,7 @@ def test_chunker_page_shows_the_pieces(page, gpt4):
     assert page.get_by_role("button", name="Download the pieces (.zip of .txt)").is_visible()
     page.set_viewport_size({"width": 1400, "height": 1600})
     wait_rendered(page)
-    screenshot(page, "chunker_page")
+    screenshot(page, "budget_page")
 
 
 def test_upload_a_tokenizer_json_in_the_sidebar(page, tmp_path):
@@ -38,4 +38,4 @@ def test_upload_a_tokenizer_json_in_the_sidebar(page, tmp_path):
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
     assert "GPT-2 (r50k_base)" in sidebar  # the reference that cannot be had, with why
     assert "tokenizer (uploaded)" in sidebar
-    screenshot(page, "chunker_uploaded")
+    screenshot(page, "budget_uploaded")

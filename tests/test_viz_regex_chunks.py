@@ -3,9 +3,11 @@ are found, bad and catastrophic patterns stop with a message."""
 import pytest
 
 from bpe import BasicTokenizer, compile_pattern
-from viz.chunks import PRESETS, Chunk, chunk_frame, chunk_starts, crossing_spans, find_chunks
+from viz.marks import span_char_starts
+from viz.regex_chunks import (PRESETS, Chunk, chunk_frame, chunk_starts, crossing_spans,
+                              find_chunks, span_chunks)
 from viz.samples import SAMPLES
-from viz.tokens import token_spans
+from viz.tokens import view_row
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -37,40 +39,48 @@ def test_catastrophic_pattern_stops_with_a_message():
         find_chunks(r"(a|a)+$", "a" * 40 + "!", timeout=0.2)
 
 
+def view(tok, ids):
+    return view_row(tok.decode_tokens_bytes(ids), ids)
+
+
 def test_own_tokens_never_cross_own_chunks(gpt4):
     for text in SAMPLES.values():
-        spans = token_spans(gpt4, gpt4.encode(text))
-        assert crossing_spans(spans, find_chunks(PRESETS["GPT-4"], text)) == set()
+        row = view(gpt4, gpt4.encode(text))
+        assert crossing_spans(row, find_chunks(PRESETS["GPT-4"], text)) == []
 
 
 def test_tokens_of_a_pattern_free_tokenizer_cross_chunks():
     text = "of the of the of the of the, and the end"
     tok = BasicTokenizer().train(text * 10, 256 + 20)  # merges across spaces
-    spans = token_spans(tok, tok.encode(text))
+    row = view(tok, tok.encode(text))
     found = find_chunks(PRESETS["GPT-4"], text)
-    crossing = crossing_spans(spans, found)
+    crossing = crossing_spans(row, found)
     assert crossing
     starts = chunk_starts(found)
-    for i, span in enumerate(spans):
-        inside = any(span.start < b < span.end for b in starts)
+    offsets = span_char_starts(row)
+    for i, (start, end) in enumerate(zip(offsets, offsets[1:])):
+        inside = any(start < b < end for b in starts)
         assert (i in crossing) == inside
+    assert span_chunks(row, found) == [
+        max(j for j, b in enumerate(starts) if b <= start) for start in offsets[:-1]]
 
 
 def test_crossing_at_the_edges():
     tok = BasicTokenizer()
-    spans = token_spans(tok, list(b"abcd"))
-    assert crossing_spans(spans, [Chunk(0, 2, True), Chunk(2, 4, True)]) == set()
+    row = view(tok, list(b"abcd"))
+    assert crossing_spans(row, [Chunk(0, 2, True), Chunk(2, 4, True)]) == []
     ab = BasicTokenizer().train("ab" * 10, 257)  # one merge: "ab"
-    spans = token_spans(ab, ab.encode("xab"))
-    assert [s.text for s in spans] == ["x", "ab"]
-    assert crossing_spans(spans, [Chunk(0, 2, True), Chunk(2, 3, True)]) == {1}
+    row = view(ab, ab.encode("xab"))
+    assert row["show"] == ["x", "ab"]
+    assert crossing_spans(row, [Chunk(0, 2, True), Chunk(2, 3, True)]) == [1]
 
 
 def test_chunk_table(gpt4):
     text = SAMPLES["Whitespace"]
     found = find_chunks(PRESETS["GPT-4"], text)
-    spans = token_spans(gpt4, gpt4.encode(text))
-    table = chunk_frame(text, found, spans)
-    assert len(table) == len(found) and table["tokens"].sum() == len(spans)
+    ids = gpt4.encode(text)
+    table = chunk_frame(text, found, view(gpt4, ids))
+    assert len(table) == len(found) and table["tokens"].sum() == len(ids)
     assert table["#"].tolist() == list(range(len(found)))
-    assert "·" in "".join(table["text"]) and "\\u000a" in "".join(table["text"])
+    assert "·" in "".join(table["text"]) and "↵" in "".join(table["text"])
+    assert "\n" not in "".join(table["text"])  # a newline is a marker, on one line

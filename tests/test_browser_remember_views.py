@@ -1,0 +1,43 @@
+"""Pages remember on return, in real Chromium: Merge replay's k and Vocabulary's search
+survive a visit to another page (lab.memory.remember), as a user moves through the app
+by its navigation links (one session, no reload)."""
+from playwright.sync_api import expect
+
+from conftest import metrics, wait_rendered
+
+
+def go(tab, link):
+    tab.get_by_role("link", name=link, exact=True).click()
+    tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
+    wait_rendered(tab)
+
+
+def test_replay_keeps_k_after_another_page(page):
+    go(page, "Merge replay")
+    exact = page.get_by_role("spinbutton", name="exact k")
+    exact.fill("37")
+    exact.press("Enter")
+    wait_rendered(page)
+    count = metrics(page)["Tokens at this k"]
+    assert exact.input_value() == "37"
+    go(page, "Vocabulary")
+    go(page, "Merge replay")
+    # the fragment holding k draws last: wait for it rather than read a half-drawn page
+    expect(page.get_by_role("spinbutton", name="exact k")).to_have_value("37", timeout=20_000)
+    assert metrics(page)["Tokens at this k"] == count
+    assert "Step 37 merges" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+
+
+def test_vocabulary_keeps_its_search_after_another_page(page):
+    go(page, "Vocabulary")
+    search = page.get_by_role("textbox", name="Search tokens")
+    search.fill("·the")  # as the table shows it: a space, then "the"
+    search.press("Enter")
+    wait_rendered(page)
+    caption = page.get_by_text("matching token").inner_text()
+    assert not caption.startswith("0 ")
+    go(page, "Merge replay")
+    go(page, "Vocabulary")
+    expect(page.get_by_role("textbox", name="Search tokens")).to_have_value("·the",
+                                                                           timeout=20_000)
+    assert page.get_by_text("matching token").inner_text() == caption
