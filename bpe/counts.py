@@ -28,6 +28,8 @@ from itertools import accumulate
 from .count import Part
 
 MAGIC = b"bpe-counts 1\n"
+HEADER_KEYS = {"pattern": str, "head": int, "chunks": int, "tail_bytes": int,
+               "body_bytes": int, "sha256": str}
 
 
 def write_counts(path, pattern, part, sources=()):
@@ -67,26 +69,41 @@ def atomic_write(path, blocks):
     return size
 
 
+def read_pattern(path):
+    """The split pattern a counts file was made with (reads only its header)."""
+    with open(os.fspath(path), "rb") as f:
+        return _read_header(f, os.fspath(path))["pattern"]
+
+
+def _read_header(f, path):
+    magic = f.readline()
+    if not magic.startswith(b"bpe-counts "):
+        raise ValueError(f"{path} is not a counts file (it does not start with "
+                         "'bpe-counts'); make one with python -m bpe count")
+    if magic != MAGIC:
+        raise ValueError(f"{path} is a counts file of version "
+                         f"{magic[11:].strip().decode(errors='replace')!r}; this bpe "
+                         f"reads version 1")
+    try:
+        header = json.loads(f.readline())
+        for key, kind in HEADER_KEYS.items():
+            if not isinstance(header[key], kind):
+                raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"{path} is damaged (its header line is not what version 1 "
+                         "writes); count again") from None
+    return header
+
+
 def read_counts(path):
     """(pattern, Part) from a counts file; ValueError saying what is wrong if it is not
     one, is of another version, or is damaged."""
     path = os.fspath(path)
     with open(path, "rb") as f:
-        magic = f.readline()
-        if not magic.startswith(b"bpe-counts "):
-            raise ValueError(f"{path} is not a counts file (it does not start with "
-                             "'bpe-counts'); make one with python -m bpe count")
-        if magic != MAGIC:
-            raise ValueError(f"{path} is a counts file of version "
-                             f"{magic[11:].strip().decode(errors='replace')!r}; this bpe "
-                             f"reads version 1")
-        try:
-            header = json.loads(f.readline())
-            pattern, n_head, n = header["pattern"], header["head"], header["chunks"]
-            tail_bytes, body_bytes = header["tail_bytes"], header["body_bytes"]
-            checksum = header["sha256"]
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"{path}: the header line is damaged") from None
+        header = _read_header(f, path)
+        pattern, n_head, n = header["pattern"], header["head"], header["chunks"]
+        tail_bytes, body_bytes = header["tail_bytes"], header["body_bytes"]
+        checksum = header["sha256"]
         body = f.read(body_bytes + 1)
     if len(body) != body_bytes or hashlib.sha256(body).hexdigest() != checksum:
         raise ValueError(f"{path} is damaged (its checksum or size does not match: "

@@ -55,10 +55,11 @@ class CountProgress(NamedTuple):
 
 
 # ------------------------------------------------------------------ reading
-def read_pieces(path, start=0, end=None, read_bytes=READ_BYTES):
+def read_pieces(path, start=0, end=None, read_bytes=None):
     """Yield (bytes_read, text) for path's bytes from start to end, decoded as UTF-8 a
     piece at a time. start and end are moved forward past UTF-8 continuation bytes, so
     ranges that tile a file tile its characters. NotUTF8Error names the byte offset."""
+    read_bytes = read_bytes or READ_BYTES
     size = os.path.getsize(path)
     end = size if end is None else min(end, size)
     with open(path, "rb") as f:
