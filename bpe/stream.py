@@ -240,6 +240,7 @@ def train_from_part(tok, part, vocab_size, *, min_frequency=1, progress=None):
     Consumes part."""
     _check_train_args(tok, vocab_size, min_frequency)
     words = [(chunk.encode("utf-8"), freq) for chunk, freq in chunk_items(part, tok._split)]
+    part.counts.clear()  # the words hold the chunks now; free the str copies before merging
     result = train_merges(words, vocab_size, min_frequency, progress)
     del words
     # LOCAL HELPER (lead: see report): the same three steps Tokenizer.train takes

@@ -221,3 +221,22 @@ def test_local_worker_processes_give_the_same_merges(tmp_path, shakespeare):
     part = stream.count_files(tok, [path], workers=2, range_bytes=30_011)
     same_training(stream.train_from_part(tok, part, 400),
                   RegexTokenizer().train(shakespeare[:200_000], 400))
+
+
+def test_dask_stays_optional():
+    import subprocess
+    import sys
+    from conftest import ROOT
+    code = ("import sys, bpe, bpe.stream, bpe.counts, bpe.cli, bpe.dask_engine; "
+            "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_a_clear_message_when_dask_is_missing(monkeypatch, tmp_path):
+    import sys
+    from bpe.dask_engine import count_files_dask
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(ValueError, match="pip install -r requirements-scale.txt"):
+        count_files_dask(RegexTokenizer(), [tmp_path / "a.txt"])
