@@ -16,11 +16,14 @@ CONNECT_TIMEOUT = 5  # seconds to reach a scheduler before giving up
 
 
 def count_files_dask(tok, paths, *, scheduler=None, workers=2, progress=None,
-                     range_bytes=RANGE_BYTES, connect_timeout=CONNECT_TIMEOUT):
+                     range_bytes=RANGE_BYTES, connect_timeout=CONNECT_TIMEOUT, client=None):
     """The Part of the concatenated files, counted by Dask workers: a new LocalCluster
-    of `workers` processes, or the running cluster at `scheduler` (tcp://HOST:PORT)."""
+    of `workers` processes, the running cluster at `scheduler` (tcp://HOST:PORT), or
+    the one a distributed.Client given as `client` is connected to (left open)."""
     from .stream import _need_streamable
     _need_streamable(tok)
+    if client is not None:
+        return _count(client, tok, [os.path.abspath(p) for p in paths], range_bytes, progress)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
