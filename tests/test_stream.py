@@ -207,7 +207,7 @@ def test_dask_local_cluster_gives_the_same_merges(tmp_path, taylorswift, shakesp
         paths.append(tmp_path / f"{i}.txt")
         paths[-1].write_bytes(text.encode("utf-8"))
     seen = []
-    part = count_files_dask(RegexTokenizer(), paths, workers=2, range_bytes=20_011,
+    part = count_files_dask(RegexTokenizer(), paths, workers=2, range_bytes=50_021,
                             progress=seen.append)
     tok = stream.train_from_part(RegexTokenizer(), part, 500)
     same_training(tok, RegexTokenizer().train("".join(texts), 500))
