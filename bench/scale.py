@@ -100,9 +100,12 @@ def run(who, corpus, vocab_size):
             count_files_dask(RegexTokenizer(), [corpus], client=client, range_bytes=16 << 20)
             who, seconds = None, time.perf_counter() - start
     start = time.perf_counter()
-    if who == "ours":
-        tok = stream.train_from_files(RegexTokenizer(), [corpus], vocab_size)
-        merges = tok.merges
+    chunks = None
+    if who == "ours":  # stream.train_from_files, in its two steps to see the chunk count
+        tok = RegexTokenizer()
+        part = stream.count_files(tok, [corpus])
+        chunks = len(part.head) + len(part.counts)
+        merges = stream.train_from_part(tok, part, vocab_size).merges
     elif who == "ours2":  # this machine, two counting processes (no Dask)
         tok = stream.train_from_files(RegexTokenizer(), [corpus], vocab_size, workers=2)
         merges = tok.merges
@@ -125,7 +128,7 @@ def run(who, corpus, vocab_size):
         # a machine shared with other work, though it counts work, not waiting
         "cpu_s": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
         "load": os.getloadavg()[0],
-        "seconds": seconds, "peak_mib": peak_kib() * kib,
+        "seconds": seconds, "peak_mib": peak_kib() * kib, "distinct_chunks": chunks,
         "children_peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * kib,
         "merges_sha": hashlib.sha256(repr(list(merges.items())).encode()).hexdigest()[:16]
         if merges else None, "n_merges": len(merges) if merges else None}))
@@ -139,13 +142,6 @@ def measure(who, corpus, vocab_size):
     result = json.loads(out.stdout.strip().splitlines()[-1])
     print(who, corpus.name, result, file=sys.stderr, flush=True)
     return result
-
-
-def distinct_chunks(corpus):
-    from bpe import RegexTokenizer
-    from bpe.stream import count_files
-    part = count_files(RegexTokenizer(), [corpus])
-    return len(part.counts) + len(part.head)
 
 
 def main(argv):
@@ -175,7 +171,7 @@ def main(argv):
         big = corpora[args.big_mb]
         for who in ("ours2", "dask", "rustbpe", "count-dask-1", "count-dask-2"):
             rows[(args.big_mb, who)] = measure(who, big, V)
-        chunks = {mb: distinct_chunks(corpora[mb]) for mb in sizes}
+        chunks = {mb: rows[(mb, "ours")]["distinct_chunks"] for mb in sizes}
     write_report(args, rows, chunks, time.time() - began)
 
 
