@@ -1,13 +1,17 @@
-"""The command line, for corpora too big for a browser: train, encode, export.
+"""The command line, for corpora too big for a browser: count, train, encode, export.
 
     python -m bpe train FILE [FILE ...] --vocab-size N [--kind basic|regex]
                         [--pattern gpt4|gpt2|gpt4o|REGEX] [--min-frequency N] -o PREFIX
+                        [--engine local|dask] [--workers N] [--scheduler tcp://HOST:PORT]
+    python -m bpe count FILE [FILE ...] -o OUT.counts [--pattern P] [--engine ...]
+    python -m bpe train --from-counts A.counts [B.counts ...] --vocab-size N -o PREFIX
     python -m bpe encode --model PREFIX.model [FILE]     # ids as a JSON array
     python -m bpe export PREFIX.model --format tiktoken|hf -o OUT
 
 Bad input prints one line, `bpe: error: ...`, to stderr and exits with status 1 (2 for
-a command line argparse cannot parse); never a traceback. Training draws a progress bar
-on stderr when stderr is a terminal. This file only parses, reads and reports: the work
+a command line argparse cannot parse); never a traceback. Counting and training draw
+progress bars on stderr when stderr is a terminal. Outputs are written beside their
+target and renamed into place, so a failed run leaves none behind. This file only parses, reads and reports: the work
 is bpe's.
 """
 import argparse
@@ -16,9 +20,10 @@ import os
 import sys
 import time
 
-from . import export
+from . import export, stream
 from .basic import BasicTokenizer
-from .regex import PATTERNS, RegexTokenizer
+from .counts import read_pattern, write_counts
+from .regex import RegexTokenizer, compile_pattern
 
 BAR_WIDTH = 30
 BAR_INTERVAL = 0.1  # seconds between redraws; redrawing every merge would slow training
@@ -40,18 +45,28 @@ def build_parser():
                      description="Train, use and export byte-pair-encoding tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    train = commands.add_parser("train", help="learn merges from text files")
-    train.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to train on")
+    train = commands.add_parser("train", help="learn merges from text files or counts files")
+    train.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files to train on")
+    train.add_argument("--from-counts", nargs="+", metavar="COUNTS", default=[],
+                       help="train on counts files (python -m bpe count) joined in order, "
+                            "instead of text files")
     train.add_argument("--vocab-size", type=int, required=True, metavar="N",
                        help="256 byte tokens plus N - 256 merges")
     train.add_argument("--kind", choices=["basic", "regex"], default="regex",
                        help="regex (split first, default) or basic (whole text)")
-    train.add_argument("--pattern", default="gpt4", metavar="gpt4|gpt2|gpt4o|REGEX",
-                       help="split pattern for --kind regex (default gpt4)")
+    _pattern_argument(train)
     train.add_argument("--min-frequency", type=int, default=1, metavar="N",
                        help="stop when the best pair occurs fewer than N times")
     train.add_argument("-o", "--output", required=True, metavar="PREFIX",
                        help="writes PREFIX.model and PREFIX.vocab")
+    _engine_arguments(train)
+
+    count = commands.add_parser("count", help="write the ordered chunk counts of text files")
+    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to count")
+    _pattern_argument(count)
+    count.add_argument("-o", "--output", required=True, metavar="OUT",
+                       help="the counts file to write (e.g. corpus.counts)")
+    _engine_arguments(count)
 
     encode = commands.add_parser("encode", help="print the ids of a text as a JSON array")
     encode.add_argument("--model", required=True,
@@ -71,6 +86,22 @@ def build_parser():
                      help="tiktoken ranks or a Hugging Face tokenizer.json")
     exp.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
     return parser
+
+
+def _pattern_argument(command):
+    command.add_argument("--pattern", default=None, metavar="gpt4|gpt2|gpt4o|REGEX",
+                         help="split pattern for --kind regex (default gpt4; with "
+                              "--from-counts, the counts files' own)")
+
+
+def _engine_arguments(command):
+    command.add_argument("--engine", choices=["local", "dask"], default="local",
+                         help="count in this machine's processes (default) or on Dask")
+    command.add_argument("--workers", type=int, default=None, metavar="N",
+                         help="counting processes (local: default 1; dask: the local "
+                              "cluster's workers, default 2)")
+    command.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                         help="use this running Dask scheduler (implies --engine dask)")
 
 
 def read_text(path):
@@ -98,7 +129,8 @@ def load_model(path, pattern="gpt4"):
 
 
 class ProgressBar:
-    """Draws `[#####-----] 412/1000 merges  3,100 merges/s` over itself with \\r."""
+    """Draws `[#####-----] 412/1000 merges  3,100 merges/s` over itself with \\r, and
+    the counting phase as `[##--------] 96.0/512.0 MB  21.3 MB/s  ETA 0:19`."""
 
     def __init__(self, stream):
         self.stream = stream
@@ -109,14 +141,57 @@ class ProgressBar:
         if now - self.last < BAR_INTERVAL and p.done != p.total:
             return
         self.last = now
+        if isinstance(p, stream.CountProgress):
+            text = (f"{_size(p.done)}/{_size(p.total)}  {_size(p.bytes_per_s)}/s"
+                    f"  ETA {int(p.eta) // 60}:{int(p.eta) % 60:02d}")
+        else:
+            text = f"{p.done}/{p.total} merges  {p.merges_per_s:,.0f} merges/s"
         filled = BAR_WIDTH * p.done // max(p.total, 1)
-        self.stream.write(f"\r[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {p.done}/{p.total} "
-                          f"merges  {p.merges_per_s:,.0f} merges/s")
+        self.stream.write(f"\r[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {text}  ")
         self.stream.flush()
 
     def close(self):
         if self.last:
             self.stream.write("\n")
+            self.last = 0.0
+
+
+def _size(n):
+    """1234567 -> '1.2 MB'."""
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1000
+
+
+def check_files(paths):
+    """CliError for the first path that is missing or not a file, before any work."""
+    for path in paths:
+        if not os.path.exists(path):
+            raise CliError(f"{path}: no such file")
+        if os.path.isdir(path):
+            raise CliError(f"{path} is a folder; give text files")
+        if not os.access(path, os.R_OK):
+            raise CliError(f"{path}: permission denied")
+
+
+def count_part(tok, args, bar):
+    """The Part of args.files, counted by the engine the arguments ask for."""
+    if args.workers is not None and args.workers < 1:
+        raise CliError(f"--workers must be at least 1, not {args.workers}")
+    if args.engine == "dask" or args.scheduler:
+        from .dask_engine import count_files_dask
+        return count_files_dask(tok, args.files, scheduler=args.scheduler,
+                                workers=args.workers or 2, progress=bar)
+    return stream.count_files(tok, args.files, workers=args.workers or 1, progress=bar)
+
+
+def make_tokenizer(args):
+    if args.kind == "basic":
+        if args.pattern is not None:
+            raise CliError("--pattern is for --kind regex; basic tokenizers do not split")
+        return BasicTokenizer()
+    return RegexTokenizer(args.pattern or "gpt4")
 
 
 def cmd_train(args):
@@ -125,22 +200,70 @@ def cmd_train(args):
                        f"not {args.vocab_size}")
     if args.min_frequency < 1:
         raise CliError(f"--min-frequency must be at least 1, not {args.min_frequency}")
-    if args.kind == "basic" and args.pattern != "gpt4":
-        raise CliError("--pattern is for --kind regex; basic tokenizers do not split")
-    tok = BasicTokenizer() if args.kind == "basic" else RegexTokenizer(args.pattern)
-    text = "".join(read_text(path) for path in args.files)
+    if bool(args.files) == bool(args.from_counts):
+        raise CliError("give text files or --from-counts COUNTS..., not both or neither")
+    check_files(args.files or args.from_counts)
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-    if bar:
-        sys.stderr.write(f"counting the chunks of {len(text):,} characters…")
-        sys.stderr.flush()
+    options = dict(min_frequency=args.min_frequency, progress=bar)
     try:
-        tok.train(text, args.vocab_size, min_frequency=args.min_frequency, progress=bar)
+        if args.from_counts:
+            if args.kind == "basic":
+                raise CliError("counts files hold split chunks; --kind basic cannot use them")
+            tok = RegexTokenizer(read_pattern(args.from_counts[0]))
+            if args.pattern is not None and compile_pattern(args.pattern)[0] != tok.pattern:
+                raise CliError(f"{args.from_counts[0]} was counted with another --pattern; "
+                               "leave --pattern out to use the counts files' own")
+            stream.train_from_counts(tok, args.from_counts, args.vocab_size, **options)
+        else:
+            tok = make_tokenizer(args)
+            if getattr(tok, "_is_preset", False):
+                part = count_part(tok, args, bar)
+                if bar:
+                    bar.close()
+                stream.train_from_part(tok, part, args.vocab_size, **options)
+            elif args.engine == "dask" or args.scheduler or (args.workers or 1) > 1:
+                raise CliError("only the preset patterns (gpt2, gpt4, gpt4o) count in pieces "
+                               "and in parallel; a custom pattern or --kind basic trains in "
+                               "one process on the whole text")
+            else:
+                stream.train_from_files(tok, args.files, args.vocab_size, **options)
     finally:
         if bar:
             bar.close()
-    tok.save(args.output)
+    save_atomically(tok, args.output)
     print(f"wrote {args.output}.model and {args.output}.vocab: {len(tok.merges)} merges "
           f"(stopped by {tok.stop_reason})", file=sys.stderr)
+
+
+def save_atomically(tok, prefix):
+    """tok.save(prefix), through temp files renamed into place once both are written."""
+    directory, name = os.path.split(prefix)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{name}.tmp{os.getpid()}")
+    try:
+        tok.save(tmp)
+        for ext in (".model", ".vocab"):
+            os.replace(tmp + ext, prefix + ext)
+    finally:
+        for ext in (".model", ".vocab"):
+            if os.path.exists(tmp + ext):
+                os.remove(tmp + ext)
+
+
+def cmd_count(args):
+    check_files(args.files)
+    tok = RegexTokenizer(args.pattern or "gpt4")
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        part = count_part(tok, args, bar)
+    finally:
+        if bar:
+            bar.close()
+    n_chunks = len(part.counts) + len(part.head)
+    size = write_counts(args.output, tok.pattern, part, sources=args.files)
+    print(f"wrote {args.output}: about {n_chunks:,} distinct chunks, {size:,} bytes",
+          file=sys.stderr)
 
 
 def cmd_encode(args):
@@ -171,7 +294,7 @@ def cmd_export(args):
               file=sys.stderr)
 
 
-COMMANDS = {"train": cmd_train, "encode": cmd_encode, "export": cmd_export}
+COMMANDS = {"train": cmd_train, "count": cmd_count, "encode": cmd_encode, "export": cmd_export}
 
 
 def main(argv=None):

@@ -11,6 +11,8 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 import bpe
+import bpe.count
+from bpe.counts import write_counts
 from conftest import ROOT
 
 SAMPLE = "Hello world! It's 2026.\n  def f(x):\n\treturn x ** 2   \n\n🫠 café 東京\n"
@@ -101,7 +103,7 @@ def test_progress_bar_on_a_terminal(corpus):
     assert proc.wait(timeout=60) == 0
     text = out.decode()
     assert "\r[" + "#" * 30 + "] 144/144 merges" in text
-    assert "counting the chunks of 40,000 characters" in text
+    assert "] 40.0 kB/40.0 kB  " in text and "/s  ETA 0:00" in text  # the counting bar
 
 
 def test_missing_file(corpus):
@@ -166,3 +168,63 @@ def test_export_refuses_what_tiktoken_would_encode_differently(corpus):
                               cwd=corpus))
     assert "token 258" in line and "not to itself" in line
     assert not (corpus / "o.tiktoken").exists()
+
+
+# ------------------------------------------------------------ counts, engines, bad input
+def no_outputs(folder, before):
+    """Nothing new in folder (no partial output, no temp file) since before."""
+    assert sorted(os.listdir(folder)) == before
+
+
+def test_count_then_train_from_counts(corpus, taylorswift):
+    for name in ("a", "b"):
+        result = run("count", f"{name}.txt", "-o", f"{name}.counts", cwd=corpus)
+        assert result.returncode == 0, result.stderr
+        assert f"wrote {name}.counts" in result.stderr.decode()
+    result = run("train", "--from-counts", "a.counts", "b.counts", "--vocab-size", "500",
+                 "-o", "m", cwd=corpus)
+    assert result.returncode == 0, result.stderr
+    expected = bpe.RegexTokenizer().train(taylorswift[:80_000], 500)
+    assert bpe.load(corpus / "m.model").merges == expected.merges
+    # a counts file made with another pattern is refused, and leaves nothing behind
+    assert run("count", "b.txt", "--pattern", "gpt2", "-o", "c.counts",
+               cwd=corpus).returncode == 0
+    before = sorted(os.listdir(corpus))
+    line = one_error_line(run("train", "--from-counts", "a.counts", "c.counts",
+                              "--vocab-size", "300", "-o", "x", cwd=corpus))
+    assert "c.counts was counted with the split pattern" in line
+    no_outputs(corpus, before)
+
+
+def test_train_with_dask_and_with_local_workers(corpus, taylorswift):
+    pytest.importorskip("distributed", reason="Dask is optional: pip install -r "
+                                              "requirements-scale.txt")
+    expected = bpe.RegexTokenizer().train(taylorswift[:80_000], 400)
+    for engine in (["--engine", "dask", "--workers", "2"], ["--workers", "2"]):
+        result = run("train", "a.txt", "b.txt", "--vocab-size", "400", *engine, "-o", "d",
+                     cwd=corpus)
+        assert result.returncode == 0, result.stderr
+        assert bpe.load(corpus / "d.model").merges == expected.merges
+
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "a.txt", "nope.txt"], "bpe: error: nope.txt: no such file"),
+    (["count", "a.txt", "nope.txt"], "bpe: error: nope.txt: no such file"),
+    (["train", "a.txt", "bad.txt"], "bad.txt is not UTF-8 text (byte 0xff at offset 70000)"),
+    (["count", "a.txt", "bad.txt"], "bad.txt is not UTF-8 text (byte 0xff at offset 70000)"),
+    (["train", "--from-counts", "damaged.counts"], "damaged.counts is damaged"),
+    (["train", "a.txt", "--scheduler", "tcp://127.0.0.1:9"],
+     "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+    (["train", "a.txt", "--from-counts", "a.txt"], "not both or neither"),
+])
+def test_bad_input_one_line_and_no_output(corpus, args, message):
+    (corpus / "bad.txt").write_bytes(b"x" * 70_000 + b"\xff" + b"y" * 10)
+    part = bpe.count.Part(["a"], bpe.count.Counter({"b": 1}), "")
+    write_counts(corpus / "damaged.counts", bpe.RegexTokenizer().pattern, part)
+    (corpus / "damaged.counts").write_bytes((corpus / "damaged.counts").read_bytes()[:-1])
+    before = sorted(os.listdir(corpus))
+    out = ["-o", "out.counts"] if args[0] == "count" else ["--vocab-size", "300", "-o", "m"]
+    result = run(*args, *out, cwd=corpus)
+    assert result.returncode == 1
+    assert message in one_error_line(result)
+    no_outputs(corpus, before)

@@ -1,0 +1,295 @@
+"""Training on text that need not fit in memory: files, iterators, counts files.
+
+Each entry point gives exactly the merges and merge_counts that `tok.train` gives on the
+concatenated text. The text is read a piece at a time (bytes decoded incrementally, so a
+character or a \\r\\n cut by a read is whole again) and only the chunk counts are kept
+(count.py's Part): memory grows with the number of *distinct* chunks, not with the
+corpus. Files can also be cut into byte ranges counted by other processes or machines
+(`count_range`, used by the local pool and by dask_engine.py) and joined in order.
+
+BasicTokenizer trains on the whole text as one chunk, and a custom split pattern is not
+proven safe to split piece by piece, so those read the whole text, up to WHOLE_MAX_BYTES.
+This file does not merge (train.py) nor parse counts files (counts.py).
+"""
+import codecs
+import os
+import time
+from typing import NamedTuple
+
+from .base import clean_text
+from .count import PIECE_CHARS, Part, PartCounter, chunk_items, join, join_all
+from .train import train_merges
+
+READ_BYTES = 1 << 20         # bytes read from a file at a time
+RANGE_BYTES = 64 << 20       # bytes of a file one worker counts as one task
+WHOLE_MAX_BYTES = 256 << 20  # Basic and custom patterns hold the text and ~20 bytes a byte
+
+
+class NotUTF8Error(ValueError):
+    """A file holds bytes that are not UTF-8; says which and where."""
+
+    def __init__(self, path, offset, byte):
+        super().__init__(f"{path} is not UTF-8 text (byte 0x{byte:02x} at offset {offset}); "
+                         "convert it first, e.g. iconv -f latin1 -t utf-8")
+        self.path, self.offset, self.byte = path, offset, byte
+
+    def __reduce__(self):  # so it survives the trip back from a worker process
+        return type(self), (self.path, self.offset, self.byte)
+
+
+class CountProgress(NamedTuple):
+    """What the counting progress callback receives, now and then."""
+    done: int          # bytes counted so far
+    total: int         # bytes to count (0 if unknown, e.g. an iterator)
+    elapsed: float     # seconds since counting began
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.done / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float:
+        """Seconds left at the rate so far (0 when unknown)."""
+        rate = self.bytes_per_s
+        return (self.total - self.done) / rate if rate and self.total else 0.0
+
+
+# ------------------------------------------------------------------ reading
+def read_pieces(path, start=0, end=None, read_bytes=None):
+    """Yield (bytes_read, text) for path's bytes from start to end, decoded as UTF-8 a
+    piece at a time. start and end are moved forward past UTF-8 continuation bytes, so
+    ranges that tile a file tile its characters. NotUTF8Error names the byte offset."""
+    read_bytes = read_bytes or READ_BYTES
+    size = os.path.getsize(path)
+    end = size if end is None else min(end, size)
+    with open(path, "rb") as f:
+        start, end = _char_start(f, start, size), _char_start(f, end, size)
+        f.seek(start)
+        decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        pos = start
+        while pos < end or pos == start:
+            data = f.read(min(read_bytes, end - pos))
+            final = pos + len(data) >= end
+            held = len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(data, final=final)
+            except UnicodeDecodeError as e:
+                raise NotUTF8Error(path, pos - held + e.start, e.object[e.start]) from None
+            pos += len(data)
+            yield len(data), text
+            if final:
+                return
+
+
+def _char_start(f, pos, size):
+    """pos, moved past at most 3 UTF-8 continuation bytes (10xxxxxx)."""
+    if pos <= 0 or pos >= size:
+        return max(0, min(pos, size))
+    f.seek(pos)
+    for i, byte in enumerate(f.read(3)):
+        if byte & 0xC0 != 0x80:
+            return pos + i
+    return pos + 3  # invalid UTF-8 here; decoding will say where
+
+
+def file_ranges(paths, range_bytes=RANGE_BYTES):
+    """[(path, start, end)] cutting each file into ranges of about range_bytes."""
+    ranges = []
+    for path in paths:
+        size = os.path.getsize(path)
+        cuts = list(range(0, size, range_bytes)) + [size]
+        ranges += [(path, lo, hi) for lo, hi in zip(cuts, cuts[1:])] or [(path, 0, 0)]
+    return ranges
+
+
+_splits = {}  # pattern -> split, one per worker process
+
+
+def count_range(path, start, end, pattern, piece_chars=None):
+    """The Part of path's bytes start..end: one task for a worker process or machine."""
+    split = _splits.get(pattern)
+    if split is None:
+        from .regex import RegexTokenizer
+        split = _splits[pattern] = RegexTokenizer(pattern)._split
+    counter = PartCounter(split, piece_chars)
+    for _, text in read_pieces(path, start, end):
+        counter.feed(text)
+    return counter.part()
+
+
+# ----------------------------------------------------------------- counting
+def count_files(tok, paths, *, workers=1, progress=None, range_bytes=RANGE_BYTES):
+    """The Part of the concatenated files, counted in this process (workers=1) or by a
+    pool of worker processes over byte ranges; identical either way."""
+    _need_streamable(tok)
+    total = sum(os.path.getsize(p) for p in paths)
+    clock = _Clock(total, progress)
+    if workers <= 1:
+        counter = PartCounter(tok._split)
+        for path in paths:
+            for nbytes, text in read_pieces(path):
+                counter.feed(text)
+                clock.add(nbytes)
+        return counter.part()
+    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+    ranges = file_ranges(paths, range_bytes)
+    # spawn: the caller may have threads (a server), which fork could deadlock
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = pool.map(count_range, *zip(*ranges), [tok.pattern] * len(ranges))
+        return join_all(clock.track(parts, ranges), tok._split)
+
+
+class _Clock:
+    """Calls progress with a CountProgress at most every PROGRESS_INTERVAL seconds."""
+    PROGRESS_INTERVAL = 0.1
+
+    def __init__(self, total, progress):
+        self.total, self.progress = total, progress
+        self.done, self.start, self.last = 0, time.perf_counter(), 0.0
+
+    def add(self, nbytes):
+        self.done += nbytes
+        if self.progress is not None:
+            now = time.perf_counter()
+            if now - self.last >= self.PROGRESS_INTERVAL or self.done >= self.total:
+                self.last = now
+                self.progress(CountProgress(self.done, self.total, now - self.start))
+
+    def track(self, parts, ranges):
+        """Yield parts, counting each range's bytes as done when its part arrives."""
+        for part, (_, lo, hi) in zip(parts, ranges):
+            self.add(hi - lo)
+            yield part
+
+
+def count_texts(tok, texts, *, progress=None):
+    """The Part of the concatenated texts (an iterable of str)."""
+    _need_streamable(tok)
+    counter = PartCounter(tok._split)
+    clock = _Clock(0, progress)
+    held = ""
+    for text in texts:
+        text = held + text
+        # subtle: a surrogate pair cut between two strs is one character to clean_text
+        # on the whole text, so a trailing high surrogate waits for the next str
+        held = text[-1] if text and "\ud800" <= text[-1] <= "\udbff" else ""
+        counter.feed(clean_text(text[:len(text) - len(held)]))
+        clock.add(len(text) - len(held))
+    counter.feed(clean_text(held))
+    return counter.part()
+
+
+def _need_streamable(tok):
+    if not getattr(tok, "_is_preset", False):
+        raise ValueError("streamed counting is proven exact only for the preset split "
+                         "patterns (gpt2, gpt4, gpt4o); train a custom pattern or a "
+                         "BasicTokenizer on the whole text with tok.train(text, ...)")
+
+
+# ----------------------------------------------------------------- training
+def train_from_files(tok, paths, vocab_size, *, min_frequency=1, progress=None,
+                     count_progress=None, workers=1):
+    """Train tok on the concatenated UTF-8 files, reading them a piece at a time; the
+    same merges and merge_counts as tok.train(concatenated text). workers > 1 counts
+    byte ranges in that many processes. Returns tok."""
+    _check_train_args(tok, vocab_size, min_frequency)
+    paths = [os.fspath(p) for p in paths]
+    if not getattr(tok, "_is_preset", False):
+        return tok.train(_whole_text(tok, _file_texts(paths)), vocab_size,
+                         min_frequency=min_frequency, progress=progress)
+    part = count_files(tok, paths, workers=workers, progress=count_progress)
+    return train_from_part(tok, part, vocab_size, min_frequency=min_frequency,
+                           progress=progress)
+
+
+def train_from_iterator(tok, texts, vocab_size, *, min_frequency=1, progress=None,
+                        count_progress=None):
+    """Train tok on the concatenation of an iterable of str (rustbpe's name), keeping
+    only the chunk counts; the same merges as tok.train("".join(texts)). Returns tok."""
+    _check_train_args(tok, vocab_size, min_frequency)
+    if not getattr(tok, "_is_preset", False):
+        return tok.train(_whole_text(tok, texts), vocab_size,
+                         min_frequency=min_frequency, progress=progress)
+    part = count_texts(tok, texts, progress=count_progress)
+    return train_from_part(tok, part, vocab_size, min_frequency=min_frequency,
+                           progress=progress)
+
+
+def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None):
+    """Train tok on counts files (counts.py) joined in order; the same merges as
+    training on the files they count. Each must be made with tok's pattern."""
+    from .counts import read_counts
+    _check_train_args(tok, vocab_size, min_frequency)
+    _need_streamable(tok)
+
+    def parts():
+        for path in paths:
+            pattern, part = read_counts(path)
+            if pattern != tok.pattern:
+                raise ValueError(f"{path} was counted with the split pattern "
+                                 f"{pattern[:60]!r}, not this tokenizer's {tok.pattern[:60]!r};"
+                                 " count every file with the same --pattern")
+            yield part
+    return train_from_part(tok, join_all(parts(), tok._split), vocab_size,
+                           min_frequency=min_frequency, progress=progress)
+
+
+def train_from_part(tok, part, vocab_size, *, min_frequency=1, progress=None):
+    """Train tok on the chunk counts of a whole text (a Part from its start to its end).
+    Consumes part."""
+    _check_train_args(tok, vocab_size, min_frequency)
+    words = [(chunk.encode("utf-8"), freq) for chunk, freq in chunk_items(part, tok._split)]
+    part.counts.clear()  # the words hold the chunks now; free the str copies before merging
+    result = train_merges(words, vocab_size, min_frequency, progress)
+    del words
+    # LOCAL HELPER (lead: see report): the same three steps Tokenizer.train takes
+    tok.merges = result.merges
+    tok.merge_counts = result.merge_counts
+    tok.stop_reason = result.stop_reason
+    tok._reset()
+    return tok
+
+
+def _check_train_args(tok, vocab_size, min_frequency):
+    """LOCAL HELPER (lead: see report): Tokenizer.train's argument checks, run before
+    counting so a bad argument fails at once rather than after an hour of reading."""
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 256:
+        raise ValueError(f"vocab_size must be an int of at least 256 (the 256 byte "
+                         f"tokens), not {vocab_size!r}")
+    if not isinstance(min_frequency, int) or min_frequency < 1:
+        raise ValueError(f"min_frequency must be an int of at least 1, not {min_frequency!r}")
+    clash = [s for s, idx in tok.special_tokens.items() if 256 <= idx < vocab_size]
+    if clash:
+        raise ValueError(f"special tokens {clash} have ids inside the range training "
+                         f"will fill (256..{vocab_size - 1}); register them with ids of "
+                         f"at least {vocab_size}, or after training")
+
+
+def _file_texts(paths):
+    for path in paths:
+        for _, text in read_pieces(path):
+            yield text
+
+
+def _whole_text(tok, texts, limit=None):
+    """The concatenated texts for a tokenizer that must see the whole text at once;
+    ValueError past limit bytes rather than running out of memory."""
+    limit = limit or WHOLE_MAX_BYTES
+    pieces, size = [], 0
+    for text in texts:
+        pieces.append(text)
+        size += len(text)
+        if size > limit:
+            what = ("BasicTokenizer trains on the whole text as one sequence"
+                    if not tok.pattern else "a custom split pattern is split whole")
+            raise ValueError(f"this input is over {limit >> 20} MiB and {what}, which needs "
+                             "about 20 bytes of memory per byte of text; use a "
+                             "RegexTokenizer with a preset pattern (gpt2, gpt4, gpt4o), "
+                             "which counts in pieces")
+    return "".join(pieces)
+
+
+__all__ = ["train_from_files", "train_from_iterator", "train_from_counts", "train_from_part",
+           "count_files", "count_texts", "count_range", "read_pieces", "file_ranges",
+           "CountProgress", "NotUTF8Error", "Part", "PIECE_CHARS", "join"]

@@ -1,0 +1,242 @@
+"""Streamed training, counts files and Dask counting give exactly tok.train's merges on the
+concatenated text, however the text is cut (bpe/stream.py, bpe/count.py parts,
+bpe/counts.py, bpe/dask_engine.py)."""
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bpe import BasicTokenizer, RegexTokenizer
+from bpe import count, stream
+from bpe.count import PartCounter, finish, join_all
+from bpe.counts import read_counts, write_counts
+
+PRESETS = ["gpt2", "gpt4", "gpt4o"]
+AWKWARD = ("Hello wor\r\nld!  It's 2026…\r\n\r\n   café 東京 🫠🫠 naïve\t\tx  \n \u00a0 "
+           "don't 12345678 ---\r\r\n")
+
+
+def same_training(tok, expected):
+    assert tok.merges == expected.merges
+    assert tok.merge_counts == expected.merge_counts
+    assert tok.stop_reason == expected.stop_reason
+
+
+@pytest.fixture
+def small_pieces(monkeypatch):
+    """Pieces, reads and heads so small that every cut lands somewhere awkward."""
+    monkeypatch.setattr(count, "PIECE_CHARS", 97)
+    monkeypatch.setattr(count, "HEAD_CHARS", 40)
+    monkeypatch.setattr(stream, "READ_BYTES", 13)
+
+
+@pytest.mark.parametrize("pattern", PRESETS)
+def test_files_equal_train_on_real_corpora(pattern, tmp_path, taylorswift, shakespeare,
+                                           monkeypatch):
+    monkeypatch.setattr(stream, "READ_BYTES", 4093)  # odd, so reads cut characters too
+    monkeypatch.setattr(count, "PIECE_CHARS", 3001)
+    texts = [taylorswift, shakespeare[:150_000]]
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_bytes(text.encode("utf-8"))
+    expected = RegexTokenizer(pattern).train("".join(texts), 600)
+    same_training(stream.train_from_files(RegexTokenizer(pattern), paths, 600), expected)
+
+
+def test_iterator_equals_train_on_a_corpus(taylorswift):
+    pieces = [taylorswift[i:i + 333] for i in range(0, len(taylorswift), 333)]
+    expected = RegexTokenizer().train(taylorswift, 500, min_frequency=3)
+    same_training(stream.train_from_iterator(RegexTokenizer(), iter(pieces), 500,
+                                             min_frequency=3), expected)
+
+
+@pytest.mark.parametrize("pattern", PRESETS)
+def test_files_cut_inside_characters_chunks_and_crlf(pattern, tmp_path, small_pieces):
+    data = (AWKWARD * 40).encode("utf-8")
+    # every byte offset of the first 150 is a file boundary somewhere (never inside a
+    # character: a file must be UTF-8 on its own); reads of 13 bytes cut the rest
+    cuts = sorted({i for i in range(1, 150)
+                   if (data[i] & 0xC0) != 0x80} | {len(data) // 2})
+    paths = []
+    for i, (a, b) in enumerate(zip([0] + cuts, cuts + [len(data)])):
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_bytes(data[a:b])
+    expected = RegexTokenizer(pattern).train(data.decode("utf-8"), 300)
+    same_training(stream.train_from_files(RegexTokenizer(pattern), paths, 300), expected)
+    assert any(data[b - 1:b + 1] == b"\r\n" for b in cuts)  # a CRLF split across files
+
+
+@pytest.mark.parametrize("pattern", PRESETS)
+def test_byte_ranges_cut_anywhere(pattern, tmp_path, small_pieces):
+    text = AWKWARD * 30
+    path = tmp_path / "a.txt"
+    path.write_bytes(text.encode("utf-8"))
+    tok = RegexTokenizer(pattern)
+    want = list(Counter(tok._split(text)).items())
+    size = path.stat().st_size
+    for range_bytes in (1, 2, 3, 5, 64, 301):
+        ranges = [(path, lo, min(lo + range_bytes, size)) for lo in range(0, size, range_bytes)]
+        parts = [stream.count_range(p, lo, hi, tok.pattern) for p, lo, hi in ranges]
+        assert list(finish(join_all(parts, tok._split), tok._split).items()) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab Z9's.!\n\r\t  é😉한")), max_size=400),
+       st.lists(st.integers(min_value=0, max_value=400), max_size=8),
+       st.sampled_from(PRESETS))
+def test_random_text_cut_at_random_places(text, cuts, pattern):
+    cuts = sorted(c for c in set(cuts) if c < len(text))
+    pieces = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
+    tok = RegexTokenizer(pattern)
+    counter = PartCounter(tok._split, piece_chars=7)
+    for piece in pieces:
+        counter.feed(piece)
+    whole = Counter(tok._split(text))
+    assert list(finish(counter.part(), tok._split).items()) == list(whole.items())
+    parts = []
+    for piece in pieces:
+        one = PartCounter(tok._split, piece_chars=5)
+        one.feed(piece)
+        parts.append(one.part())
+    assert list(finish(join_all(parts, tok._split), tok._split).items()) == list(whole.items())
+
+
+def test_a_surrogate_pair_cut_between_two_strings():
+    expected = RegexTokenizer().train("a\ud83d\ude00b a\ud83d\ude00b", 262)
+    tok = stream.train_from_iterator(RegexTokenizer(), ["a\ud83d", "\ude00b a\ud83d",
+                                                        "\ude00b"], 262)
+    same_training(tok, expected)
+
+
+def test_basic_trains_on_the_whole_text_and_refuses_what_cannot_fit(taylorswift, monkeypatch):
+    expected = BasicTokenizer().train(taylorswift[:20_000], 300)
+    text = taylorswift[:20_000]
+    pieces = [text[i:i + 999] for i in range(0, len(text), 999)]
+    same_training(stream.train_from_iterator(BasicTokenizer(), pieces, 300), expected)
+    monkeypatch.setattr(stream, "WHOLE_MAX_BYTES", 10_000)
+    with pytest.raises(ValueError, match="BasicTokenizer trains on the whole text"):
+        stream.train_from_iterator(BasicTokenizer(), pieces, 300)
+
+
+def test_arguments_are_checked_before_counting():
+    def never():
+        raise AssertionError("counted before checking the arguments")
+        yield
+    with pytest.raises(ValueError, match="vocab_size must be an int of at least 256"):
+        stream.train_from_iterator(RegexTokenizer(), never(), 255)
+    with pytest.raises(ValueError, match="min_frequency"):
+        stream.train_from_iterator(RegexTokenizer(), never(), 300, min_frequency=0)
+
+
+# ------------------------------------------------------------------ counts files
+def counts_of(tmp_path, name, text, pattern="gpt4"):
+    path = tmp_path / f"{name}.txt"
+    path.write_bytes(text.encode("utf-8"))
+    tok = RegexTokenizer(pattern)
+    write_counts(tmp_path / f"{name}.counts", tok.pattern, stream.count_files(tok, [path]))
+    return tmp_path / f"{name}.counts"
+
+
+def test_counts_files_round_trip_with_64_bit_counts(tmp_path):
+    part = count.Part(["he", "llo"], Counter({" wor": 3 << 40, "ld": 1}), "!\r")
+    write_counts(tmp_path / "x.counts", "P", part)
+    pattern, back = read_counts(tmp_path / "x.counts")
+    assert pattern == "P" and back == part
+    assert list(back.counts.items()) == list(part.counts.items())
+
+
+def test_merge_counts_above_32_bits():
+    part = count.Part([], Counter({"ab": 3 << 40, "bc": 1}), "")
+    tok = stream.train_from_part(RegexTokenizer(), part, 257)
+    assert tok.merge_counts == {256: 3 << 40}
+
+
+def test_counts_files_join_in_order(tmp_path, taylorswift, small_pieces):
+    text = taylorswift[:30_000] + AWKWARD * 5
+    # cut inside a word, between \r and \n, and inside a run of spaces
+    cuts = [text.index("ld!") - 1, text.index("\r\n") + 1, len(text) - 20,
+            text.index("   ") + 1]
+    cuts.sort()
+    files = [counts_of(tmp_path, str(i), text[a:b])
+             for i, (a, b) in enumerate(zip([0] + cuts, cuts + [len(text)]))]
+    expected = RegexTokenizer().train(text, 400)
+    same_training(stream.train_from_counts(RegexTokenizer(), files, 400), expected)
+
+
+def test_counts_of_another_pattern_are_refused(tmp_path):
+    files = [counts_of(tmp_path, "a", "hello", "gpt4"), counts_of(tmp_path, "b", "hi", "gpt2")]
+    with pytest.raises(ValueError, match="b.counts was counted with the split pattern"):
+        stream.train_from_counts(RegexTokenizer(), files, 300)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda data: data[:-1], "is damaged"),
+    (lambda data: data[:-5] + bytes([data[-5] ^ 1]) + data[-4:], "is damaged"),
+    (lambda data: data.replace(b'"chunks": ', b'"chunks": "', 1), "header line"),
+    (lambda data: b"bpe-counts 7\n" + data.split(b"\n", 1)[1], "version '7'"),
+    (lambda data: b"hello world\n", "is not a counts file"),
+])
+def test_a_damaged_counts_file_is_refused(tmp_path, damage, message):
+    path = counts_of(tmp_path, "a", "hello world, hello you\n" * 50)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(ValueError, match=message):
+        read_counts(path)
+
+
+def test_not_utf8_names_the_file_and_the_byte(tmp_path, small_pieces):
+    path = tmp_path / "bad.txt"
+    path.write_bytes("é".encode() * 40 + b"ok\xe9" + b"x" * 30)  # reads of 13 bytes
+    with pytest.raises(stream.NotUTF8Error, match=r"bad.txt is not UTF-8 text \(byte 0xe9 "
+                                                   r"at offset 82\)"):
+        stream.train_from_files(RegexTokenizer(), [path], 300)
+    path.write_bytes(b"abc\xc3")  # cut inside a character at the end
+    with pytest.raises(stream.NotUTF8Error, match="byte 0xc3 at offset 3"):
+        stream.train_from_files(RegexTokenizer(), [path], 300)
+
+
+# --------------------------------------------------------------------- Dask
+def test_dask_local_cluster_gives_the_same_merges(tmp_path, taylorswift, shakespeare):
+    pytest.importorskip("distributed", reason="Dask is optional: pip install -r "
+                                              "requirements-scale.txt")
+    from bpe.dask_engine import count_files_dask
+    texts = [taylorswift, AWKWARD * 50, shakespeare[:100_000]]
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_bytes(text.encode("utf-8"))
+    seen = []
+    part = count_files_dask(RegexTokenizer(), paths, workers=2, range_bytes=50_021,
+                            progress=seen.append)
+    tok = stream.train_from_part(RegexTokenizer(), part, 500)
+    same_training(tok, RegexTokenizer().train("".join(texts), 500))
+    assert seen[-1].done == seen[-1].total == sum(p.stat().st_size for p in paths)
+
+
+def test_local_worker_processes_give_the_same_merges(tmp_path, shakespeare):
+    path = tmp_path / "a.txt"
+    path.write_bytes(shakespeare[:200_000].encode("utf-8"))
+    tok = RegexTokenizer()
+    part = stream.count_files(tok, [path], workers=2, range_bytes=30_011)
+    same_training(stream.train_from_part(tok, part, 400),
+                  RegexTokenizer().train(shakespeare[:200_000], 400))
+
+
+def test_dask_stays_optional():
+    import subprocess
+    import sys
+    from conftest import ROOT
+    code = ("import sys, bpe, bpe.stream, bpe.counts, bpe.cli, bpe.dask_engine; "
+            "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_a_clear_message_when_dask_is_missing(monkeypatch, tmp_path):
+    import sys
+    from bpe.dask_engine import count_files_dask
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(ValueError, match="pip install -r requirements-scale.txt"):
+        count_files_dask(RegexTokenizer(), [tmp_path / "a.txt"])
