@@ -182,6 +182,31 @@ class Tokenizer:
         verbose=True prints each merge through the same path.
         """
         text = clean_text(text)
+        self._check_train_args(vocab_size, min_frequency)
+        if verbose:
+            progress = _chain(progress, _print_progress)
+        words = [(chunk.encode("utf-8"), freq)
+                 for chunk, freq in self._count_chunks(text).items()]
+        result = train_merges(words, vocab_size, min_frequency, progress,
+                              tie_break=tie_break, record_ties=record_ties)
+        return self._apply_training(result)
+
+    def train_from_files(self, paths, vocab_size, **options):
+        """Train on UTF-8 files read a piece at a time: the same merges as train() on
+        their concatenated text, in memory that grows with the distinct chunks only
+        (options: min_frequency, progress, count_progress, workers). See bpe.stream."""
+        from .stream import train_from_files  # subtle: stream imports this module
+        return train_from_files(self, paths, vocab_size, **options)
+
+    def train_from_iterator(self, texts, vocab_size, **options):
+        """Train on an iterable of str (rustbpe's name): the same merges as
+        train("".join(texts)), keeping only chunk counts. See bpe.stream."""
+        from .stream import train_from_iterator
+        return train_from_iterator(self, texts, vocab_size, **options)
+
+    def _check_train_args(self, vocab_size, min_frequency):
+        """ValueError for arguments no training can use; run before any counting, so a
+        bad argument fails at once rather than after an hour of reading."""
         if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 256:
             raise ValueError(f"vocab_size must be an int of at least 256 (the 256 byte "
                              f"tokens), not {vocab_size!r}")
@@ -192,12 +217,9 @@ class Tokenizer:
             raise ValueError(f"special tokens {clash} have ids inside the range training "
                              f"will fill (256..{vocab_size - 1}); register them with ids of "
                              f"at least {vocab_size}, or after training")
-        if verbose:
-            progress = _chain(progress, _print_progress)
-        words = [(chunk.encode("utf-8"), freq)
-                 for chunk, freq in self._count_chunks(text).items()]
-        result = train_merges(words, vocab_size, min_frequency, progress,
-                              tie_break=tie_break, record_ties=record_ties)
+
+    def _apply_training(self, result):
+        """Take a bpe.train.TrainResult as this tokenizer's merges; returns self."""
         self.merges = result.merges
         self.merge_counts = result.merge_counts
         self.merge_ties = result.merge_ties or {}

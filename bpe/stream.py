@@ -193,7 +193,7 @@ def train_from_files(tok, paths, vocab_size, *, min_frequency=1, progress=None,
     """Train tok on the concatenated UTF-8 files, reading them a piece at a time; the
     same merges and merge_counts as tok.train(concatenated text). workers > 1 counts
     byte ranges in that many processes. Returns tok."""
-    _check_train_args(tok, vocab_size, min_frequency)
+    tok._check_train_args(vocab_size, min_frequency)
     paths = [os.fspath(p) for p in paths]
     if not getattr(tok, "_is_preset", False):
         return tok.train(_whole_text(tok, _file_texts(paths)), vocab_size,
@@ -207,7 +207,7 @@ def train_from_iterator(tok, texts, vocab_size, *, min_frequency=1, progress=Non
                         count_progress=None):
     """Train tok on the concatenation of an iterable of str (rustbpe's name), keeping
     only the chunk counts; the same merges as tok.train("".join(texts)). Returns tok."""
-    _check_train_args(tok, vocab_size, min_frequency)
+    tok._check_train_args(vocab_size, min_frequency)
     if not getattr(tok, "_is_preset", False):
         return tok.train(_whole_text(tok, texts), vocab_size,
                          min_frequency=min_frequency, progress=progress)
@@ -220,7 +220,7 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None)
     """Train tok on counts files (counts.py) joined in order; the same merges as
     training on the files they count. Each must be made with tok's pattern."""
     from .counts import read_counts
-    _check_train_args(tok, vocab_size, min_frequency)
+    tok._check_train_args(vocab_size, min_frequency)
     _need_streamable(tok)
 
     def parts():
@@ -238,32 +238,12 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None)
 def train_from_part(tok, part, vocab_size, *, min_frequency=1, progress=None):
     """Train tok on the chunk counts of a whole text (a Part from its start to its end).
     Consumes part."""
-    _check_train_args(tok, vocab_size, min_frequency)
+    tok._check_train_args(vocab_size, min_frequency)
     words = [(chunk.encode("utf-8"), freq) for chunk, freq in chunk_items(part, tok._split)]
     part.counts.clear()  # the words hold the chunks now; free the str copies before merging
     result = train_merges(words, vocab_size, min_frequency, progress)
     del words
-    # LOCAL HELPER (lead: see report): the same three steps Tokenizer.train takes
-    tok.merges = result.merges
-    tok.merge_counts = result.merge_counts
-    tok.stop_reason = result.stop_reason
-    tok._reset()
-    return tok
-
-
-def _check_train_args(tok, vocab_size, min_frequency):
-    """LOCAL HELPER (lead: see report): Tokenizer.train's argument checks, run before
-    counting so a bad argument fails at once rather than after an hour of reading."""
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 256:
-        raise ValueError(f"vocab_size must be an int of at least 256 (the 256 byte "
-                         f"tokens), not {vocab_size!r}")
-    if not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency must be an int of at least 1, not {min_frequency!r}")
-    clash = [s for s, idx in tok.special_tokens.items() if 256 <= idx < vocab_size]
-    if clash:
-        raise ValueError(f"special tokens {clash} have ids inside the range training "
-                         f"will fill (256..{vocab_size - 1}); register them with ids of "
-                         f"at least {vocab_size}, or after training")
+    return tok._apply_training(result)
 
 
 def _file_texts(paths):

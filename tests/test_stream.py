@@ -240,3 +240,16 @@ def test_a_clear_message_when_dask_is_missing(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
     with pytest.raises(ValueError, match="pip install -r requirements-scale.txt"):
         count_files_dask(RegexTokenizer(), [tmp_path / "a.txt"])
+
+
+def test_the_tokenizer_methods_are_the_streamed_trainers(tmp_path):
+    """tok.train_from_files / tok.train_from_iterator: the same merges as tok.train."""
+    from bpe import RegexTokenizer
+    text = "hello world, hello there! 12345 naïve café\r\n" * 40
+    path = tmp_path / "c.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    want = RegexTokenizer().train(text, 300)
+    by_file = RegexTokenizer().train_from_files([path], 300)
+    by_iter = RegexTokenizer().train_from_iterator([text[:37], text[37:]], 300)
+    assert by_file.merges == by_iter.merges == want.merges
+    assert by_file.merge_counts == want.merge_counts
