@@ -49,7 +49,7 @@ def main():
     try:
         from bpe.ranks import tiktoken_kwargs
     except ImportError:  # the code before bpe/ranks.py existed, for a baseline run
-        from bpe.export import tiktoken_kwargs
+        from bpe.ranks import tiktoken_kwargs
     ours = GPT4Tokenizer()
     theirs = tiktoken.Encoding(**tiktoken_kwargs(ours, name="cl100k_base"))
     print("| case | ours (s) | tiktoken (s) | ours / tiktoken | ids equal |")

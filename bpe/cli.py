@@ -20,7 +20,8 @@ import os
 import sys
 import time
 
-from . import export, stream
+from . import hf, ranks, stream
+from .formats import load
 from .basic import BasicTokenizer
 from .counts import read_pattern, write_counts
 from .regex import RegexTokenizer, compile_pattern
@@ -125,7 +126,7 @@ def read_text(path):
 def load_model(path, pattern="gpt4"):
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
-    return export.load_file(path, pattern=pattern)
+    return load(path, pattern=pattern)
 
 
 class ProgressBar:
@@ -284,12 +285,12 @@ def _read_stdin():
 def cmd_export(args):
     tok = load_model(args.model)
     if args.format == "tiktoken":
-        export.save_tiktoken(tok, args.output)
+        ranks.save_tiktoken(tok, args.output)
         print(f"wrote {args.output}; the format holds only the ranks, so build the encoder "
-              f"with pat_str={export.tiktoken_pattern(tok)!r} and "
+              f"with pat_str={ranks.tiktoken_pattern(tok)!r} and "
               f"special_tokens={tok.special_tokens!r}", file=sys.stderr)
     else:
-        export.save_hf(tok, args.output)
+        hf.save_hf(tok, args.output)
         print(f"wrote {args.output}; load it with tokenizers.Tokenizer.from_file",
               file=sys.stderr)
 

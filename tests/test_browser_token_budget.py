@@ -2,7 +2,8 @@
 Screenshots: screenshots/chunker_page.png, chunker_uploaded.png."""
 import json
 
-from bpe import RegexTokenizer, export
+from bpe import RegexTokenizer
+from bpe.hf import hf_json
 from conftest import metrics, screenshot, wait_rendered
 from viz.token_budget import chunk_text, summary
 
@@ -30,7 +31,7 @@ def test_chunker_page_shows_the_pieces(page, gpt4):
 def test_upload_a_tokenizer_json_in_the_sidebar(page, tmp_path):
     tok = RegexTokenizer().train(CORPUS, 256 + 30)
     path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(export.hf_json(tok)), encoding="utf-8")
+    path.write_text(json.dumps(hf_json(tok)), encoding="utf-8")
     page.get_by_text("Load a tokenizer file").click()
     page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(path))
     page.get_by_text("Loaded as “tokenizer (uploaded)”").wait_for(timeout=60_000)

@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from bpe import RegexTokenizer
-from bpe.export import hf_json, load_bytes, tiktoken_text
+from bpe import load_bytes
+from bpe.hf import hf_json
+from bpe.ranks import tiktoken_text
 from bpe.extend import ExtendedTokenizer, extend_vocabulary
 
 
@@ -81,7 +83,7 @@ def test_bad_arguments_are_clear(gpt4):
 
 def test_gpt4_extension_exports_as_tiktoken(gpt4_ext, shakespeare):
     tiktoken = pytest.importorskip("tiktoken")
-    from bpe.export import parse_tiktoken_ranks
+    from bpe.ranks import parse_ranks as parse_tiktoken_ranks
     ranks = parse_tiktoken_ranks(tiktoken_text(gpt4_ext).encode())
     enc = tiktoken.Encoding("ext", pat_str=gpt4_ext.pattern, mergeable_ranks=ranks,
                             special_tokens=gpt4_ext.special_tokens)

@@ -176,7 +176,8 @@ def new_tokens_rows(ext):
 def extension_downloads(ext):
     """format -> (file name, file text, None) or (file name, None, why it cannot hold it)."""
     import json
-    from bpe.export import hf_json, tiktoken_text
+    from bpe.hf import hf_json
+    from bpe.ranks import tiktoken_text
     makers = {".tiktoken": ("extended.tiktoken", tiktoken_text),
               "tokenizer.json": ("tokenizer.json",
                                  lambda tok: json.dumps(hf_json(tok), ensure_ascii=False)),
