@@ -83,8 +83,8 @@ def test_bad_arguments_are_clear(gpt4):
 
 def test_gpt4_extension_exports_as_tiktoken(gpt4_ext, shakespeare):
     tiktoken = pytest.importorskip("tiktoken")
-    from bpe.ranks import parse_ranks as parse_tiktoken_ranks
-    ranks = parse_tiktoken_ranks(tiktoken_text(gpt4_ext).encode())
+    from bpe.ranks import parse_ranks
+    ranks = parse_ranks(tiktoken_text(gpt4_ext).encode())
     enc = tiktoken.Encoding("ext", pat_str=gpt4_ext.pattern, mergeable_ranks=ranks,
                             special_tokens=gpt4_ext.special_tokens)
     sample = shakespeare[-20000:]
