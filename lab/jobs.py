@@ -78,6 +78,7 @@ class Step(NamedTuple):
         return self.done / self.elapsed if self.elapsed > 0 else 0.0
 
 _context = None
+_warming = None  # the thread that started the fork server, once one has
 
 
 def _mp_context():
@@ -88,8 +89,23 @@ def _mp_context():
     global _context
     if _context is None:
         _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(["__main__", "bpe", "bpe.replay", "lab.jobs"])
+        _context.set_forkserver_preload(["__main__", "bpe", "bpe.replay", "lab.jobs",
+                                          "lab.trainers"])
     return _context
+
+
+def warm_up():
+    """Start the fork server in the background now, so the first training a visitor
+    starts does not wait seconds for it to import bpe. Safe to call on every run."""
+    global _warming
+    if _warming is None:
+        def run():
+            _mp_context()
+            from multiprocessing import forkserver
+            forkserver.ensure_running()
+        _warming = threading.Thread(target=run, name="bpe-forkserver-warm-up", daemon=True)
+        _warming.start()
+    return _warming
 
 
 def running_jobs():
