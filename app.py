@@ -6,9 +6,9 @@ added, so the page's pickers offer it; the list of names is drawn after the page
 tokenizer trained on this run is listed too. Nothing here reaches outside the machine:
 the page icon is a local file (a :material/: page icon makes the browser fetch it).
 
-The frame runs only as Streamlit's script (__name__ == "__main__"): a training worker's
-process is prepared by multiprocessing from this file too (as "__mp_main__"), and must
-not draw a page, load GPT-4 and run the sidebar there first.
+The frame runs only as Streamlit's script (__name__ == "__main__"): a process that
+imports this file (multiprocessing's workers used to) must not draw a page and load
+GPT-4 first.
 """
 from pathlib import Path
 
