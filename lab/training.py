@@ -143,8 +143,10 @@ class Training:
         p = job.progress
         if p is None:
             return Progress(job.phase, elapsed=job.elapsed)
+        # the first merges are the slowest and say little about the rest: no ETA yet
+        settled = job.phase == "merging" and p.done >= ETA_AFTER * p.total
         return Progress(job.phase, p.done, p.total, job.elapsed, recent_rate(job.trace),
-                        estimate_left(job.trace, p.total) if job.phase == "merging" else None,
+                        estimate_left(job.trace, p.total) if settled else None,
                         job.recent, getattr(p, "label", ""))
 
     def cancel(self):
@@ -154,6 +156,7 @@ class Training:
 
 # ------------------------------------------------------------------ the ETA
 RATE_WINDOW = 0.3  # the share of the elapsed time the recent rate is measured over
+ETA_AFTER = 0.05   # the share of the merges done before an ETA is shown
 
 
 def recent_rate(trace, window=RATE_WINDOW):

@@ -63,6 +63,7 @@ running = t is not None and t.running
 st.title("Train a tokenizer")
 if running:
     panels.progress_panel()
+    panels.scroll_to_top_once()
 else:
     st.caption("Byte-pair encoding starts from the 256 single bytes and, merge after merge, "
                "glues together the pair of tokens that occurs most often in the corpus. "
@@ -173,6 +174,7 @@ if submitted and not running:
     except ValueError as e:
         st.error(md(str(e)), icon=":material/error:")
     else:
+        st.session_state[panels.SCROLL_TOP] = True
         st.rerun()  # draw the form disabled and the progress panel at the top
 
 # ---------------------------------------------------------------- the result
