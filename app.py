@@ -46,7 +46,8 @@ def main():
 
     with st.sidebar:
         loader.tokenizer_loader(nav.url_path)
-        sidebar_status()
+        if training.running():  # its timer reruns only while there is something to watch
+            sidebar_status()
 
     nav.run()
 
