@@ -299,12 +299,13 @@ def _outcome(t):
 
 
 def toast(t):
-    """The one-line toast for a training that ended; marks it announced."""
+    """The one-line toast for a training that ended (none for a cancelled one: the
+    visitor knows); marks it announced."""
     from lab.safe import md
     t.announced = True
     o = t.outcome
     if o.cancelled:
-        return st.toast(f"Training “{md(t.settings.name)}” was cancelled.", icon=":material/cancel:")
+        return None  # the visitor pressed Cancel: nothing to announce
     if o.error:
         return st.toast(f"Training “{md(t.settings.name)}” failed: {md(o.error)}",
                         icon=":material/error:")
