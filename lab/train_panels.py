@@ -25,11 +25,15 @@ def settings_line(s):
 
 SCROLL_TOP = "train_scroll_top"  # set when a training starts: show the top of the page once
 # subtle: components.html runs in a same-origin iframe, so it may scroll the page around it
-_SCROLL_SCRIPT = """<script>
+_SCROLL_TOP = """<script>
 for (const el of [window.parent, ...window.parent.document.querySelectorAll(
     '[data-testid="stMain"], [data-testid="stAppViewContainer"], section.main')]) {
   el.scrollTo({top: 0, behavior: "smooth"});
 }
+</script>"""
+_SCROLL_TO = """<script>
+setTimeout(() => window.parent.document.getElementById("%s")
+    ?.scrollIntoView({behavior: "smooth"}), 300);
 </script>"""
 
 
@@ -37,7 +41,14 @@ def scroll_to_top_once():
     """After Train was clicked (low on the page), bring the progress panel into view."""
     if st.session_state.pop(SCROLL_TOP, False):
         import streamlit.components.v1 as components
-        components.html(_SCROLL_SCRIPT, height=0)
+        components.html(_SCROLL_TOP, height=0)
+
+
+def scroll_to(anchor):
+    """Bring the heading with this anchor (letters, digits and - only) into view."""
+    import streamlit.components.v1 as components
+    components.html(_SCROLL_TO % "".join(ch for ch in anchor if ch.isalnum() or ch == "-"),
+                    height=0)
 
 
 @st.fragment(run_every=POLL_EVERY)

@@ -129,6 +129,7 @@ class Training:
     job: object = None
     outcome: Outcome = None
     announced: bool = False      # its end was shown in a toast
+    shown: bool = False          # its result was shown on its page (which scrolls to it once)
 
     @property
     def running(self):

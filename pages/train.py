@@ -179,7 +179,10 @@ if submitted and not running:
 
 # ---------------------------------------------------------------- the result
 if t is not None and not running:
-    st.subheader("3 · Result")
+    st.subheader("3 · Result", anchor="result")
     panels.result_panel(t, vc.corpus_fingerprint(text))
+    if not t.shown:
+        t.shown = True
+        panels.scroll_to("result")
     if t.outcome.ok:
         panels.sentencepiece_panel(t, text)
