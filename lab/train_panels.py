@@ -23,6 +23,34 @@ def settings_line(s):
     return f"**Training “{md(s.name)}”** · {md(s.summary)}"
 
 
+SCROLL_TOP = "train_scroll_top"  # set when a training starts: show the top of the page once
+# subtle: components.html runs in a same-origin iframe, so it may scroll the page around it
+_SCROLL_TOP = """<script>
+for (const el of [window.parent, ...window.parent.document.querySelectorAll(
+    '[data-testid="stMain"], [data-testid="stAppViewContainer"], section.main')]) {
+  el.scrollTo({top: 0, behavior: "smooth"});
+}
+</script>"""
+_SCROLL_TO = """<script>
+setTimeout(() => window.parent.document.getElementById("%s")
+    ?.scrollIntoView({behavior: "smooth"}), 300);
+</script>"""
+
+
+def scroll_to_top_once():
+    """After Train was clicked (low on the page), bring the progress panel into view."""
+    if st.session_state.pop(SCROLL_TOP, False):
+        import streamlit.components.v1 as components
+        components.html(_SCROLL_TOP, height=0)
+
+
+def scroll_to(anchor):
+    """Bring the heading with this anchor (letters, digits and - only) into view."""
+    import streamlit.components.v1 as components
+    components.html(_SCROLL_TO % "".join(ch for ch in anchor if ch.isalnum() or ch == "-"),
+                    height=0)
+
+
 @st.fragment(run_every=POLL_EVERY)
 def progress_panel(slot=TRAIN):
     """Redrawn every POLL_EVERY s while the training in slot runs; once it has ended, a
@@ -49,8 +77,8 @@ def progress_panel(slot=TRAIN):
             c1.metric("Merges done", f"{p.done:,}")
             c2.metric("Merges per second", f"{p.rate:,.0f}", help="over the last few seconds")
             c3.metric("Time left", "…" if p.eta is None else vt.format_duration(p.eta),
-                      help="estimated from how the merge rate has changed so far: later "
-                           "merges are cheaper")
+                      help="estimated from how the merge rate has changed so far (later "
+                           "merges are cheaper), once 5% of the merges are done")
             c4.metric("Elapsed", vt.format_duration(p.elapsed))
             if p.recent:
                 st.caption("The latest merges, newest first")

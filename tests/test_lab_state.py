@@ -93,3 +93,15 @@ def test_session_names_never_take_a_reference_name():
     at.session_state["add_as"] = "GPT-4o (o200k_base)"
     at.run()
     assert at.session_state["added"] == "GPT-4o (o200k_base) (2)"
+
+
+def test_a_new_tokenizer_is_selected_once_then_the_users_pick_stands():
+    at = run()
+    assert at.selectbox(key="t_pick").value == "GPT-4 (cl100k_base)"
+    at.session_state["add_as"] = "mine"
+    at.run()  # added during this run: the picker, drawn after, switches to it
+    assert at.selectbox(key="t_pick").value == "mine"
+    at.session_state["add_as"] = ""
+    at.selectbox(key="t_pick").set_value("GPT-4 (cl100k_base)").run()
+    at.run()
+    assert at.selectbox(key="t_pick").value == "GPT-4 (cl100k_base)"  # not switched back
