@@ -17,16 +17,21 @@ import streamlit as st
 from lab import jobs, loader, state, training
 from lab.train_panels import sidebar_status
 
-PAGES = [  # (section, script, title, icon); the first is the home page
+PAGES = [  # (section, script, title, icon); the first is the home page; url = file name
     ("See", "pages/tokenize.py", "Tokenize", ":material/text_fields:"),
     ("See", "pages/compare.py", "Compare", ":material/compare_arrows:"),
+    ("See", "pages/arena.py", "Arena", ":material/leaderboard:"),
     ("Learn by doing", "pages/train.py", "Train", ":material/model_training:"),
     ("Learn by doing", "pages/replay.py", "Merge replay", ":material/slow_motion_video:"),
     ("Learn by doing", "pages/merge_tree.py", "Merge tree", ":material/account_tree:"),
     ("Learn by doing", "pages/vocabulary.py", "Vocabulary", ":material/menu_book:"),
-    ("Learn by doing", "pages/chunks.py", "Regex chunks", ":material/content_cut:"),
+    ("Learn by doing", "pages/regex_chunks.py", "Regex chunks", ":material/content_cut:"),
     ("Learn by doing", "pages/specials.py", "Special tokens", ":material/shield:"),
-    ("Tools", "pages/chunker.py", "Token-budget chunker", ":material/splitscreen:"),
+    ("Learn by doing", "pages/ties.py", "Tie rules", ":material/balance:"),
+    ("Learn by doing", "pages/extend.py", "Extend a vocabulary", ":material/add_circle:"),
+    ("Learn by doing", "pages/health.py", "Vocabulary health", ":material/health_and_safety:"),
+    ("Learn by doing", "pages/data_size.py", "How much data", ":material/stacked_line_chart:"),
+    ("Tools", "pages/token_budget.py", "Token-budget chunker", ":material/splitscreen:"),
 ]
 ICON = Path(__file__).parent / "lab" / "static" / "icon.png"
 

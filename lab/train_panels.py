@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from bpe import export
+from bpe import hf, ranks
 from lab import training
 from lab.safe import code, md
 from viz import corpus as vc
@@ -105,13 +105,13 @@ def downloads(tok, stem):
                       "minbpe's format: loads with bpe.load(), minbpe, and this app's sidebar"))
     files.append((".vocab", tok.vocab_text(), f"{stem}.vocab", "for people to read"))
     try:
-        files.append((".tiktoken", export.tiktoken_text(tok), f"{stem}.tiktoken",
+        files.append((".tiktoken", ranks.tiktoken_text(tok), f"{stem}.tiktoken",
                       "tiktoken's ranks; the split pattern and special tokens are not part "
                       "of the format: pick the pattern when loading it"))
     except ValueError as e:
         problems.append(f".tiktoken: {e}")
     try:
-        files.append(("tokenizer.json", json.dumps(export.hf_json(tok), ensure_ascii=False),
+        files.append(("tokenizer.json", json.dumps(hf.hf_json(tok), ensure_ascii=False),
                       f"{stem}.json", "Hugging Face tokenizers' format"))
     except ValueError as e:
         problems.append(f"tokenizer.json: {e}")

@@ -200,7 +200,7 @@ def test_upload_is_remembered_across_pages_then_sentencepiece_and_a_toast(page):
 
 def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
     from bpe import RegexTokenizer
-    from bpe.export import load_bytes
+    from bpe import load_bytes
     from viz.corpus import split_held_out
     open_train(page)
     page.locator(".st-key-train_vocab_size input").fill("400")
@@ -229,7 +229,7 @@ def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
 
 def test_the_tiktoken_pattern_applies_when_changed_after_upload(page):
     from bpe import RegexTokenizer
-    from bpe.export import tiktoken_text
+    from bpe.ranks import tiktoken_text
     tok = RegexTokenizer("gpt4").train(SAMPLE[:20_000], 300)
     shown = sidebar_upload(page, "r.tiktoken", tiktoken_text(tok).encode())
     assert "split by GPT-4's (gpt4)" in shown

@@ -1,7 +1,9 @@
 """lab.state in a Streamlit run: references in the picker, uploads of the three formats."""
 from streamlit.testing.v1 import AppTest
 
-from bpe import BasicTokenizer, RegexTokenizer, export
+from bpe import BasicTokenizer, RegexTokenizer
+from bpe.hf import hf_json
+from bpe.ranks import WHOLE_TEXT_PATTERN, tiktoken_text
 from conftest import ROOT
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40
@@ -60,16 +62,16 @@ def test_uploads_of_all_three_formats_give_the_same_tokenizer():
     tok = RegexTokenizer("gpt2").train(CORPUS, 256 + 40)
     basic = BasicTokenizer().train(CORPUS, 256 + 30)
     files = {"mine.model": tok.model_text().encode(),
-             "mine.tiktoken": export.tiktoken_text(tok).encode(),
-             "tokenizer.json": __import__("json").dumps(export.hf_json(tok)).encode()}
+             "mine.tiktoken": tiktoken_text(tok).encode(),
+             "tokenizer.json": __import__("json").dumps(hf_json(tok)).encode()}
     at = run(files, pattern="gpt2")
     assert [s.value for s in at.success] == ["mine (uploaded)", "mine (uploaded) (2)",
                                              "tokenizer (uploaded)"]
     owned = at.session_state["lab_tokenizers"]
     for loaded in owned.values():
         assert loaded.merges == tok.merges and loaded.pattern == tok.pattern
-    at = run({"b.tiktoken": export.tiktoken_text(basic).encode()},
-             pattern=export.WHOLE_TEXT_PATTERN)
+    at = run({"b.tiktoken": tiktoken_text(basic).encode()},
+             pattern=WHOLE_TEXT_PATTERN)
     assert type(at.session_state["lab_tokenizers"]["b (uploaded)"]) is BasicTokenizer
 
 
