@@ -102,8 +102,8 @@ def references_help():
     missing = unavailable_references()
     if not missing:
         return ""
-    return "Not installed here (nothing is downloaded at run time): " + "; ".join(f"{label}: {reason}"
-                                                 for label, reason in missing.items())
+    return ("Not installed here (nothing is downloaded at run time): "
+            + "; ".join(f"{label}: {reason}" for label, reason in missing.items()))
 
 
 def load_model_upload(uploaded, *, pattern="gpt4"):

@@ -255,7 +255,7 @@ def test_specials_with_gpt4(open_page):
     codes = texts(at.code)
     assert [c for c in codes if c.startswith("allowed_special=")] == [
         "allowed_special='all'", "allowed_special='none'", "allowed_special='none_raise'",
-        "allowed_special={'<|endoftext|>'}"]
+        "allowed_special={'<|endoftext|>'}, disallowed_special=()"]
     assert any("raised ValueError" in w for w in texts(at.warning))
     # the id lists, one per policy that did not raise
     lists = [ast.literal_eval(c) for c in codes if c.startswith("[")]
