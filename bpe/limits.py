@@ -50,14 +50,15 @@ class _Scanner:
     group weighs its contents, a counted repeat {m,n} multiplies the item before it by
     max(m, n) (the regex module unrolls it), and * + ? multiply by 1 (they loop)."""
 
-    def __init__(self, pattern):
+    def __init__(self, pattern, what="split pattern"):
         self.p = pattern
+        self.what = what
         self.i = 0
         self.out = []
         self.stack = [[0, 0]]  # per open group: [weight so far, weight of last item]
 
     def refuse(self, what, fix):
-        raise ValueError(f"split pattern {_short(self.p)}: {what} (at character {self.i}); "
+        raise ValueError(f"{self.what} {_short(self.p)}: {what} (at character {self.i}); "
                          f"{fix}")
 
     def item(self, text, weight):
@@ -215,8 +216,8 @@ class _Scanner:
         self.i = end
 
 
-def check_pattern(pattern):
-    """A user's split pattern, bounded and with capture groups made non-capturing;
+def check_pattern(pattern, what="split pattern"):
+    """A user's split pattern (or any regex: `what` names it in messages), bounded and with capture groups made non-capturing;
     ValueError naming the pattern and what to do if it is too big or unsupported.
     Nothing is compiled here.
 
@@ -228,15 +229,15 @@ def check_pattern(pattern):
     ValueError: split pattern 'c{10000000}|[\\\\s\\\\S]': its repeats would compile to more than 50,000 units of regex program (the regex module unrolls every {m,n}) (at character 11); use + or * instead of large counted repeats, or pick a preset (gpt2, gpt4, gpt4o)
     """
     if not isinstance(pattern, str):
-        raise TypeError(f"a split pattern must be a str, not {type(pattern).__name__}")
+        raise TypeError(f"a {what} must be a str, not {type(pattern).__name__}")
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise ValueError(f"split pattern {_short(pattern)} is {len(pattern):,} characters "
+        raise ValueError(f"{what} {_short(pattern)} is {len(pattern):,} characters "
                          f"long; the limit is {MAX_PATTERN_CHARS:,}: shorten it, "
                          + _PRESET_HINT)
     if "\x00" in pattern:
-        raise ValueError(f"split pattern {_short(pattern)} contains a NUL character; "
+        raise ValueError(f"{what} {_short(pattern)} contains a NUL character; "
                          "write \\x00 instead")
-    rewritten, _ = _Scanner(pattern).run()
+    rewritten, _ = _Scanner(pattern, what).run()
     return rewritten
 
 
@@ -249,28 +250,28 @@ def pattern_weight(pattern):
     return _Scanner(pattern).run()[1]
 
 
-def compile_pattern(pattern):
+def compile_pattern(pattern, flags=0, what="split pattern"):
     """check_pattern, then compile outside the regex module's cache; the compiled
     pattern has no capture groups (so findall returns strings).
 
     >>> compile_pattern(r"(\\w+)|(\\W+)").findall("hi you")
     ['hi', ' ', 'you']
     """
-    checked = check_pattern(pattern)
+    checked = check_pattern(pattern, what)
     try:
         # subtle: cache_pattern=False, or every distinct visitor pattern stays alive in
         # the module's cache (500 entries) for the life of the server
-        compiled = regex.compile(checked, cache_pattern=False)
+        compiled = regex.compile(checked, flags, cache_pattern=False)
     except (regex.error, OverflowError, RecursionError, MemoryError) as e:
-        raise ValueError(f"invalid split pattern {_short(pattern)}: {e}; fix the regex, "
+        raise ValueError(f"invalid {what} {_short(pattern)}: {e}; fix the regex, "
                          + _PRESET_HINT) from None
     if compiled.groups:  # the scanner missed a group: refuse rather than return tuples
-        raise ValueError(f"split pattern {_short(pattern)} has capture groups; "
+        raise ValueError(f"{what} {_short(pattern)} has capture groups; "
                          "write (?:...) instead of (...)")
     return compiled
 
 
-def findall_within(compiled, text, seconds=MATCH_SECONDS):
+def findall_within(compiled, text, seconds=MATCH_SECONDS, what="split pattern"):
     """compiled.findall(text), or ValueError if matching takes longer than seconds.
     Works on any thread (the regex module checks the clock while it matches).
 
@@ -282,7 +283,7 @@ def findall_within(compiled, text, seconds=MATCH_SECONDS):
     try:
         return compiled.findall(text, timeout=seconds)
     except TimeoutError:
-        raise ValueError(f"split pattern {_short(compiled.pattern)} took longer than "
+        raise ValueError(f"{what} {_short(compiled.pattern)} took longer than "
                          f"{seconds:g} s on a text of {len(text):,} characters (it "
                          "backtracks); simplify the pattern (avoid nested or overlapping "
                          "repeats like (a|a)+), " + _PRESET_HINT) from None
