@@ -15,10 +15,15 @@ import tempfile
 
 
 class SaveError(OSError):
-    """A save that did not happen; str() is the whole message, naming the file."""
+    """A save that did not happen: errno, strerror and filename as OSError's, and str()
+    a whole sentence: "cannot write models/x.model: No space left on device"."""
 
     def __str__(self):
-        return self.args[0] if self.args else "cannot save"
+        return f"cannot write {self.filename}: {self.strerror}"
+
+
+def _failed(target, error, note=""):
+    return SaveError(error.errno, (error.strerror or str(error)) + note, target)
 
 
 def check_prefix(file_prefix):
@@ -65,7 +70,7 @@ def write_files(contents):
             try:
                 os.replace(tmp, target)
             except OSError as e:
-                raise SaveError(f"cannot write {target}: {e.strerror or e}") from None
+                raise _failed(target, e) from None
             replaced.append(target)
         _fsync_dirs(target for _, target in staged)
     except BaseException:
@@ -92,7 +97,7 @@ def _stage(target, data):
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.",
                                    suffix=".tmp")
     except OSError as e:
-        raise SaveError(f"cannot write {target}: {e.strerror or e}") from None
+        raise _failed(target, e) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -100,7 +105,7 @@ def _stage(target, data):
             os.fsync(f.fileno())
     except OSError as e:
         _remove(tmp)
-        raise SaveError(f"cannot write {target}: {e.strerror or e}") from None
+        raise _failed(target, e) from None
     except BaseException:
         _remove(tmp)
         raise

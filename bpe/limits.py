@@ -26,7 +26,8 @@ import regex
 
 MAX_PATTERN_CHARS = 10_000   # a real split pattern is < 1,000 characters
 PATTERN_BUDGET = 50_000      # units of compiled program (~250 bytes each at most)
-MATCH_SECONDS = 2.0          # one findall of a user pattern over one text
+MATCH_SECONDS = 2.0          # one findall of a user pattern over a text of up to 1 MB
+MATCH_SECONDS_PER_MB = 2.0   # and this much more per MB (a sane pattern runs at >10 MB/s)
 MAX_ID = 10_000_000          # the largest vocabularies in use hold ~1M ids
 MAX_TOKEN_BYTES = 4096       # the longest token of cl100k/o200k is ~128 bytes
 MAX_VOCAB_BYTES = 64 << 20   # o200k's tokens total ~1.5 MB
@@ -271,15 +272,18 @@ def compile_pattern(pattern, flags=0, what="split pattern"):
     return compiled
 
 
-def findall_within(compiled, text, seconds=MATCH_SECONDS, what="split pattern"):
-    """compiled.findall(text), or ValueError if matching takes longer than seconds.
-    Works on any thread (the regex module checks the clock while it matches).
+def findall_within(compiled, text, seconds=None, what="split pattern"):
+    """compiled.findall(text), or ValueError if matching takes longer than seconds
+    (default: match_seconds(len(text))). Works on any thread (the regex module checks
+    the clock while it matches).
 
     >>> findall_within(compile_pattern(r"(?:a|a)+$|."), "a" * 40 + "b", 0.2)
     Traceback (most recent call last):
     ...
     ValueError: split pattern '(?:a|a)+$|.' took longer than 0.2 s on a text of 41 characters (it backtracks); simplify the pattern (avoid nested or overlapping repeats like (a|a)+), or pick a preset (gpt2, gpt4, gpt4o)
     """
+    if seconds is None:
+        seconds = match_seconds(len(text))
     try:
         return compiled.findall(text, timeout=seconds)
     except TimeoutError:
@@ -287,6 +291,16 @@ def findall_within(compiled, text, seconds=MATCH_SECONDS, what="split pattern"):
                          f"{seconds:g} s on a text of {len(text):,} characters (it "
                          "backtracks); simplify the pattern (avoid nested or overlapping "
                          "repeats like (a|a)+), " + _PRESET_HINT) from None
+
+
+def match_seconds(n_chars):
+    """The time a user pattern may take over a text of n_chars: backtracking blows up
+    exponentially on tens of characters, while honest matching grows with the text.
+
+    >>> match_seconds(100), match_seconds(10_000_000)
+    (2.0, 20.0)
+    """
+    return MATCH_SECONDS + MATCH_SECONDS_PER_MB * max(0, n_chars - 1_000_000) / 1_000_000
 
 
 # ------------------------------------------------------------------ ids and vocab

@@ -7,16 +7,13 @@ once through md()/code(). A local HTTP server on 127.0.0.1 counts what the brows
 of it: zero requests are expected from the safe half.
 """
 import http.server
-import subprocess
-import sys
 import textwrap
 import threading
-import time
-import urllib.request
 
 import pytest
 
-from conftest import ROOT, _free_port, screenshot, wait_rendered
+from conftest import ROOT, screenshot, wait_rendered
+from hostile_cases import streamlit_server
 
 SCRIPT = textwrap.dedent('''
     import sys
@@ -69,29 +66,13 @@ def counted():
     """(url of the Streamlit script, list of paths the counter server was asked for)"""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = _free_port()
     script = ROOT / "screenshots" / "safe_probe.py"
     script.parent.mkdir(exist_ok=True)
     script.write_text(SCRIPT.format(root=str(ROOT), port=server.server_address[1]))
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script),
-                             "--server.headless", "true", "--server.port", str(port),
-                             "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            break
-        except OSError:
-            assert time.monotonic() < deadline and proc.poll() is None, "streamlit did not start"
-            time.sleep(0.3)
     try:
-        yield url, _Counter.hits
+        with streamlit_server(script) as (url, _):
+            yield url, _Counter.hits
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
         server.shutdown()
 
 

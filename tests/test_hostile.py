@@ -17,9 +17,10 @@ from hypothesis import given, settings, strategies as st
 
 from bpe import BasicTokenizer, RegexTokenizer, load
 from bpe.files import SaveError, check_prefix, read_stdin_bytes, write_files
-from bpe.limits import (MAX_ID, MAX_PATTERN_CHARS, PATTERN_BUDGET, MergeTable, VocabBudget,
+from bpe.limits import (MATCH_SECONDS, MAX_ID, MAX_PATTERN_CHARS, PATTERN_BUDGET, MergeTable, VocabBudget,
                         check_id, check_pattern, check_special_ids, compile_pattern, expect,
-                        findall_within, parse_id, parse_json, pattern_weight)
+                        findall_within, match_seconds, parse_id, parse_json,
+                        pattern_weight)
 from bpe.regex import PATTERNS
 from hostile_cases import ROOT, mount_full
 
@@ -141,6 +142,11 @@ def test_backtracking_is_stopped_on_any_thread():
     thread.start()
     thread.join(20)
     assert not thread.is_alive() and errors and "took longer than 0.3 s" in errors[0]
+
+
+def test_the_time_limit_grows_with_the_text_only_past_a_megabyte():
+    assert match_seconds(0) == match_seconds(1_000_000) == MATCH_SECONDS
+    assert match_seconds(101_000_000) == MATCH_SECONDS + 200
 
 
 def test_findall_within_returns_the_matches():
@@ -290,6 +296,8 @@ def test_a_full_disk_keeps_the_old_pair_and_names_the_file(full_disk):
         write_files(_pair(NEW, full_disk / "m"))
     assert str(e.value).startswith(f"cannot write {full_disk / 'm'}.") \
         and str(e.value).endswith("No space left on device")
+    # the CLI prints f"{e.filename}: {e.strerror}" for any OSError: that names the file too
+    assert e.value.errno == errno.ENOSPC and e.value.filename.startswith(str(full_disk / "m."))
     assert load(full_disk / "m.model").merges == OLD.merges
     assert (full_disk / "m.vocab").read_text() == OLD.vocab_text()
     assert not [n for n in os.listdir(full_disk) if n.endswith((".tmp", ".bak"))]
