@@ -31,6 +31,7 @@ MATCH_SECONDS_PER_MB = 2.0   # and this much more per MB (a sane pattern runs at
 MAX_ID = 10_000_000          # the largest vocabularies in use hold ~1M ids
 MAX_TOKEN_BYTES = 4096       # the longest token of cl100k/o200k is ~128 bytes
 MAX_VOCAB_BYTES = 64 << 20   # o200k's tokens total ~1.5 MB
+MAX_SPECIAL_TOKENS = 10_000  # Llama 3 reserves 256; encode compiles them into one regex
 MAX_JSON_DEPTH = 64          # a tokenizer.json nests ~6 deep
 
 _PRESET_HINT = "or pick a preset (gpt2, gpt4, gpt4o)"
@@ -348,11 +349,17 @@ def check_special_ids(special_tokens, ordinary_ids=(), where="special tokens"):
     ...
     ValueError: special tokens: '<a>' and '<b>' both have id 300; give each special token its own id
     """
+    if len(special_tokens) > MAX_SPECIAL_TOKENS:
+        raise ValueError(f"{where}: {len(special_tokens):,} special tokens; the limit is "
+                         f"{MAX_SPECIAL_TOKENS:,}")
     owners = {}
     ordinary_ids = ordinary_ids if hasattr(ordinary_ids, "__contains__") else set(ordinary_ids)
     for special, idx in special_tokens.items():
         if not isinstance(special, str) or not special:
             raise ValueError(f"{where}: {special!r:.40} must be a non-empty str")
+        if len(special) > MAX_TOKEN_BYTES:
+            raise ValueError(f"{where}: {special[:40]!r}… is {len(special):,} characters; a "
+                             f"special token may have at most {MAX_TOKEN_BYTES:,}")
         check_id(idx, f"{where}: {special!r:.40}")
         if idx in owners:
             raise ValueError(f"{where}: {owners[idx]!r:.40} and {special!r:.40} both have id "

@@ -185,6 +185,10 @@ def test_special_ids_may_not_collide():
         check_special_ids({"": 300})
     with pytest.raises(ValueError, match="integer from 0"):
         check_special_ids({"<a>": -3})
+    with pytest.raises(ValueError, match="at most"):
+        check_special_ids({"<" * 5000: 300})
+    with pytest.raises(ValueError, match="the limit is"):
+        check_special_ids({f"<{i}>": 300 + i for i in range(10_001)})
 
 
 def test_merge_table_refuses_duplicates_and_undefined_ids():
