@@ -284,7 +284,7 @@ def findall_within(compiled, text, seconds=None, what="split pattern"):
     >>> findall_within(compile_pattern(r"(?:a|a)+$|."), "a" * 40 + "b", 0.2)
     Traceback (most recent call last):
     ...
-    ValueError: split pattern '(?:a|a)+$|.' took longer than 0.2 s on a text of 41 characters (it backtracks); simplify the pattern (avoid nested or overlapping repeats like (a|a)+), or pick a preset (gpt2, gpt4, gpt4o)
+    ValueError: split pattern '(?:a|a)+$|.' took longer than 0.2 s of CPU time on a text of 41 characters (it backtracks); simplify the pattern (avoid nested or overlapping repeats like (a|a)+), or pick a preset (gpt2, gpt4, gpt4o)
     """
     if seconds is None:
         seconds = match_seconds(len(text))
