@@ -62,9 +62,10 @@ class _Scanner:
         self.out = []
         self.stack = [[0, 0]]  # per open group: [weight so far, weight of last item]
 
-    def refuse(self, what, fix):
-        raise ValueError(f"{self.what} {_short(self.p)}: {what} (at character {self.i}); "
-                         f"{fix}")
+    def refuse(self, what, fix, invalid=False):
+        # "invalid": the regex module would refuse it too; otherwise it is our limit
+        raise ValueError(f"{'invalid ' if invalid else ''}{self.what} {_short(self.p)}: "
+                         f"{what} (at character {self.i}); {fix}")
 
     def item(self, text, weight):
         self.out.append(text)
@@ -100,7 +101,7 @@ class _Scanner:
                 self.open_group()
             elif ch == ")":
                 if len(self.stack) == 1:
-                    self.refuse("a ')' closes no group", "remove it or write \\)")
+                    self.refuse("a ')' closes no group", "remove it or write \\)", invalid=True)
                 weight = self.stack.pop()[0]
                 self.i += 1
                 self.item(")", weight)
@@ -125,13 +126,13 @@ class _Scanner:
                 self.i += 1
                 self.item(ch, 1)
         if len(self.stack) > 1:
-            self.refuse("a '(' is never closed", "close it with ')' or write \\(")
+            self.refuse("a '(' is never closed", "close it with ')' or write \\(", invalid=True)
         return "".join(self.out), self.stack[0][0]
 
     def escape(self):
         p, start = self.p, self.i
         if start + 1 >= len(p):
-            self.refuse("the pattern ends with a lone backslash", "write \\\\ for a backslash")
+            self.refuse("the pattern ends with a lone backslash", "write \\\\ for a backslash", invalid=True)
         nxt = p[start + 1]
         if nxt in "123456789" or nxt in "gk":
             self.refuse("a backreference (\\1, \\g<name>, \\k<name>) can make matching "
@@ -140,7 +141,7 @@ class _Scanner:
         if nxt in "pPNxuUo" and end < len(p) and p[end] == "{":
             close = p.find("}", end)
             if close < 0:
-                self.refuse(f"\\{nxt}{{ is never closed", "close it with '}'")
+                self.refuse(f"\\{nxt}{{ is never closed", "close it with '}'", invalid=True)
             end = close + 1
         self.i = end
         self.item(p[start:end], end - start)
@@ -167,7 +168,7 @@ class _Scanner:
             else:
                 j += 1
         if j >= len(p):
-            self.refuse("a '[' is never closed", "close the class with ']' or write \\[")
+            self.refuse("a '[' is never closed", "close the class with ']' or write \\[", invalid=True)
         self.i = j + 1
         self.item(p[start:j + 1], j + 1 - start)
 
@@ -188,7 +189,7 @@ class _Scanner:
         elif kind == "#":
             close = p.find(")", start)
             if close < 0:
-                self.refuse("a (?# comment is never closed", "close it with ')'")
+                self.refuse("a (?# comment is never closed", "close it with ')'", invalid=True)
             self.i = close + 1  # comments compile to nothing
         elif kind in ("<", "'") or p.startswith("(?P<", start):
             name = re.compile(r"\(\?P?(?:<(\w+)>|'(\w+)')").match(p, start)
@@ -196,7 +197,7 @@ class _Scanner:
                 self.refuse("a malformed named group", "write (?:...) instead")
             self.push(name.end())  # a named capture group: made non-capturing
         elif not kind:
-            self.refuse("the pattern ends inside '(?'", "finish the group or write \\(")
+            self.refuse("the pattern ends inside '(?'", "finish the group or write \\(", invalid=True)
         elif kind == "(" or _RECURSION.match(p, start) or p.startswith(("(?P=", "(?P>"), start):
             self.refuse("conditionals, recursion and references to groups are not "
                         "supported", "rewrite it with plain alternatives (a|b)")
@@ -368,8 +369,8 @@ def check_special_ids(special_tokens, ordinary_ids=(), where="special tokens"):
             raise ValueError(f"{where}: {owners[idx]!r:.40} and {special!r:.40} both have id "
                              f"{idx}; give each special token its own id")
         if idx in ordinary_ids:
-            raise ValueError(f"{where}: {special!r:.40} has id {idx}, which an ordinary token "
-                             "already has; pick an id past the vocabulary")
+            raise ValueError(f"{where}: id {idx} for special token {special!r:.40} is already an "
+                             "ordinary token; pick an id past the vocabulary")
         owners[idx] = special
     return special_tokens
 
@@ -453,8 +454,8 @@ def parse_json(text, where):
         return json.loads(text)
     except RecursionError:
         raise ValueError(f"{where}: nests too deeply; is it a tokenizer.json?") from None
-    except ValueError as e:
-        raise ValueError(f"{where}: not valid JSON ({e}); is it a tokenizer.json?") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where} is not valid JSON ({e.msg} at line {e.lineno})") from None
 
 
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
