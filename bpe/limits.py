@@ -290,7 +290,8 @@ def findall_within(compiled, text, seconds=None, what="split pattern"):
     if seconds is None:
         seconds = match_seconds(len(text))
     try:
-        return compiled.findall(text, timeout=seconds)
+        # concurrent: other threads (a server's other sessions) run while this matches
+        return compiled.findall(text, concurrent=True, timeout=seconds)
     except TimeoutError:
         raise ValueError(f"{what} {_short(compiled.pattern)} took longer than "
                          f"{seconds:g} s of CPU time on a text of {len(text):,} characters (it "
