@@ -43,7 +43,8 @@ _RECURSION = re.compile(r"\(\?(?:R|&|[+-]?[0-9])")
 _ALLOWED_FLAGS = set("aimsuwLf")  # ascii, ignorecase, multiline, dotall, unicode, word, locale, fullcase
 
 
-def _short(pattern, limit=60):
+def short(pattern, limit=60):
+    """A pattern as messages show it: repr, cut at limit characters."""
     return repr(pattern if len(pattern) <= limit else pattern[:limit] + "…")
 
 
@@ -64,7 +65,7 @@ class _Scanner:
 
     def refuse(self, what, fix, invalid=False):
         # "invalid": the regex module would refuse it too; otherwise it is our limit
-        raise ValueError(f"{'invalid ' if invalid else ''}{self.what} {_short(self.p)}: "
+        raise ValueError(f"{'invalid ' if invalid else ''}{self.what} {short(self.p)}: "
                          f"{what} (at character {self.i}); {fix}")
 
     def item(self, text, weight):
@@ -237,11 +238,11 @@ def check_pattern(pattern, what="split pattern"):
     if not isinstance(pattern, str):
         raise TypeError(f"a {what} must be a str, not {type(pattern).__name__}")
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise ValueError(f"{what} {_short(pattern)} is {len(pattern):,} characters "
+        raise ValueError(f"{what} {short(pattern)} is {len(pattern):,} characters "
                          f"long; the limit is {MAX_PATTERN_CHARS:,}: shorten it, "
                          + _PRESET_HINT)
     if "\x00" in pattern:
-        raise ValueError(f"{what} {_short(pattern)} contains a NUL character; "
+        raise ValueError(f"{what} {short(pattern)} contains a NUL character; "
                          "write \\x00 instead")
     rewritten, _ = _Scanner(pattern, what).run()
     return rewritten
@@ -269,23 +270,24 @@ def compile_pattern(pattern, flags=0, what="split pattern"):
         # the module's cache (500 entries) for the life of the server
         compiled = regex.compile(checked, flags, cache_pattern=False)
     except (regex.error, OverflowError, RecursionError, MemoryError) as e:
-        raise ValueError(f"invalid {what} {_short(pattern)}: {e}; fix the regex, "
+        raise ValueError(f"invalid {what} {short(pattern)}: {e}; fix the regex, "
                          + _PRESET_HINT) from None
     if compiled.groups:  # the scanner missed a group: refuse rather than return tuples
-        raise ValueError(f"{what} {_short(pattern)} has capture groups; "
+        raise ValueError(f"{what} {short(pattern)} has capture groups; "
                          "write (?:...) instead of (...)")
     return compiled
 
 
-def findall_within(compiled, text, seconds=None, what="split pattern"):
+def findall_within(compiled, text, seconds=None, what="split pattern", pattern=None):
     """compiled.findall(text), or ValueError if matching takes longer than seconds of
     CPU time (default: match_seconds(len(text))). Works on any thread (the regex module
     checks the clock while it matches, and releases nothing it holds when it stops).
+    pattern: the text to name in the message (the user's, before check_pattern's rewrite).
 
-    >>> findall_within(compile_pattern(r"(?:a|a)+$|."), "a" * 40 + "b", 0.2)
+    >>> findall_within(compile_pattern(r"(a|a)+$|."), "a" * 40 + "b", 0.2, pattern="(a|a)+$|.")
     Traceback (most recent call last):
     ...
-    ValueError: split pattern '(?:a|a)+$|.' took longer than 0.2 s of CPU time on a text of 41 characters (it backtracks); simplify the pattern (avoid nested or overlapping repeats like (a|a)+), or pick a preset (gpt2, gpt4, gpt4o)
+    ValueError: split pattern '(a|a)+$|.' took more than 0.2 s of CPU time on 41 characters, so it was stopped: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+ or (a+)+); simplify it, or pick a preset (gpt2, gpt4, gpt4o)
     """
     if seconds is None:
         seconds = match_seconds(len(text))
@@ -293,10 +295,29 @@ def findall_within(compiled, text, seconds=None, what="split pattern"):
         # concurrent: other threads (a server's other sessions) run while this matches
         return compiled.findall(text, concurrent=True, timeout=seconds)
     except TimeoutError:
-        raise ValueError(f"{what} {_short(compiled.pattern)} took longer than "
-                         f"{seconds:g} s of CPU time on a text of {len(text):,} characters (it "
-                         "backtracks); simplify the pattern (avoid nested or overlapping "
-                         "repeats like (a|a)+), " + _PRESET_HINT) from None
+        raise runaway(pattern or compiled.pattern, seconds, len(text), what) from None
+
+
+def finditer_within(compiled, text, seconds=None, what="split pattern", pattern=None):
+    """compiled.finditer(text) as a list of matches, under the same limit as findall_within.
+
+    >>> [m.span() for m in finditer_within(compile_pattern(r"\\w+"), "hi you")]
+    [(0, 2), (3, 6)]
+    """
+    if seconds is None:
+        seconds = match_seconds(len(text))
+    try:
+        return list(compiled.finditer(text, concurrent=True, timeout=seconds))
+    except TimeoutError:
+        raise runaway(pattern or compiled.pattern, seconds, len(text), what) from None
+
+
+def runaway(pattern, seconds, n_chars, what="split pattern"):
+    """The ValueError for a pattern stopped by its time limit (one wording everywhere)."""
+    return ValueError(f"{what} {short(pattern)} took more than {seconds:g} s of CPU time on "
+                      f"{n_chars:,} characters, so it was stopped: it backtracks "
+                      "catastrophically (nested or overlapping repeats such as (a|a)+ or "
+                      "(a+)+); simplify it, " + _PRESET_HINT)
 
 
 def match_seconds(n_chars):

@@ -2,7 +2,7 @@
 
 Each attempt runs in a fresh Python process with a wall-clock limit and an address-space
 cap, so a bomb that works today ends as a measured failure (a hang, a MemoryError)
-instead of taking the machine with it. tests/test_hostile_pending.py asserts each one;
+instead of taking the machine with it. tests/test_hostile_attempts.py asserts each one;
 bench/hostile.py counts them into the issue's table.
 
 An attempt passes when it ends in the expected outcome within its bounds: for "error",
@@ -68,7 +68,7 @@ _BOMB = r"c{10000000}|[\s\S]"
 _CAPTURE_MODEL = _model(r"(\w+)|(\W+)", "0", "97 97")
 _SLOW = r"(?:a|a)+$|."
 NL = b"\n"
-TIME = r"(?i)took longer|time ?out|timed out|too long|seconds"
+TIME = r"(?i)took (longer|more) than|time ?out|timed out|too long|seconds"
 SLOW_BOUND = 12.0  # a pattern's limit is 1 s of CPU time; wall time stretches under load
 BIG = r"(?i)repeat|too (large|big|long)|budget|limit|exceed"
 
@@ -187,8 +187,8 @@ if 'e' in box: raise box['e']
     Case("hf-nested", "100,000 nested '['", "core", r"(?i)nest|deep|json",
          code="from bpe.export import load_bytes\nload_bytes(b'[' * 100_000, 't.json')"),
     Case("hf-split-bomb", "tokenizer.json whose Split regex is the bomb", "core", BIG,
-         code=_TINY_HF + f"doc['pre_tokenizer'] = {{'type': 'Split', 'pattern': "
-                         f"{{'Regex': {_BOMB!r}}}}}\n"
+         code=_TINY_HF + f"doc['pre_tokenizer'] = {{'type': 'Split', 'behavior': 'Isolated', "
+                         f"'pattern': {{'Regex': {_BOMB!r}}}}}\n"
                          "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
     Case("hf-special-collision", "added_tokens with one id twice", "core",
          r"(?i)both|already|same id|twice|collid",
