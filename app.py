@@ -5,46 +5,61 @@ session, a toast says so on whatever page is shown) and an uploaded tokenizer is
 added, so the page's pickers offer it; the list of names is drawn after the page, so a
 tokenizer trained on this run is listed too. Nothing here reaches outside the machine:
 the page icon is a local file (a :material/: page icon makes the browser fetch it).
+
+The frame runs only as Streamlit's script (__name__ == "__main__"): a process that
+imports this file (multiprocessing's workers used to) must not draw a page and load
+GPT-4 first.
 """
 from pathlib import Path
 
 import streamlit as st
 
-from lab import loader, state, training
+from lab import jobs, loader, state, training
 from lab.train_panels import sidebar_status
 
-st.set_page_config(page_title="Tokenizer lab", layout="wide",
-                   page_icon=str(Path(__file__).parent / "lab" / "static" / "icon.png"))
+PAGES = [  # (section, script, title, icon); the first is the home page; url = file name
+    ("See", "pages/tokenize.py", "Tokenize", ":material/text_fields:"),
+    ("See", "pages/compare.py", "Compare", ":material/compare_arrows:"),
+    ("See", "pages/arena.py", "Arena", ":material/leaderboard:"),
+    ("Learn by doing", "pages/train.py", "Train", ":material/model_training:"),
+    ("Learn by doing", "pages/replay.py", "Merge replay", ":material/slow_motion_video:"),
+    ("Learn by doing", "pages/merge_tree.py", "Merge tree", ":material/account_tree:"),
+    ("Learn by doing", "pages/vocabulary.py", "Vocabulary", ":material/menu_book:"),
+    ("Learn by doing", "pages/regex_chunks.py", "Regex chunks", ":material/content_cut:"),
+    ("Learn by doing", "pages/specials.py", "Special tokens", ":material/shield:"),
+    ("Learn by doing", "pages/ties.py", "Tie rules", ":material/balance:"),
+    ("Learn by doing", "pages/extend.py", "Extend a vocabulary", ":material/add_circle:"),
+    ("Learn by doing", "pages/health.py", "Vocabulary health", ":material/health_and_safety:"),
+    ("Learn by doing", "pages/data_size.py", "How much data", ":material/stacked_line_chart:"),
+    ("Tools", "pages/token_budget.py", "Token-budget chunker", ":material/splitscreen:"),
+]
+ICON = Path(__file__).parent / "lab" / "static" / "icon.png"
 
-PAGES = {
-    "See": [
-        st.Page("pages/tokenize.py", title="Tokenize", icon=":material/text_fields:", default=True),
-        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-    ],
-    "Learn by doing": [
-        st.Page("pages/train.py", title="Train", icon=":material/model_training:"),
-        st.Page("pages/replay.py", title="Merge replay", icon=":material/slow_motion_video:"),
-        st.Page("pages/merge_tree.py", title="Merge tree", icon=":material/account_tree:"),
-        st.Page("pages/vocabulary.py", title="Vocabulary", icon=":material/menu_book:"),
-        st.Page("pages/chunks.py", title="Regex chunks", icon=":material/content_cut:"),
-        st.Page("pages/specials.py", title="Special tokens", icon=":material/shield:"),
-    ],
-    "Tools": [
-        st.Page("pages/chunker.py", title="Token-budget chunker", icon=":material/splitscreen:"),
-    ],
-}
-st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/pages_guard.py
-nav = st.navigation(PAGES)
 
-for ended in training.collect_finished():  # a training ended, on this page or another
-    training.toast(ended)
+def main():
+    st.set_page_config(page_title="Tokenizer lab", page_icon=str(ICON), layout="wide")
+    sections = {}
+    for n, (section, script, title, icon) in enumerate(PAGES):
+        sections.setdefault(section, []).append(
+            st.Page(script, title=title, icon=icon, default=n == 0))
+    st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/pages_guard.py
+    nav = st.navigation(sections)
+    jobs.warm_up()  # the first training then starts at once
 
-with st.sidebar:
-    loader.tokenizer_loader(nav.url_path)
-    sidebar_status()
+    for ended in training.collect_finished():  # a training ended, on this page or another
+        training.toast(ended)
 
-nav.run()
+    with st.sidebar:
+        loader.tokenizer_loader(nav.url_path)
+        if training.running():  # its timer reruns only while there is something to watch
+            sidebar_status()
 
-with st.sidebar:
-    st.caption("Tokenizers in this session")
-    st.text("\n".join(state.tokenizer_names()))
+    nav.run()
+
+    with st.sidebar:
+        st.caption("Tokenizers in this session")
+        st.text("\n".join(state.tokenizer_names()))
+
+
+if __name__ == "__main__":
+    main()

@@ -31,7 +31,9 @@ polls from a thread while the page is not shown, so the job survives a visit to
 another page of the app.
 """
 import importlib
+import io
 import multiprocessing
+import multiprocessing.popen_forkserver
 import os
 import pickle
 import resource
@@ -78,18 +80,70 @@ class Step(NamedTuple):
         return self.done / self.elapsed if self.elapsed > 0 else 0.0
 
 _context = None
+_warming = None  # the thread that started the fork server, once one has
 
 
 def _mp_context():
     """The "forkserver" context, preloaded with bpe: a job's process then forks from a
     small single-threaded server in ~30 ms, where "spawn" takes ~0.5 s per job to start
-    Python and import bpe (and streamlit's command-line module, when the app was started
-    with the `streamlit` script: spawn re-imports the parent's main script)."""
+    Python and import bpe."""
     global _context
     if _context is None:
         _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(["__main__", "bpe", "bpe.replay", "lab.jobs"])
+        _context.set_forkserver_preload(["bpe", "bpe.replay", "lab.jobs", "lab.trainers"])
     return _context
+
+
+class _Popen(multiprocessing.popen_forkserver.Popen):
+    """Starts a worker without re-running the parent's main script in it.
+
+    multiprocessing prepares every child by importing the parent's __main__ again; in
+    the server that is Streamlit's copy of app.py (a whole page run, GPT-4 loaded) and
+    under AppTest a generated script that cannot run outside it. A job names its
+    function by module, so the child needs none of it: the same launch as the
+    standard library's, with the main-module entries left out of the preparation."""
+
+    def _launch(self, process_obj):
+        from multiprocessing import forkserver, reduction, spawn, util
+        from multiprocessing.context import set_spawning_popen
+        prep_data = spawn.get_preparation_data(process_obj._name)
+        prep_data.pop("init_main_from_path", None)
+        prep_data.pop("init_main_from_name", None)
+        buf = io.BytesIO()
+        set_spawning_popen(self)
+        try:
+            reduction.dump(prep_data, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            set_spawning_popen(None)
+        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+        parent_w = os.dup(w)  # the child's sentinel of this parent, as the original keeps
+        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))
+        with open(w, "wb", closefd=True) as f:
+            f.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class WorkerProcess(multiprocessing.get_context("forkserver").Process):
+    """A forkserver Process launched through _Popen (module-level: it is pickled)."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        return _Popen(process_obj)
+
+
+def warm_up():
+    """Start the fork server in the background now, so the first training a visitor
+    starts does not wait seconds for it to import bpe. Safe to call on every run."""
+    global _warming
+    if _warming is None:
+        def run():
+            _mp_context()
+            from multiprocessing import forkserver
+            forkserver.ensure_running()
+        _warming = threading.Thread(target=run, name="bpe-forkserver-warm-up", daemon=True)
+        _warming.start()
+    return _warming
 
 
 def running_jobs():
@@ -169,7 +223,7 @@ class TrainingJob:
         # how the worker notices. Its parent pid would not tell: under forkserver the
         # worker's parent is the fork server, which lives as long as its workers do.
         self._conn, child_conn = ctx.Pipe(duplex=True)
-        self._process = ctx.Process(
+        self._process = WorkerProcess(
             target=_work, args=(child_conn, self._heartbeat, abandon_after, spec),
             name="bpe-train", daemon=True)
         self._process.start()

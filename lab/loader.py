@@ -47,7 +47,7 @@ def tokenizer_loader(page):
         if error and where == page:
             st.error(md(error), icon=":material/error:")
         elif name:
-            st.success(f"Loaded as “{md(name)}”"
+            st.success(f"Loaded {md(uploaded.name)} as “{md(name)}”"
                        + (f", split by {md(pattern)}" if tiktoken else "")
                        + "; selected in the tokenizer menus.", icon=":material/check_circle:")
         if state.unavailable_references():

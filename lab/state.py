@@ -1,6 +1,7 @@
 """The tokenizers a session can pick: the reference tokenizers for everyone, plus the session's own.
 
-References (GPT-4 always; GPT-4o when its vocabulary ships in an installed package) are
+References (GPT-4 always; GPT-2, GPT-4o, Llama 3 and 4, Mistral v1, v3 and Tekken when the
+package that ships their vocabulary is installed) are
 built once per server (`st.cache_resource`) and shared by every session, so nothing here
 may mutate them. The ones that cannot be had offline are listed with the reason, in the
 picker's help and the sidebar. Tokenizers trained or uploaded in a session live in
@@ -12,7 +13,7 @@ import os
 import streamlit as st
 
 import bpe
-from bpe import export, reference
+from bpe import ranks, reference
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
@@ -21,7 +22,7 @@ UPLOAD_TYPES = ["model", "tiktoken", "json"]
 # A .tiktoken file holds no split pattern, so the uploader asks for one: label -> pattern
 TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
                      "GPT-4o's (gpt4o)": "gpt4o",
-                     "None: the whole text (a Basic tokenizer)": export.WHOLE_TEXT_PATTERN}
+                     "None: the whole text (a Basic tokenizer)": ranks.WHOLE_TEXT_PATTERN}
 
 
 @st.cache_resource(show_spinner="Loading GPT-4's vocabulary…")
@@ -101,21 +102,14 @@ def references_help():
     missing = unavailable_references()
     if not missing:
         return ""
-    return "Not available offline: " + "; ".join(f"{label}: {reason}"
-                                                 for label, reason in missing.items())
-
-
-def tokenizer_picker(*args, **kwargs):
-    """Moved: lab.widgets.tokenizer_picker. Kept until the pages call it there (the
-    lead's merge); then delete this function."""
-    from lab.widgets import tokenizer_picker
-    return tokenizer_picker(*args, **kwargs)
+    return ("Not installed here (nothing is downloaded at run time): "
+            + "; ".join(f"{label}: {reason}" for label, reason in missing.items()))
 
 
 def load_model_upload(uploaded, *, pattern="gpt4"):
     """Add a tokenizer from an uploaded .model (minbpe), .tiktoken (ranks; split with
     pattern, which that format does not hold) or tokenizer.json (Hugging Face) file;
     returns its name. Raises ValueError with what is wrong (not UTF-8, malformed line...)."""
-    tok = export.load_bytes(uploaded.getvalue(), uploaded.name, pattern=pattern)
+    tok = bpe.load_bytes(uploaded.getvalue(), uploaded.name, pattern=pattern)
     stem = os.path.splitext(uploaded.name)[0]
     return add_tokenizer(f"{stem} (uploaded)", tok)

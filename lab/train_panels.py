@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from bpe import export
+from bpe import hf, ranks
 from lab import training
 from lab.safe import code, md
 from viz import corpus as vc
@@ -21,6 +21,34 @@ POLL_EVERY = 0.5                    # seconds between progress redraws while tra
 
 def settings_line(s):
     return f"**Training “{md(s.name)}”** · {md(s.summary)}"
+
+
+SCROLL_TOP = "train_scroll_top"  # set when a training starts: show the top of the page once
+# subtle: components.html runs in a same-origin iframe, so it may scroll the page around it
+_SCROLL_TOP = """<script>
+for (const el of [window.parent, ...window.parent.document.querySelectorAll(
+    '[data-testid="stMain"], [data-testid="stAppViewContainer"], section.main')]) {
+  el.scrollTo({top: 0, behavior: "smooth"});
+}
+</script>"""
+_SCROLL_TO = """<script>
+setTimeout(() => window.parent.document.getElementById("%s")
+    ?.scrollIntoView({behavior: "smooth"}), 300);
+</script>"""
+
+
+def scroll_to_top_once():
+    """After Train was clicked (low on the page), bring the progress panel into view."""
+    if st.session_state.pop(SCROLL_TOP, False):
+        import streamlit.components.v1 as components
+        components.html(_SCROLL_TOP, height=0)
+
+
+def scroll_to(anchor):
+    """Bring the heading with this anchor (letters, digits and - only) into view."""
+    import streamlit.components.v1 as components
+    components.html(_SCROLL_TO % "".join(ch for ch in anchor if ch.isalnum() or ch == "-"),
+                    height=0)
 
 
 @st.fragment(run_every=POLL_EVERY)
@@ -49,8 +77,8 @@ def progress_panel(slot=TRAIN):
             c1.metric("Merges done", f"{p.done:,}")
             c2.metric("Merges per second", f"{p.rate:,.0f}", help="over the last few seconds")
             c3.metric("Time left", "…" if p.eta is None else vt.format_duration(p.eta),
-                      help="estimated from how the merge rate has changed so far: later "
-                           "merges are cheaper")
+                      help="estimated from how the merge rate has changed so far (later "
+                           "merges are cheaper), once 5% of the merges are done")
             c4.metric("Elapsed", vt.format_duration(p.elapsed))
             if p.recent:
                 st.caption("The latest merges, newest first")
@@ -77,13 +105,13 @@ def downloads(tok, stem):
                       "minbpe's format: loads with bpe.load(), minbpe, and this app's sidebar"))
     files.append((".vocab", tok.vocab_text(), f"{stem}.vocab", "for people to read"))
     try:
-        files.append((".tiktoken", export.tiktoken_text(tok), f"{stem}.tiktoken",
+        files.append((".tiktoken", ranks.tiktoken_text(tok), f"{stem}.tiktoken",
                       "tiktoken's ranks; the split pattern and special tokens are not part "
                       "of the format: pick the pattern when loading it"))
     except ValueError as e:
         problems.append(f".tiktoken: {e}")
     try:
-        files.append(("tokenizer.json", json.dumps(export.hf_json(tok), ensure_ascii=False),
+        files.append(("tokenizer.json", json.dumps(hf.hf_json(tok), ensure_ascii=False),
                       f"{stem}.json", "Hugging Face tokenizers' format"))
     except ValueError as e:
         problems.append(f"tokenizer.json: {e}")

@@ -129,6 +129,7 @@ class Training:
     job: object = None
     outcome: Outcome = None
     announced: bool = False      # its end was shown in a toast
+    shown: bool = False          # its result was shown on its page (which scrolls to it once)
 
     @property
     def running(self):
@@ -143,8 +144,10 @@ class Training:
         p = job.progress
         if p is None:
             return Progress(job.phase, elapsed=job.elapsed)
+        # the first merges are the slowest and say little about the rest: no ETA yet
+        settled = job.phase == "merging" and p.done >= ETA_AFTER * p.total
         return Progress(job.phase, p.done, p.total, job.elapsed, recent_rate(job.trace),
-                        estimate_left(job.trace, p.total) if job.phase == "merging" else None,
+                        estimate_left(job.trace, p.total) if settled else None,
                         job.recent, getattr(p, "label", ""))
 
     def cancel(self):
@@ -154,6 +157,7 @@ class Training:
 
 # ------------------------------------------------------------------ the ETA
 RATE_WINDOW = 0.3  # the share of the elapsed time the recent rate is measured over
+ETA_AFTER = 0.05   # the share of the merges done before an ETA is shown
 
 
 def recent_rate(trace, window=RATE_WINDOW):
@@ -296,12 +300,13 @@ def _outcome(t):
 
 
 def toast(t):
-    """The one-line toast for a training that ended; marks it announced."""
+    """The one-line toast for a training that ended (none for a cancelled one: the
+    visitor knows); marks it announced."""
     from lab.safe import md
     t.announced = True
     o = t.outcome
     if o.cancelled:
-        return st.toast(f"Training “{md(t.settings.name)}” was cancelled.", icon=":material/cancel:")
+        return None  # the visitor pressed Cancel: nothing to announce
     if o.error:
         return st.toast(f"Training “{md(t.settings.name)}” failed: {md(o.error)}",
                         icon=":material/error:")

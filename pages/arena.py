@@ -4,7 +4,7 @@ chat format. The numbers come from viz.arena and viz.chat; parity badges from la
 """
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 

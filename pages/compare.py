@@ -9,17 +9,18 @@ sample, which is the textbook comparison, in about a second.
 """
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
 import bpe
-from lab import state
+from lab import state, widgets
 from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
 from viz import compare as cmp
-from viz.samples import DEFAULT_SAMPLE, SAMPLES, sample_corpora
+from lab.corpora import sample_corpora
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 QUICK_VOCAB = 512  # small enough to train both in about a second, big enough to differ
 CROSS_HELP = ("Tokens whose characters mix letters, digits, punctuation and whitespace (a "
@@ -67,10 +68,10 @@ def _comparison(default_b):
     """The pickers, the text, both aligned views, the numbers and the domain table."""
     pick_a, pick_b = st.columns(2)
     with pick_a:
-        name_a, tok_a = state.tokenizer_picker("compare_a", label="Tokenizer A",
+        name_a, tok_a = widgets.tokenizer_picker("compare_a", label="Tokenizer A",
                                                default=state.GPT4_NAME)
     with pick_b:
-        name_b, tok_b = state.tokenizer_picker("compare_b", label="Tokenizer B", default=default_b)
+        name_b, tok_b = widgets.tokenizer_picker("compare_b", label="Tokenizer B", default=default_b)
 
     st.session_state["compare_sample"] = next(
         (s for s, t in SAMPLES.items() if t == st.session_state["compare_text"]), None)

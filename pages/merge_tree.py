@@ -3,11 +3,11 @@ its DOT source are viz.tree's; st.graphviz_chart lays the DOT out in the browser
 Graphviz install needed). ?token=ID (and &tokenizer=NAME) opens a token directly."""
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import derived, state
+from lab import state, tokenizer_cache, widgets
 from lab.memory import remember
 from viz import tree
 from lab.safe import md
@@ -34,8 +34,8 @@ if params.get("token") and st.session_state.get("tree_applied_link") != params:
 
 remember({"tree_tokenizer": state.GPT4_NAME, "tree_how": HOW[0], "tree_id": None,
           "tree_text": "ing", "tree_sample": DEFAULT_TEXT})
-name, tok = state.tokenizer_picker("tree_tokenizer")
-parents = derived.parents(tok)
+name, tok = widgets.tokenizer_picker("tree_tokenizer")
+parents = tokenizer_cache.parents(tok)
 
 how = st.radio("Pick the token", HOW, key="tree_how", horizontal=True)
 idx = None

@@ -3,12 +3,12 @@ so one sees that no token crosses its own tokenizer's chunks (and which tokens c
 edited pattern's). Thin: chunks, crossings and the table are viz.regex_chunks'."""
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
 from lab.widgets import sample_text
-from lab import state
+from lab import state, widgets
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import regex_chunks
@@ -28,7 +28,7 @@ st.caption("Before BPE runs, a split pattern cuts the text into chunks, and merg
 
 remember({"chunks_tokenizer": state.GPT4_NAME, "chunks_sample": DEFAULT_SAMPLE,
           "chunks_text": SAMPLES[DEFAULT_SAMPLE], "chunks_preset": None, "chunks_pattern": None})
-name, tok = state.tokenizer_picker("chunks_tokenizer")
+name, tok = widgets.tokenizer_picker("chunks_tokenizer")
 
 presets = dict(regex_chunks.PRESETS)
 if tok.pattern:

@@ -5,12 +5,12 @@ the chart data from viz.replay, the tokens drawn by lab.token_view."""
 import altair as alt
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
 from lab.widgets import sample_text
-from lab import derived, state
+from lab import state, tokenizer_cache, widgets
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
@@ -29,8 +29,8 @@ st.caption("Slide k: the text as it stands after the tokenizer's first k merges.
 
 remember({"replay_tokenizer": state.GPT4_NAME, "replay_sample": DEFAULT_SAMPLE,
           "replay_text": SAMPLES[DEFAULT_SAMPLE]})
-name, tok = state.tokenizer_picker("replay_tokenizer")
-parents = derived.parents(tok)
+name, tok = widgets.tokenizer_picker("replay_tokenizer")
+parents = tokenizer_cache.parents(tok)
 n_merges = len(parents)
 
 text = sample_text("replay", height=100, max_chars=MAX_CHARS)
@@ -41,7 +41,7 @@ if n_merges == 0:
     st.stop()
 
 ids = tok.encode_ordinary(text)
-counts = derived.counts_by_merge(tok, text)
+counts = tokenizer_cache.counts_by_merge(tok, text)
 used = replay.used_steps(ids, parents)  # the steps that change this text
 
 # k lives in two widgets (slider and exact number), kept equal by their callbacks;

@@ -3,11 +3,11 @@ contains them, and see it encoded under each allowed_special policy side by side
 Thin: parsing, the copy and the encodings are viz.specials'."""
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import state
+from lab import state, widgets
 from lab.memory import remember
 from viz import specials
 from lab.safe import md
@@ -25,7 +25,7 @@ st.caption("Special tokens are ids that no text merges into: control signals suc
 
 remember({"specials_tokenizer": state.GPT4_NAME, "specials_defs": DEFAULT_SPECIALS,
           "specials_text": DEFAULT_TEXT, "specials_chosen": None})
-name, tok = state.tokenizer_picker("specials_tokenizer")
+name, tok = widgets.tokenizer_picker("specials_tokenizer")
 with st.expander("Why does the default policy, none_raise, refuse them?", expanded=True):
     st.markdown(specials.WHY_NONE_RAISE)
 

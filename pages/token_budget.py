@@ -7,14 +7,14 @@ them does not cut the text again.
 import pandas as pd
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import state
+from lab import state, widgets
 from lab.memory import remember
 from viz import token_budget
-from viz.samples import SHIPPED_SHAKESPEARE
+from lab.corpora import SHIPPED_SHAKESPEARE
 from lab.safe import md
 from lab.token_view import token_view
 from viz.marks import tokens_row
@@ -33,7 +33,7 @@ remember({"budget_tokenizer": state.GPT4_NAME, "budget_max_tokens": 256,
 if st.session_state["budget_text"] is None:  # the first visit: read the sample once
     st.session_state["budget_text"] = SHIPPED_SHAKESPEARE.read_text(
         encoding="utf-8")[:DEFAULT_TEXT_CHARS]
-name, tok = state.tokenizer_picker("budget_tokenizer")
+name, tok = widgets.tokenizer_picker("budget_tokenizer")
 
 c1, c2 = st.columns([1, 2])
 max_tokens = c1.number_input("Tokens per piece, at most", min_value=1, max_value=1_000_000,

@@ -10,11 +10,11 @@ import json
 
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import parity, state
+from lab import parity, state, widgets
 from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
@@ -105,7 +105,7 @@ st.caption("Type or paste text and watch a tokenizer cut it into tokens as you t
 
 pick_col, sample_col = st.columns([1, 2], vertical_alignment="bottom")
 with pick_col:
-    name, tok = state.tokenizer_picker("tokenize_tokenizer",
+    name, tok = widgets.tokenizer_picker("tokenize_tokenizer",
                                        help="GPT-4's cl100k_base, or one you trained or "
                                             "loaded in this session.")
 with sample_col:

@@ -63,6 +63,7 @@ running = t is not None and t.running
 st.title("Train a tokenizer")
 if running:
     panels.progress_panel()
+    panels.scroll_to_top_once()
 else:
     st.caption("Byte-pair encoding starts from the 256 single bytes and, merge after merge, "
                "glues together the pair of tokens that occurs most often in the corpus. "
@@ -173,11 +174,15 @@ if submitted and not running:
     except ValueError as e:
         st.error(md(str(e)), icon=":material/error:")
     else:
+        st.session_state[panels.SCROLL_TOP] = True
         st.rerun()  # draw the form disabled and the progress panel at the top
 
 # ---------------------------------------------------------------- the result
 if t is not None and not running:
-    st.subheader("3 · Result")
+    st.subheader("3 · Result", anchor="result")
     panels.result_panel(t, vc.corpus_fingerprint(text))
+    if not t.shown:
+        t.shown = True
+        panels.scroll_to("result")
     if t.outcome.ok:
         panels.sentencepiece_panel(t, text)

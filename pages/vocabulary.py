@@ -2,11 +2,11 @@
 tokens a sample text uses. Thin: the table and its queries are viz.vocab's."""
 import streamlit as st
 
-from lab.frame import run_inside_frame
+from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import derived, state
+from lab import state, tokenizer_cache, widgets
 from lab.memory import remember
 from viz import vocab
 from lab.safe import md
@@ -36,8 +36,8 @@ st.caption("Every token of a tokenizer: what it is, what pair it was merged from
 remember({"vocab_tokenizer": state.GPT4_NAME, "vocab_query": "", "vocab_mode": "substring",
           "vocab_sort": "id", "vocab_desc": False, "vocab_partial": False,
           "vocab_sample": DEFAULT_SAMPLE, "vocab_text": SAMPLES[DEFAULT_SAMPLE]})
-name, tok = state.tokenizer_picker("vocab_tokenizer")
-frame = derived.vocab_table(tok)
+name, tok = widgets.tokenizer_picker("vocab_tokenizer")
+frame = tokenizer_cache.vocab_table(tok)
 counts_recorded = bool(tok.merge_counts)
 
 c1, c2, c3, c4 = st.columns(4)

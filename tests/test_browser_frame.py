@@ -8,7 +8,7 @@ import pytest
 
 from conftest import app_server
 
-LEGACY_ENTRIES = {"app", "chunker", "chunks", "specials"}  # file names only v1 lists
+LEGACY_ENTRIES = {"app", "token budget", "regex chunks", "specials"}  # file names only v1 lists
 
 
 @pytest.mark.parametrize("path", ["vocabulary", "merge_tree"])

@@ -152,3 +152,97 @@ def test_a_training_outlives_a_visit_to_another_page(page):
     assert "Splitting the corpus" in main and "stopped checking" not in main
     cancel.click()
     page.get_by_text("was cancelled").wait_for(timeout=WAIT)
+
+
+def sidebar_upload(tab, name, data):
+    """Load a tokenizer file through the sidebar's loader; returns the loader's text."""
+    loader = tab.locator('[data-testid="stSidebar"]')
+    if not loader.locator(".st-key-app_model_upload").is_visible():
+        loader.get_by_text("Load a tokenizer file").click()
+    loader.locator(".st-key-app_model_upload input[type=file]").set_input_files(
+        {"name": name, "mimeType": "application/octet-stream", "buffer": data})
+    loader.get_by_text(f"Loaded {name} as").or_(
+        loader.locator('[data-testid="stAlertContentError"]').get_by_text(name)) \
+        .first.wait_for(timeout=WAIT)
+    wait_rendered(tab)
+    return loader.inner_text()
+
+
+def test_upload_is_remembered_across_pages_then_sentencepiece_and_a_toast(page):
+    """Train with an upload, leave for another page while it trains, come back: the
+    corpus is still the upload, the form as left, the result under it; the end of the
+    training was announced by a toast on the other page."""
+    corpus = (CORPORA / "tinyshakespeare.txt").read_bytes()  # seconds of merging
+    open_train(page)
+    upload(page, ("bard.txt", corpus))
+    page.locator(".st-key-train_kind").get_by_text("Basic").click()
+    page.locator(".st-key-train_vocab_size input").fill("2000")
+    page.locator(".st-key-train_submit button").click()
+    page.locator(".st-key-train_progress").wait_for(timeout=WAIT)
+    page.get_by_role("link", name="Vocabulary").click()
+    toast = page.locator('[data-testid="stToast"]')
+    toast.wait_for(timeout=WAIT)
+    assert "Training done" in toast.inner_text() and "bard basic 2000" in toast.inner_text()
+    assert "Vocabulary" in page.locator('[data-testid="stMain"] h1').first.inner_text()
+    screenshot(page, "train_toast_elsewhere")
+    page.get_by_role("link", name="Train").click()
+    page.get_by_text("Using the files uploaded before").wait_for(timeout=WAIT)
+    wait_rendered(page)
+    assert metrics(page)["Characters"] == f"{len(corpus.decode()):,}"
+    assert page.locator(".st-key-train_kind label:has(input:checked)").inner_text() == "Basic"
+    main = page.locator('[data-testid="stMain"]')
+    assert "Added to this session as bard basic 2000" in main.inner_text()
+    assert "not on the corpus picked above" not in main.inner_text()
+    page.locator(".st-key-train_sentencepiece button").click()
+    page.get_by_text("Trained and added as").wait_for(timeout=WAIT)
+    assert "bard basic 2000 · SentencePiece" in main.inner_text()
+
+
+def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
+    from bpe import RegexTokenizer
+    from bpe import load_bytes
+    from viz.corpus import split_held_out
+    open_train(page)
+    page.locator(".st-key-train_vocab_size input").fill("400")
+    page.locator(".st-key-train_name input").fill("dl")
+    page.locator(".st-key-train_submit button").click()
+    page.get_by_text("Added to this session as").wait_for(timeout=WAIT)
+    wait_rendered(page)
+    files = {}
+    for label in (".model", ".tiktoken", "tokenizer.json", ".vocab"):
+        with page.expect_download() as download:
+            page.get_by_role("button", name=f"Download {label}").click()
+        d = download.value
+        files[d.suggested_filename] = Path(d.path()).read_bytes()
+    assert set(files) == {"dl.model", "dl.tiktoken", "dl.json", "dl.vocab"}
+    # what the server trained: the first 90% of the sample, Regex gpt4, minimum frequency 2
+    ref = RegexTokenizer("gpt4").train(split_held_out(SAMPLE)[0], 400, min_frequency=2)
+    text = SAMPLE[-3000:] + " naïve 🤖 tokens\n\n  end"
+    for name in ("dl.model", "dl.tiktoken", "dl.json"):
+        # the function the sidebar loads with, then the sidebar itself
+        assert load_bytes(files[name], name).encode_ordinary(text) == ref.encode_ordinary(text)
+        shown = sidebar_upload(page, name, files[name])
+        assert f"Loaded {name} as “dl (uploaded)" in shown, shown
+    assert "dl (uploaded) (3)" in page.locator('[data-testid="stSidebar"]').inner_text()
+    screenshot(page, "sidebar_loaded")
+
+
+def test_the_tiktoken_pattern_applies_when_changed_after_upload(page):
+    from bpe import RegexTokenizer
+    from bpe.ranks import tiktoken_text
+    tok = RegexTokenizer("gpt4").train(SAMPLE[:20_000], 300)
+    shown = sidebar_upload(page, "r.tiktoken", tiktoken_text(tok).encode())
+    assert "split by GPT-4's (gpt4)" in shown
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator(".st-key-app_upload_pattern").click()
+    page.get_by_role("option", name="None: the whole text (a Basic tokenizer)").click()
+    sidebar.get_by_text("split by None").wait_for(timeout=WAIT)
+    wait_rendered(page)
+    names = sidebar.inner_text()
+    assert names.count("r (uploaded)") == 2  # the loader's message and the list: replaced
+    # a bad file: its error shows here, and not again on the next page
+    shown = sidebar_upload(page, "bad.model", b"not a model")
+    assert "bad.model line 1" in shown.replace("\\", "")
+    page.get_by_role("link", name="Compare").click()
+    wait_rendered(page)
+    assert "bad.model line 1" not in sidebar.inner_text().replace("\\", "")

@@ -1,6 +1,7 @@
 """Training in a worker process (lab/jobs.py): same merges as in-process, progress
 batched, user errors as text, cancel, and no orphan when nobody polls or the parent dies."""
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -16,8 +17,10 @@ from lab.jobs import start_training
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
-# findall on "aaaa..." backtracks exponentially here: a training that never finishes
-CATASTROPHIC = r"(?:a|aa)+b|\s+|."
+
+# A training that outlasts every test that stops it: Basic, 60,000 merges over 3 MB of
+# random letters (a runaway split pattern no longer serves: the core stops it in seconds).
+LONG = ("basic", None, "".join(random.Random(0).choices("abcdefgh ", k=3_000_000)), 60_000)
 
 
 def test_job_trains_the_same_merges_as_in_process():
@@ -104,7 +107,7 @@ def test_unknown_kind_is_refused_before_starting():
 
 
 def test_cancel_stops_a_training_that_would_never_end():
-    job = start_training("regex", CATASTROPHIC, "a" * 60, 300)
+    job = start_training(*LONG)
     while job.phase == "starting":  # wait until the worker runs the pattern
         job.wait(0.1)
     assert not job.done and job.alive()
@@ -118,7 +121,7 @@ def test_cancel_stops_a_training_that_would_never_end():
 
 
 def test_watchdog_ends_a_job_nobody_polls():
-    job = start_training("regex", CATASTROPHIC, "a" * 60, 300, abandon_after=1.0)
+    job = start_training(*LONG, abandon_after=1.0)
     job.join(60)
     assert job.exitcode == jobs.ABANDONED
     job.poll()
@@ -130,7 +133,9 @@ import sys, time
 sys.path.insert(0, {str(ROOT)!r})
 from lab.jobs import start_training
 if __name__ == "__main__":
-    job = start_training("regex", {CATASTROPHIC!r}, "a" * 60, 300)
+    import random
+    text = "".join(random.Random(0).choices("abcdefgh ", k=3_000_000))
+    job = start_training("basic", None, text, 60_000)
     while job.phase == "starting":
         job.wait(0.1)
     print(job.pid, flush=True)
@@ -170,7 +175,7 @@ def test_keep_polling_keeps_a_job_alive_until_it_is_no_longer_wanted():
     """While its page is not shown, a poller thread stands in for it; once the session
     is gone (still_wanted turns false) the watchdog ends the worker as before."""
     wanted = True
-    job = start_training("regex", CATASTROPHIC, "a" * 60, 300, abandon_after=1.0)
+    job = start_training(*LONG, abandon_after=1.0)
     poller = job.keep_polling(lambda: wanted, every=0.1)
     job.join(3)  # three times abandon_after
     assert job.alive() and job.exitcode is None

@@ -1,7 +1,9 @@
 """lab.state in a Streamlit run: references in the picker, uploads of the three formats."""
 from streamlit.testing.v1 import AppTest
 
-from bpe import BasicTokenizer, RegexTokenizer, export
+from bpe import BasicTokenizer, RegexTokenizer
+from bpe.hf import hf_json
+from bpe.ranks import WHOLE_TEXT_PATTERN, tiktoken_text
 from conftest import ROOT
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40
@@ -48,28 +50,37 @@ def run(files=None, pattern="gpt4", pick=None):
     return at
 
 
-def test_references_are_offered_and_the_missing_one_explained():
+def installed_reference_labels():
+    """The labels of the references whose vocabulary package is installed, GPT-4 first,
+    as bpe.reference itself reports them."""
+    from bpe import reference
+    reasons = reference.available_references()
+    return [ref.label for name, ref in reference.REFERENCES.items() if reasons[name] is None]
+
+
+def test_every_installed_reference_is_offered():
     at = run(pick="GPT-4o (o200k_base)")
-    assert at.session_state["names"] == ["GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+    assert at.session_state["names"] == installed_reference_labels()
+    assert at.session_state["names"][0] == "GPT-4 (cl100k_base)"
+    assert len(at.session_state["names"]) == 8  # make test installs every vocabulary package
     assert at.text[0].value == "RanksTokenizer"
-    help_text = at.selectbox(key="t_pick").help
-    assert "GPT-2 (r50k_base)" in help_text and "r50k_base.tiktoken" in help_text
+    assert not at.selectbox(key="t_pick").help  # nothing missing, nothing to explain
 
 
 def test_uploads_of_all_three_formats_give_the_same_tokenizer():
     tok = RegexTokenizer("gpt2").train(CORPUS, 256 + 40)
     basic = BasicTokenizer().train(CORPUS, 256 + 30)
     files = {"mine.model": tok.model_text().encode(),
-             "mine.tiktoken": export.tiktoken_text(tok).encode(),
-             "tokenizer.json": __import__("json").dumps(export.hf_json(tok)).encode()}
+             "mine.tiktoken": tiktoken_text(tok).encode(),
+             "tokenizer.json": __import__("json").dumps(hf_json(tok)).encode()}
     at = run(files, pattern="gpt2")
     assert [s.value for s in at.success] == ["mine (uploaded)", "mine (uploaded) (2)",
                                              "tokenizer (uploaded)"]
     owned = at.session_state["lab_tokenizers"]
     for loaded in owned.values():
         assert loaded.merges == tok.merges and loaded.pattern == tok.pattern
-    at = run({"b.tiktoken": export.tiktoken_text(basic).encode()},
-             pattern=export.WHOLE_TEXT_PATTERN)
+    at = run({"b.tiktoken": tiktoken_text(basic).encode()},
+             pattern=WHOLE_TEXT_PATTERN)
     assert type(at.session_state["lab_tokenizers"]["b (uploaded)"]) is BasicTokenizer
 
 
@@ -84,7 +95,7 @@ def test_bad_uploads_are_errors_naming_the_problem():
         "w.txt: unknown kind of file; expected one of .model, .tiktoken, .json (minbpe .model, "
         "tiktoken ranks, tokenizer.json)",
     ]
-    assert at.session_state["names"] == ["GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+    assert at.session_state["names"] == installed_reference_labels()
 
 
 def test_session_names_never_take_a_reference_name():
@@ -93,3 +104,15 @@ def test_session_names_never_take_a_reference_name():
     at.session_state["add_as"] = "GPT-4o (o200k_base)"
     at.run()
     assert at.session_state["added"] == "GPT-4o (o200k_base) (2)"
+
+
+def test_a_new_tokenizer_is_selected_once_then_the_users_pick_stands():
+    at = run()
+    assert at.selectbox(key="t_pick").value == "GPT-4 (cl100k_base)"
+    at.session_state["add_as"] = "mine"
+    at.run()  # added during this run: the picker, drawn after, switches to it
+    assert at.selectbox(key="t_pick").value == "mine"
+    at.session_state["add_as"] = ""
+    at.selectbox(key="t_pick").set_value("GPT-4 (cl100k_base)").run()
+    at.run()
+    assert at.selectbox(key="t_pick").value == "GPT-4 (cl100k_base)"  # not switched back

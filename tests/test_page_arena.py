@@ -1,7 +1,6 @@
 """The Arena page in AppTest, its data in viz.arena, and the app without one vocabulary
 package."""
 import dataclasses
-import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -9,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from bpe import reference
 from conftest import ROOT
 from lab import state
+from lab.token_view import unpack
 from viz import arena
 
 PAGE = str(ROOT / "pages" / "arena.py")
@@ -23,7 +23,7 @@ def run_page(timeout=120):
 
 def views(at):
     """key -> the data each token view on the page was handed."""
-    return {element.proto.id.rsplit("-", 1)[-1]: json.loads(element.proto.json)
+    return {element.proto.id.rsplit("-", 1)[-1]: unpack(element.proto.bytes)
             for element in at.get("bidi_component")}
 
 

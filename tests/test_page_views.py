@@ -255,7 +255,7 @@ def test_specials_with_gpt4(open_page):
     codes = texts(at.code)
     assert [c for c in codes if c.startswith("allowed_special=")] == [
         "allowed_special='all'", "allowed_special='none'", "allowed_special='none_raise'",
-        "allowed_special={'<|endoftext|>'}"]
+        "allowed_special={'<|endoftext|>'}, disallowed_special=()"]
     assert any("raised ValueError" in w for w in texts(at.warning))
     # the id lists, one per policy that did not raise
     lists = [ast.literal_eval(c) for c in codes if c.startswith("[")]
@@ -284,12 +284,12 @@ def test_specials_with_a_trained_tokenizer(open_page, mine):
     assert f"{first}" in lists[0] and str(first) not in lists[1]
 
 
-# ------------------------------------------------------------------------ lab.derived
+# ---------------------------------------------------------------- lab.tokenizer_cache
 def test_derived_tables_are_kept_per_tokenizer_object_and_dropped_with_it():
     import gc
     import weakref
 
-    from lab import derived
+    from lab import tokenizer_cache as derived
     one = RegexTokenizer().train("the cat sat on the mat " * 20, 256 + 10)
     two = RegexTokenizer().train("the cat sat on the mat " * 20, 256 + 10)  # equal, not same
     table = derived.vocab_table(one)

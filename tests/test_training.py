@@ -138,3 +138,44 @@ def test_the_old_average_rate_estimate_fails_the_same_traces():
     """The traces tell estimators apart: the rate-so-far estimate was 5x off or worse."""
     worst = max(worst_ratio(naive_left, *load_trace(path))[0] for path in TRACES)
     assert worst > 4
+
+
+# ------------------------------------------------------------ in a session
+def quick_pair_script():
+    import sys
+
+    import streamlit as st
+    sys.path.insert(0, st.session_state["root"])
+    from lab import training
+    if st.session_state.get("start"):
+        st.session_state["start"] = False
+        try:
+            training.start_quick_pair(st.session_state["text"], vocab_size=300)
+        except ValueError as e:
+            st.session_state["refused"] = str(e)
+    st.session_state["ended"] = [t.slot for t in training.collect_finished()]
+    st.session_state["picked"] = (st.session_state.get("compare_a"),
+                                  st.session_state.get("compare_b"))
+
+
+def test_the_quick_pair_trains_in_the_worker_and_is_picked_for_compare(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_function(quick_pair_script, default_timeout=60)
+    at.session_state["root"] = str(ROOT)
+    at.session_state["text"] = SAMPLE[:20_000]
+    at.session_state["start"] = True
+    at.run()
+    t = at.session_state["lab_trainings"][training.QUICK_PAIR]
+    assert t.job is not None or t.outcome is not None
+    if t.running:
+        assert t.job.wait(120)
+        at.run()
+    t = at.session_state["lab_trainings"][training.QUICK_PAIR]
+    assert t.outcome.ok and t.outcome.added == ["Regex 300 (Shakespeare)", "Basic 300 (Shakespeare)"]
+    assert at.session_state["picked"] == tuple(t.outcome.added)
+    assert list(at.session_state["lab_tokenizers"]) == t.outcome.added
+    # a second start of the same slot while one runs is refused with a message
+    monkeypatch.setattr(training, "SESSION_LIMIT", 0)
+    at.session_state["start"] = True
+    at.run()
+    assert "as many as one visitor may run at once" in at.session_state["refused"]

@@ -48,16 +48,3 @@ SAMPLES = {
     ),
 }
 DEFAULT_SAMPLE = "English prose"
-
-
-_MOVED = {"SHIPPED_SHAKESPEARE", "CORPUS_LIMIT", "shared_corpora_dir", "python_stdlib_text",
-          "sample_corpora"}
-
-
-def __getattr__(name):
-    """Until the pages that import the corpora from here import lab.corpora (the lead's
-    merge), hand them over from there; viz itself reads no disk. Remove then."""
-    if name in _MOVED:
-        import lab.corpora
-        return getattr(lab.corpora, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
