@@ -65,6 +65,8 @@ class _Scanner:
 
     def refuse(self, what, fix, invalid=False):
         # "invalid": the regex module would refuse it too; otherwise it is our limit
+        if "preset" not in fix and self.what == "split pattern":
+            fix += ", " + _PRESET_HINT
         raise ValueError(f"{'invalid ' if invalid else ''}{self.what} {short(self.p)}: "
                          f"{what} (at character {self.i}); {fix}")
 

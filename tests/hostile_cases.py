@@ -61,7 +61,8 @@ RANKS_OK = b"".join(b"%s %d\n" % (__import__("base64").b64encode(bytes([b])), b)
                     for b in range(256))
 _TINY_HF = """
 from bpe import RegexTokenizer
-from bpe.export import hf_json, load_bytes
+from bpe import load_bytes
+from bpe.hf import hf_json
 doc = hf_json(RegexTokenizer().train("aaab " * 20, 258))
 """
 _BOMB = r"c{10000000}|[\s\S]"
@@ -75,7 +76,7 @@ BIG = r"(?i)repeat|too (large|big|long)|budget|limit|exceed"
 def _hf_doc(**changes):
     """A small valid tokenizer.json with some keys replaced, as bytes."""
     from bpe import RegexTokenizer
-    from bpe.export import hf_json
+    from bpe.hf import hf_json
     doc = hf_json(RegexTokenizer().train("aaab " * 20, 258))
     return json.dumps({**doc, **changes}).encode("utf-8")
 
@@ -127,36 +128,36 @@ if 'e' in box: raise box['e']
          code="from bpe import RegexTokenizer\nRegexTokenizer('a|' * 500_000 + '.')"),
     # -- .model files
     Case("model-pattern-bomb", ".model whose line 2 is the bomb", "core", BIG,
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({_model(_BOMB, '0')!r}, 'x.model')"),
     Case("model-slow-pattern", ".model with (?:a|a)+$|., encode 40×a+b", "core", TIME,
-         seconds=SLOW_BOUND, code=f"from bpe.export import load_bytes\ntok = load_bytes({_model(_SLOW, '0', '97 97')!r},"
+         seconds=SLOW_BOUND, code=f"from bpe import load_bytes\ntok = load_bytes({_model(_SLOW, '0', '97 97')!r},"
               f" 'x.model')\ntok.encode_ordinary('a' * 40 + 'b')"),
     Case("model-capture-groups", ".model with (\\w+)|(\\W+) encodes", "core", expect="ok",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"tok = load_bytes({_CAPTURE_MODEL!r}, 'x.model')\n"
               f"text = 'aa b'\n{ROUNDTRIP}"),
     Case("model-chained", "40k-line chained .model (token i = token i-1 + 'a'; +1.5 GB)",
          "core", r"(?i)bytes|long|limit|memory", mb=200,
-         code=f"from bpe.export import load_bytes\nload_bytes({CHAINED!r}, 'x.model')"),
+         code=f"from bpe import load_bytes\nload_bytes({CHAINED!r}, 'x.model')"),
     Case("model-duplicate-merge", "a merge line twice (drops id 256 today)", "core",
          r"(?i)twice|once|duplicate|again",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({_model('', '0', '97 97', '97 97')!r}, 'x.model')"),
     Case("model-arabic-digits", "merge ids in Arabic-Indic digits", "core",
          r"(?i)ascii|digit",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({_model('', '0', '٩٧ ٩٧')!r}, 'x.model')"),
     Case("model-arabic-special", "special-token id in Arabic-Indic digits", "core",
          r"(?i)ascii|digit",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({_model('', '1', '<s> ٣٠٠')!r}, 'x.model')"),
     Case("model-special-collision", "two special tokens with id 300", "core",
          r"(?i)both|already|same id|twice|collid",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({_model('', '2', '<a> 300', '<b> 300')!r}, 'x.model')"),
     Case("model-special-huge", "special-token id 10^30", "core", r"(?i)large|range|limit",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({_model('', '1', '<s> ' + '1' + '0' * 30)!r}, 'x.model')"),
     Case("special-collision", "register_special_tokens({'<a>': 300, '<b>': 300})", "core",
          r"(?i)both|already|same id|twice|collid",
@@ -164,15 +165,15 @@ if 'e' in box: raise box['e']
               "BasicTokenizer().register_special_tokens({'<a>': 300, '<b>': 300})"),
     # -- .tiktoken ranks
     Case("ranks-huge", ".tiktoken with a rank of 10^30", "core", r"(?i)large|range|limit",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({RANKS_OK + b'YWE= 1' + b'0' * 30 + NL!r}, 'x.tiktoken')"),
     Case("ranks-negative", ".tiktoken with a negative rank", "core",
          r"(?i)negative|ascii|digit|range",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({RANKS_OK + b'YWE= -5' + NL!r}, 'x.tiktoken')"),
     Case("ranks-arabic", ".tiktoken rank in Arabic-Indic digits", "core",
          r"(?i)ascii|digit|expected .*rank",
-         code=f"from bpe.export import load_bytes\n"
+         code=f"from bpe import load_bytes\n"
               f"load_bytes({RANKS_OK + 'YWE= ٣٠٠'.encode() + NL!r}, 'x.tiktoken')"),
     # -- tokenizer.json shapes
     Case("hf-pre-tokenizer-list", '"pre_tokenizer": [1]', "core", r"(?i)pre.?tokenizer|expected",
@@ -185,7 +186,7 @@ if 'e' in box: raise box['e']
          code=_TINY_HF + "doc['added_tokens'] = 5\n"
                          "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
     Case("hf-nested", "100,000 nested '['", "core", r"(?i)nest|deep|json",
-         code="from bpe.export import load_bytes\nload_bytes(b'[' * 100_000, 't.json')"),
+         code="from bpe import load_bytes\nload_bytes(b'[' * 100_000, 't.json')"),
     Case("hf-split-bomb", "tokenizer.json whose Split regex is the bomb", "core", BIG,
          code=_TINY_HF + f"doc['pre_tokenizer'] = {{'type': 'Split', 'behavior': 'Isolated', "
                          f"'pattern': {{'Regex': {_BOMB!r}}}}}\n"
