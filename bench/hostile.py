@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, wait_rendered  # noqa: E402
-from hostile_cases import CASES, _model, rss_mb, run_case, streamlit_server  # noqa: E402
+from hostile_cases import (CASES, _model, rss_mb, run_case, streamlit_server,  # noqa: E402
+                           upload as _upload, go as _go, pick as _pick, type_text as _type,
+                           settle as _settle)
 
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here
@@ -32,27 +34,6 @@ INJECT = f"**b** ![i]({MARK}-img) [l]({MARK}-link)"
 
 
 # ------------------------------------------------------------------ app attempts
-def _upload(tab, name, data):
-    tab.get_by_text("Load a tokenizer file").click()
-    tab.locator('[data-testid="stSidebar"] input[type=file]').set_input_files(
-        files=[{"name": name, "mimeType": "application/octet-stream", "buffer": data}])
-
-
-def _go(tab, title):
-    tab.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
-
-
-def _pick(tab, name_part, label="Tokenizer"):
-    tab.locator('[data-testid="stMain"] [data-testid="stSelectbox"]', has_text=label).first.click()
-    tab.locator('[role="option"]', has_text=name_part).first.click()
-
-
-def _type(tab, label, text):
-    box = tab.get_by_label(label, exact=True).first
-    box.fill(text)
-    box.press("Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter")
-
-
 APP = [
     ("app-upload-name", "sidebar upload named like Markdown with an image",
      lambda tab: _upload(tab, f"{INJECT}.model", _model("", "0", "97 97"))),
@@ -85,16 +66,6 @@ APP = [
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
                   _settle(tab), _pick(tab, "slow"), _type(tab, "Text", "a" * 40 + "b"))),
 ]
-
-
-def _settle(tab, timeout=30_000):
-    """Wait until the script run ends; False if it is still running at timeout."""
-    tab.wait_for_timeout(1000)  # an input's rerun starts a moment after the keypress
-    try:
-        wait_rendered(tab, timeout)
-        return True
-    except Exception:
-        return False
 
 
 def run_app(only=(), width=1400):
