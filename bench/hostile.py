@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 from conftest import CHROMIUM, CHROMIUM_ARGS, wait_rendered  # noqa: E402
 from hostile_cases import (CASES, _model, rss_mb, run_case, streamlit_server,  # noqa: E402
                            upload as _upload, go as _go, pick as _pick, type_text as _type,
-                           settle as _settle)
+                           settle as _settle, paste_live)
 
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here
@@ -64,7 +64,7 @@ APP = [
     # last: today it pins a server thread for good
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
-                  _settle(tab), _pick(tab, "slow"), _type(tab, "Text", "a" * 40 + "b"))),
+                  _settle(tab), _pick(tab, "slow"), paste_live(tab, "a" * 40 + "b"))),
 ]
 
 

@@ -320,6 +320,13 @@ def type_text(tab, label, text):
     box.press("Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter")
 
 
+def paste_live(tab, text):
+    """Put text in Tokenize's live view box as a paste does (one input event)."""
+    tab.locator(".tv textarea").first.evaluate(
+        "(el, t) => { el.value = t; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        text)
+
+
 def settle(tab, timeout=30_000):
     """Wait until the script run ends; False if it is still running at timeout."""
     tab.wait_for_timeout(1000)  # an input's rerun starts a moment after the keypress

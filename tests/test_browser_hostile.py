@@ -16,7 +16,7 @@ import time
 import pytest
 
 from conftest import screenshot
-from hostile_cases import _model, go, pick, settle, upload
+from hostile_cases import _model, go, paste_live, pick, settle, upload
 
 SLOW = r"(?:a|a)+$|."
 BOUND_S = 40  # wall clock for a 1 s CPU-time limit on a loaded 2-core machine
@@ -53,10 +53,7 @@ def test_a_backtracking_model_on_tokenize_ends_in_a_message(page):
     pick(page, "slow")
     assert settle(page)
     start = time.monotonic()
-    # Tokenize's live view: put the text in its box as a paste does (one input event)
-    page.locator(".tv textarea").first.evaluate(
-        "(el, t) => { el.value = t; el.dispatchEvent(new Event('input', {bubbles: true})); }",
-        "a" * 40 + "b")
+    paste_live(page, "a" * 40 + "b")
     message = ""
     while time.monotonic() - start < BOUND_S and "took more than" not in message:
         time.sleep(0.5)
