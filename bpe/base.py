@@ -327,7 +327,10 @@ class Tokenizer:
         finder = self._special_regex.get(key)
         if finder is None:
             alternatives = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
-            finder = regex.compile(f"({alternatives})" if group else alternatives)
+            # subtle: kept here, not in the regex module's cache (which would keep every
+            # visitor's special tokens for the life of the server)
+            finder = regex.compile(f"({alternatives})" if group else alternatives,
+                                   cache_pattern=False)
             if len(self._special_regex) > 64:  # a caller inventing sets: keep memory bounded
                 self._special_regex.clear()
             self._special_regex[key] = finder
