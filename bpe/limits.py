@@ -11,10 +11,13 @@ ends in one ValueError that says what to do, instead of gigabytes or a hung thre
   backreferences, recursion and fuzzy matching are refused.
 - `compile_pattern(pattern)` compiles a checked pattern outside the module's cache
   (the cache keeps up to 500 programs alive for the life of the server).
-- `findall_within(compiled, text)` matches under a time limit, on any thread.
+- `findall_within(compiled, text)` / `finditer_within` match under a CPU-time limit, on
+  any thread, and `runaway` words the error: the one home of that limit (bpe.regex,
+  bpe.hf_pipeline and the app's pattern pages call it; the presets run unlimited).
 - `parse_id`, `check_special_ids`, `MergeTable`, `VocabBudget`: ids are ASCII digits
   and bounded, merges and ids unique, tokens and the whole vocabulary bounded in bytes,
-  computed incrementally so a chained file is refused before it is built.
+  computed incrementally so a chained file is refused before it is built; special
+  tokens bounded in number, length and total length (encode compiles them to a regex).
 - `parse_json`, `expect`: a tokenizer.json's structure checked before use.
 
 It does not read files or know any format beyond that: the loaders call it.

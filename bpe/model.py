@@ -92,7 +92,7 @@ def parse_model(text, source="model"):
 
     >>> parse_model("minbpe v1\\n\\n0\\n97 300\\n", source="m.model")
     Traceback (most recent call last):
-    ValueError: m.model line 4: merge (97, 300) uses an id not defined before id 256
+    ValueError: m.model line 4: merge (97, 300) uses id 300, which is not defined before id 256
     """
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -125,22 +125,18 @@ def parse_model(text, source="model"):
         if parts[0] in special_tokens:
             raise ValueError(f"{source} line {lineno}: special token {parts[0]!r} appears twice")
         special_tokens[parts[0]] = limits.parse_id(parts[1], f"{source} line {lineno}")
-    merges = {}
-    budget = limits.VocabBudget()  # token lengths, summed as they chain
+    table = limits.MergeTable()  # ids defined before use, pairs once, lengths as they chain
     idx = 256
     for lineno in range(4 + num_special, len(lines) + 1):
         parts = lines[lineno - 1].split()
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
             raise ValueError(f"{source} line {lineno}: expected a merge '<id> <id>', "
                              f"found {lines[lineno - 1][:40]!r}")
-        p0, p1 = (limits.parse_id(p, f"{source} line {lineno}") for p in parts)
-        if p0 >= idx or p1 >= idx:
-            raise ValueError(f"{source} line {lineno}: merge ({p0}, {p1}) uses an id "
-                             f"not defined before id {idx}")
-        if (p0, p1) in merges:
-            raise ValueError(f"{source} line {lineno}: merge ({p0}, {p1}) appears twice")
-        budget.add(idx, budget.lengths[p0] + budget.lengths[p1], f"{source} line {lineno}")
-        merges[(p0, p1)] = idx
+        where = f"{source} line {lineno}"
+        # the common case a plain int() (a hot loop); parse_id says why anything else fails
+        pair = tuple(int(p) if p.isascii() and len(p) <= 7 else limits.parse_id(p, where)
+                     for p in parts)
+        table.add(pair, idx, where)
         idx += 1
     limits.check_special_ids(special_tokens, range(idx), f"{source} special tokens")
-    return pattern, special_tokens, merges
+    return pattern, special_tokens, table.merges

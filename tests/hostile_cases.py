@@ -404,7 +404,11 @@ def _run_process(cmd, cwd, env, stdin, seconds):
                             stdin=stdin_file if stdin is not None else None,
                             preexec_fn=_cap(CAP_BYTES, stdin is None))
     status = rusage = None
+    # subtle: the peak is the child's VmHWM, polled: ru_maxrss would carry over the RSS
+    # of the forking parent (a long pytest run's 200+ MB) across exec
+    peak = 0.0
     while time.monotonic() - start < seconds:
+        peak = max(peak, _hwm_mb(proc.pid))
         pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
@@ -421,7 +425,19 @@ def _run_process(cmd, cwd, env, stdin, seconds):
         if f:
             f.close()
     code = None if status is None else os.waitstatus_to_exitcode(status)
-    return code, stdout, stderr, elapsed, rusage.ru_maxrss / 1024
+    return code, stdout, stderr, elapsed, peak or rusage.ru_maxrss / 1024
+
+
+def _hwm_mb(pid):
+    """The peak resident memory of a running process (its VmHWM), in MB; 0 if gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def run_case(case):
