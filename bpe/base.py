@@ -20,6 +20,7 @@ from itertools import chain
 
 import regex
 
+from . import files, limits
 from .model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
 from .model import vocab_text as _vocab_text
 from .train import train_merges
@@ -149,7 +150,9 @@ class Tokenizer:
             if owner is not None and owner != special:
                 raise ValueError(f"id {idx} is already taken by special token {owner!r}; "
                                  "pick another id")
-        self.special_tokens = {**self.special_tokens, **special_tokens}
+        # ids unique among the new ones too, bounded, and not too many or too long
+        merged = limits.check_special_ids({**self.special_tokens, **special_tokens}, ordinary)
+        self.special_tokens = merged
         self._reset()
 
     @property
@@ -324,7 +327,10 @@ class Tokenizer:
         finder = self._special_regex.get(key)
         if finder is None:
             alternatives = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
-            finder = regex.compile(f"({alternatives})" if group else alternatives)
+            # subtle: kept here, not in the regex module's cache (which would keep every
+            # visitor's special tokens for the life of the server)
+            finder = regex.compile(f"({alternatives})" if group else alternatives,
+                                   cache_pattern=False)
             if len(self._special_regex) > 64:  # a caller inventing sets: keep memory bounded
                 self._special_regex.clear()
             self._special_regex[key] = finder
@@ -444,16 +450,11 @@ class Tokenizer:
     # -------------------------------------------------------------- save/load
     def save(self, file_prefix):
         """Write file_prefix.model (minbpe's format, for loading) and file_prefix.vocab
-        (for people). file_prefix is a path like "models/shakespeare"."""
+        (for people). file_prefix is a path like "models/shakespeare". Atomic (bpe.files):
+        both files are written or neither, and a failed save leaves the old pair whole."""
+        prefix = files.check_prefix(file_prefix)
         text = self.model_text()  # before any file is opened, so a refusal leaves none
-        prefix = os.fspath(file_prefix)
-        directory = os.path.dirname(prefix)
-        if directory:
-            os.makedirs(directory, exist_ok=True)
-        with open(prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
-            f.write(self.vocab_text())
+        files.write_files({prefix + ".model": text, prefix + ".vocab": self.vocab_text()})
 
     def model_text(self):
         """The contents of the .model file: version, pattern, special tokens, merges."""

@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-from . import hf, ranks, stream
+from . import files, hf, ranks, stream
 from .formats import load
 from .basic import BasicTokenizer
 from .counts import read_pattern, write_counts
@@ -204,6 +204,7 @@ def cmd_train(args):
     if bool(args.files) == bool(args.from_counts):
         raise CliError("give text files or --from-counts COUNTS..., not both or neither")
     check_files(args.files or args.from_counts)
+    files.check_prefix(args.output)  # before the training, not after it
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     options = dict(min_frequency=args.min_frequency, progress=bar)
     try:
@@ -231,25 +232,9 @@ def cmd_train(args):
     finally:
         if bar:
             bar.close()
-    save_atomically(tok, args.output)
+    tok.save(args.output)  # atomic: both files or neither (bpe.files)
     print(f"wrote {args.output}.model and {args.output}.vocab: {len(tok.merges)} merges "
           f"(stopped by {tok.stop_reason})", file=sys.stderr)
-
-
-def save_atomically(tok, prefix):
-    """tok.save(prefix), through temp files renamed into place once both are written."""
-    directory, name = os.path.split(prefix)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f".{name}.tmp{os.getpid()}")
-    try:
-        tok.save(tmp)
-        for ext in (".model", ".vocab"):
-            os.replace(tmp + ext, prefix + ext)
-    finally:
-        for ext in (".model", ".vocab"):
-            if os.path.exists(tmp + ext):
-                os.remove(tmp + ext)
 
 
 def cmd_count(args):
@@ -274,7 +259,7 @@ def cmd_encode(args):
 
 
 def _read_stdin():
-    data = sys.stdin.buffer.read()
+    data = files.read_stdin_bytes()  # ValueError if it is closed (bpe encode <&-)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -309,10 +294,23 @@ def main(argv=None):
     except BrokenPipeError:  # e.g. piped into head: the reader has what it wanted
         sys.stdout = open(os.devnull, "w")
         return 141
+    except files.SaveError as e:  # "cannot write m.model: No space left on device"
+        print(f"bpe: error: {e}", file=sys.stderr)
+        return 1
     except OSError as e:  # e.g. the output folder cannot be written
-        print(f"bpe: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"bpe: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("bpe: error: out of memory; use a smaller input or vocabulary, or count in "
+              "pieces (bpe count, then bpe train --from-counts)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\nbpe: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug, still one line and no traceback
+        message = " ".join(str(e).split())[:200]
+        print(f"bpe: error: {type(e).__name__}: {message} (a bug in bpe; please report it)",
+              file=sys.stderr)
+        return 1
     return 0

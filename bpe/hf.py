@@ -12,6 +12,7 @@ own pipeline shape come back as Basic/RegexTokenizer, the rest as HFTokenizer. I
 import json
 import os
 
+from . import files, limits
 from .base import Tokenizer
 from .basic import BasicTokenizer
 from .encode import apply_merges
@@ -101,10 +102,10 @@ def _document_with_specials(tok):
 
 
 def save_hf(tok, path):
-    """Write tok as a Hugging Face tokenizer.json to path."""
+    """Write tok as a Hugging Face tokenizer.json to path, atomically (bpe.files: the old
+    file stays whole if the write fails)."""
     doc = hf_json(tok)  # before opening, so a refused export leaves no file
-    with open(os.fspath(path), "w", encoding="utf-8") as f:
-        json.dump(doc, f, ensure_ascii=False)
+    files.write_files({os.fspath(path): json.dumps(doc, ensure_ascii=False)})
 
 
 def tokenizer_from_hf(data, source="tokenizer.json"):
@@ -124,11 +125,11 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         fail(f"expected a tokenizer.json with a BPE model ('model': {{'type': 'BPE', ...}}); "
              f"this model is {model.get('type')!r}, and only byte-level BPE can be imported")
     vocab, merges = model.get("vocab"), model.get("merges")
-    if not isinstance(vocab, dict) or not isinstance(merges, list) or not all(
-            isinstance(k, str) and _is_id(v) for k, v in vocab.items()):
+    if not isinstance(vocab, dict) or not isinstance(merges, list):
         fail("the BPE model needs a 'vocab' object (token -> id) and a 'merges' list")
     owners = {}
     for token, idx in vocab.items():
+        limits.check_id(idx, f'{source} "vocab" {token[:40]!r}')
         if idx in owners:
             fail(f"id {idx} is given to both {owners[idx]!r} and {token!r} in the vocab")
         owners[idx] = token
@@ -158,17 +159,16 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
     return tok
 
 
-def _is_id(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def _added_tokens(data, pipeline):
     """added_tokens -> {content: id}; refuses the options we do not implement."""
     added = {}
-    for token in data.get("added_tokens") or []:
+    for token in limits.expect(data.get("added_tokens") or [], list, '"added_tokens"'):
         if not isinstance(token, dict) or not isinstance(token.get("content"), str) \
-                or not _is_id(token.get("id")):
+                or not isinstance(token.get("id"), int) or isinstance(token.get("id"), bool):
             raise ValueError(f"added token {str(token)[:60]} needs 'content' and 'id'")
+        limits.check_id(token["id"], f'"added_tokens" {token["content"][:40]!r}')
+        if token["content"] in added:
+            raise ValueError(f'"added_tokens": {token["content"][:40]!r} appears twice')
         for option in ("single_word", "lstrip", "rstrip"):
             if token.get(option):
                 raise ValueError(f"added token {token['content']!r} has {option}=true, which "
@@ -193,7 +193,7 @@ class _Layout:
         self.unk = None
         unk = model.get("unk_token")
         if unk is not None:
-            if unk not in vocab:
+            if not isinstance(unk, str) or unk not in vocab:
                 raise ValueError(f"the unk_token {unk!r} is not in the vocab")
             self.unk = vocab[unk]
         self.fuse_unk = bool(model.get("fuse_unk"))
@@ -337,11 +337,16 @@ def _rebuild_hf(document, name, special_tokens):
 
 _BYTE_CHARS = bytes_to_unicode()
 def load_hf_bytes(data, source="tokenizer.json"):
-    """tokenizer_from_hf on a file's bytes; ValueError if they are not UTF-8 JSON."""
+    """tokenizer_from_hf on a file's bytes; ValueError naming the file for anything that is
+    not a tokenizer.json we can read (not UTF-8, not JSON, nested too deep, a wrong shape)."""
     try:
-        parsed = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{source} is not UTF-8 text, so not a tokenizer.json file") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{source} is not valid JSON ({e.msg} at line {e.lineno})") from None
-    return tokenizer_from_hf(parsed, source=source)
+    parsed = limits.parse_json(text, source)
+    try:
+        return tokenizer_from_hf(parsed, source=source)
+    except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as e:
+        # a shape no check above foresaw: still one message naming the file, no traceback
+        raise ValueError(f"{source}: not a tokenizer.json this lab can read "
+                         f"({type(e).__name__}: {str(e)[:80]})") from None

@@ -8,7 +8,8 @@ import unicodedata
 
 import regex
 
-from .regex import PATTERNS, compile_pattern, raise_runaway, split_timeout
+from . import limits
+from .regex import PATTERNS, compile_pattern
 
 
 def hf_pattern(pattern):
@@ -171,7 +172,7 @@ def _flatten(component, key):
         raise ValueError(f"expected a component object, found {str(component)[:40]!r}")
     if component.get("type") == "Sequence":
         out = []
-        for part in component.get(key) or []:
+        for part in limits.expect(component.get(key) or [], list, f'"{key}"'):
             out += _flatten(part, key)
         return out
     return [component]
@@ -195,27 +196,37 @@ def _normalizer(spec):
             return text
         return strip
     if kind == "Replace":
-        find, content = _pattern_of(spec, "Replace"), spec.get("content", "")
+        find = _pattern_of(spec, "Replace")
+        content = limits.expect(spec.get("content", ""), str, 'the Replace normalizer\'s "content"')
         return lambda text: find.sub(lambda m: content, text)
     if kind == "Prepend":
-        prefix = spec.get("prepend", "")
+        prefix = limits.expect(spec.get("prepend", ""), str, 'the Prepend normalizer\'s "prepend"')
         return lambda text: prefix + text if text else text
     raise ValueError(f"the normalizer {kind!r} is not implemented here (only NFC, NFD, NFKC, "
                      "NFKD, Lowercase, Strip, Replace, Prepend and Sequence are)")
 
 
 def _pattern_of(spec, kind):
-    """A Split/Replace 'pattern' ({'String': s} or {'Regex': r}) compiled for `regex`."""
+    """A Split/Replace 'pattern' ({'String': s} or {'Regex': r}) compiled for `regex`,
+    through bpe.limits (a file's regex is bounded before it compiles)."""
     pattern = spec.get("pattern")
     if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
-        return regex.compile(regex.escape(pattern["String"]))
+        return limits.compile_pattern(regex.escape(pattern["String"]), what=f"{kind} string")
     if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
+        ours = None
         try:
-            return regex.compile(pattern_from_hf(pattern["Regex"]))
-        except (regex.error, ValueError) as e:
+            ours = pattern_from_hf(pattern["Regex"])
+            return limits.compile_pattern(ours, what="regex")
+        except (ValueError, IndexError) as e:
+            # limits names the rewritten regex; name the file's instead
+            reason = str(e)
+            if ours is not None:
+                for head in ("invalid regex ", "regex "):
+                    reason = reason.removeprefix(f"{head}{limits.short(ours)}: ")
             raise ValueError(f"the {kind} regex {pattern['Regex'][:60]!r} cannot be read: "
-                             f"{e}") from None
-    raise ValueError(f"the {kind} needs a pattern {{'String': ...}} or {{'Regex': ...}}")
+                             f"{reason}") from None
+    raise ValueError(f"the {kind} needs a pattern {{'String': ...}} or {{'Regex': ...}}, "
+                     f"found {str(pattern)[:40]!r}")
 
 
 def _pre_tokenizer(spec):
@@ -248,14 +259,12 @@ def _splitter(compiled, behavior, invert):
         out = []
         for piece in pieces:
             spans, prev = [], 0  # (start, end, is_match), covering the piece
-            try:  # a file's regex may backtrack catastrophically: the core's time limit
-                for m in compiled.finditer(piece, timeout=split_timeout(piece)):
-                    if m.start() != prev:
-                        spans.append([prev, m.start(), invert])
-                    spans.append([m.start(), m.end(), not invert])
-                    prev = m.end()
-            except TimeoutError:
-                raise_runaway(compiled.pattern, piece)
+            # a file's regex may backtrack catastrophically: bpe.limits' time limit
+            for m in limits.finditer_within(compiled, piece, what="Split regex"):
+                if m.start() != prev:
+                    spans.append([prev, m.start(), invert])
+                spans.append([m.start(), m.end(), not invert])
+                prev = m.end()
             if prev != len(piece):
                 spans.append([prev, len(piece), invert])
             out += [piece[a:b] for a, b in _apply_behavior(spans, behavior)]
@@ -319,7 +328,8 @@ def _our_pattern(normalizers, pre):
     if not splits:
         return ""
     split = splits[0]
-    hf_regex = (split.get("pattern") or {}).get("Regex")
+    hf_regex = split.get("pattern")
+    hf_regex = hf_regex.get("Regex") if isinstance(hf_regex, dict) else None
     if split.get("type") != "Split" or split.get("behavior") != "Isolated" \
             or split.get("invert") or not isinstance(hf_regex, str):
         return None

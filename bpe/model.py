@@ -4,7 +4,9 @@ A .model file is, line by line: "minbpe v1", the split pattern ("" for none), th
 of special tokens, one "<special> <id>" line each, then one "<id> <id>" merge per line,
 the merge on line k making id 256 + k. The .vocab file is for people only and is never
 read back. This module writes and parses the text; Tokenizer.save/load and bpe.load call
-it. It imports nothing else from bpe, so the Tokenizer base can use it.
+it. It imports nothing else from bpe but bpe.limits (whose budgets bound ids, tokens and
+the whole vocabulary, so a chained file is refused before it is built), so the Tokenizer
+base can use it.
 
 Special tokens must hold no whitespace: minbpe's reader splits each special-token line
 on whitespace (so " <|pad|>" or "a b" could not be read back by minbpe), and a line
@@ -18,6 +20,8 @@ so what is saved always loads back exactly, in minbpe and here.
 ('', {'<|x|>': 300}, {(97, 98): 256})
 """
 import unicodedata
+
+from . import limits
 
 MODEL_VERSION = "minbpe v1"  # the first line of a .model file, as minbpe writes it
 
@@ -88,7 +92,7 @@ def parse_model(text, source="model"):
 
     >>> parse_model("minbpe v1\\n\\n0\\n97 300\\n", source="m.model")
     Traceback (most recent call last):
-    ValueError: m.model line 4: merge (97, 300) uses an id not defined before id 256
+    ValueError: m.model line 4: merge (97, 300) uses id 300, which is not defined before id 256
     """
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -105,7 +109,8 @@ def parse_model(text, source="model"):
     if not count.isascii() or not count.isdigit():
         raise ValueError(f"{source} line 3: expected the number of special tokens, "
                          f"found {lines[2][:40]!r}")
-    num_special = int(count)
+    num_special = limits.parse_id(count, f"{source} line 3 (the number of special tokens)",
+                                  limit=limits.MAX_SPECIAL_TOKENS)
     special_tokens = {}
     for lineno in range(4, 4 + num_special):
         if lineno > len(lines):
@@ -113,25 +118,25 @@ def parse_model(text, source="model"):
                              f"{num_special} special tokens it announces")
         # subtle: split as minbpe does (on whitespace), so a file reads the same in both
         parts = lines[lineno - 1].split()
-        if len(parts) != 2 or not parts[1].isascii() or not parts[1].isdigit():
+        # subtle: str.isdigit() takes other scripts' digits too; parse_id says ASCII only
+        if len(parts) != 2 or not parts[1].isdigit():
             raise ValueError(f"{source} line {lineno}: expected '<special text> <id>' (the "
                              f"special text without spaces), found {lines[lineno - 1][:40]!r}")
         if parts[0] in special_tokens:
             raise ValueError(f"{source} line {lineno}: special token {parts[0]!r} appears twice")
-        special_tokens[parts[0]] = int(parts[1])
-    merges = {}
+        special_tokens[parts[0]] = limits.parse_id(parts[1], f"{source} line {lineno}")
+    table = limits.MergeTable()  # ids defined before use, pairs once, lengths as they chain
     idx = 256
     for lineno in range(4 + num_special, len(lines) + 1):
         parts = lines[lineno - 1].split()
-        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
             raise ValueError(f"{source} line {lineno}: expected a merge '<id> <id>', "
                              f"found {lines[lineno - 1][:40]!r}")
-        p0, p1 = int(parts[0]), int(parts[1])
-        if p0 >= idx or p1 >= idx:
-            raise ValueError(f"{source} line {lineno}: merge ({p0}, {p1}) uses an id "
-                             f"not defined before id {idx}")
-        if (p0, p1) in merges:
-            raise ValueError(f"{source} line {lineno}: merge ({p0}, {p1}) appears twice")
-        merges[(p0, p1)] = idx
+        where = f"{source} line {lineno}"
+        # the common case a plain int() (a hot loop); parse_id says why anything else fails
+        pair = tuple(int(p) if p.isascii() and len(p) <= 7 else limits.parse_id(p, where)
+                     for p in parts)
+        table.add(pair, idx, where)
         idx += 1
-    return pattern, special_tokens, merges
+    limits.check_special_ids(special_tokens, range(idx), f"{source} special tokens")
+    return pattern, special_tokens, table.merges

@@ -7,6 +7,7 @@ older copies lack). This file does not train; see train.py.
 """
 import regex
 
+from . import limits
 from .base import Tokenizer
 from .count import auto_workers, count_chunks
 from .split import gpt4_split
@@ -28,18 +29,21 @@ GPT4O_SPLIT_PATTERN = "|".join([
     r"""\s+""",
 ])
 PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN}
-# A custom pattern gets this long to split a text (plus SPLIT_SECONDS_PER_MB per megabyte)
-# before it is stopped as runaway (catastrophic backtracking, e.g. "(a|a)+$"). regex
-# checks the limit inside its matcher, so it holds on any thread; the presets need none.
-SPLIT_SECONDS = 2.0
-SPLIT_SECONDS_PER_MB = 1.0
+# A custom pattern (a visitor's or a file's) is bounded before it compiles and split under
+# a time limit (catastrophic backtracking, e.g. "(a|a)+$"): both are bpe.limits', the one
+# home of those budgets. The presets are ours, compiled as they are and run with no limit.
 
 
 def compile_pattern(pattern):
-    """A preset name or a regex string -> (pattern string, compiled regex).
+    """A preset name or a regex string -> (pattern string, compiled regex). A regex that
+    is not a preset goes through bpe.limits.compile_pattern: bounded before it compiles,
+    kept out of the regex module's cache, capture groups made non-capturing (the pattern
+    string returned is still the one given).
 
     >>> compile_pattern("gpt2")[1].findall("Hello world!!")
     ['Hello', ' world', '!!']
+    >>> compile_pattern(r"(\\w+)|(\\W+)")[1].findall("hi!")
+    ['hi', '!']
     """
     if pattern is None:
         pattern = "gpt4"
@@ -50,12 +54,9 @@ def compile_pattern(pattern):
     if not pattern:
         raise ValueError(f"the split pattern is empty; give a regex or one of {sorted(PATTERNS)}"
                          ", or use BasicTokenizer for no split at all")
-    try:
-        compiled = regex.compile(pattern)
-    except (regex.error, OverflowError, RecursionError) as e:
-        raise ValueError(f"invalid split pattern {pattern[:80]!r}: {e}. Fix the regex or "
-                         f"use a preset: {', '.join(sorted(PATTERNS))}") from None
-    return pattern, compiled
+    if pattern in PATTERNS.values():
+        return pattern, regex.compile(pattern)
+    return pattern, limits.compile_pattern(pattern)
 
 
 class RegexTokenizer(Tokenizer):
@@ -89,16 +90,13 @@ class RegexTokenizer(Tokenizer):
     def _split(self, text):
         chunks = self._findall(text)
         if not self._is_preset and sum(map(len, chunks)) != len(text):
-            _raise_uncovered(self.compiled_pattern, text)
+            _raise_uncovered(self.compiled_pattern, text, self.pattern)
         return chunks
 
     def _findall_limited(self, text):
-        """findall under a time limit that grows with the text; ValueError naming the
-        pattern if it runs away."""
-        try:
-            return self.compiled_pattern.findall(text, timeout=split_timeout(text))
-        except TimeoutError:
-            raise_runaway(self.pattern, text)
+        """findall under bpe.limits' time limit; ValueError naming the pattern if it runs
+        away."""
+        return limits.findall_within(self.compiled_pattern, text, pattern=self.pattern)
 
     def _count_chunks(self, text):
         if self._is_preset:
@@ -109,33 +107,13 @@ class RegexTokenizer(Tokenizer):
         return _merge_by_pairs(text_bytes, self.merges)
 
 
-def split_timeout(text):
-    """Seconds a custom pattern may take to split text.
-
-    >>> split_timeout("x" * 3_000_000)
-    5.0
-    """
-    return SPLIT_SECONDS + SPLIT_SECONDS_PER_MB * len(text) / 1_000_000
-
-
-def raise_runaway(pattern, text):
-    raise ValueError(f"the split pattern {pattern[:80]!r} took more than "
-                     f"{split_timeout(text):.0f} s on {len(text):,} characters, so it was "
-                     "stopped: it backtracks catastrophically (nested or overlapping repeats "
-                     "such as (a|a)+ or (a+)+); simplify it or use a preset: "
-                     f"{', '.join(sorted(PATTERNS))}") from None
-
-
-def _raise_uncovered(compiled, text):
+def _raise_uncovered(compiled, text, pattern):
     pos, end = 0, len(text)
-    try:
-        for m in compiled.finditer(text, timeout=split_timeout(text)):
-            if m.start() != pos:
-                end = m.start()
-                break
-            pos = m.end()
-    except TimeoutError:
-        raise_runaway(compiled.pattern, text)
+    for m in limits.finditer_within(compiled, text, pattern=pattern):
+        if m.start() != pos:
+            end = m.start()
+            break
+        pos = m.end()
     raise ValueError(f"the split pattern skips {text[pos:min(end, pos + 20)]!r} at character "
                      f"{pos}, so that text would be lost; add an alternative that matches it "
                      r"(ending the pattern with |\s+|. catches everything)")

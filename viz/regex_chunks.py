@@ -6,16 +6,17 @@ user) tokens may cross chunk boundaries; `crossing_spans` finds them among a tok
 does not match at all is returned as chunks of its own, flagged: a RegexTokenizer with
 that pattern would refuse the text.
 
-Patterns run with a time limit: the `regex` module's finditer takes `timeout=` and
-raises TimeoutError, so a catastrophic pattern (`(a|a)+$` on a long run of a's) stops
-instead of hanging the page. Nothing here imports streamlit.
+A custom pattern is bounded before it compiles and runs under a CPU-time limit, both
+bpe.limits' (TimeoutError here, so a catastrophic pattern such as `(a|a)+$` on a long run
+of a's stops instead of hanging the page); capture groups are made non-capturing.
+Nothing here imports streamlit.
 """
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import pandas as pd
 
-from bpe import PATTERNS, compile_pattern
+from bpe import PATTERNS, compile_pattern, limits
 from viz.marks import span_char_starts, span_token_starts
 from viz.vocab import visible
 
@@ -38,22 +39,19 @@ def find_chunks(pattern, text, timeout=TIMEOUT):
     >>> [(c.start, c.end, c.matched) for c in find_chunks(r"\\w+", "hi, yo")]
     [(0, 2, True), (2, 4, False), (4, 6, True)]
     """
-    _, compiled = compile_pattern(pattern)
-    chunks, pos = [], 0
+    pattern, compiled = compile_pattern(pattern)  # a custom one through bpe.limits
     try:
-        for m in compiled.finditer(text, timeout=timeout):
-            if m.start() == m.end():
-                continue
-            if m.start() > pos:
-                chunks.append(Chunk(pos, m.start(), False))
-            chunks.append(Chunk(m.start(), m.end(), True))
-            pos = m.end()
-    except TimeoutError:
-        raise TimeoutError(
-            f"the pattern took more than {timeout:g} s on this text and was stopped: it "
-            "probably backtracks catastrophically (nested or overlapping repeats such as "
-            "(a|a)+ or (a+)+). Make the alternatives exclusive or the repeats possessive "
-            "(++), or pick a preset.") from None
+        matches = limits.finditer_within(compiled, text, seconds=timeout, pattern=pattern)
+    except ValueError as e:  # bpe.limits' one wording for a runaway pattern
+        raise TimeoutError(str(e)) from None
+    chunks, pos = [], 0
+    for m in matches:
+        if m.start() == m.end():
+            continue
+        if m.start() > pos:
+            chunks.append(Chunk(pos, m.start(), False))
+        chunks.append(Chunk(m.start(), m.end(), True))
+        pos = m.end()
     if pos < len(text):
         chunks.append(Chunk(pos, len(text), False))
     return chunks

@@ -9,6 +9,8 @@ GPT-4's 100k-entry tables would cost a third of a second on every rerun. Nothing
 from dataclasses import dataclass
 from typing import Optional
 
+from bpe import limits
+
 POLICIES = ("all", "none", "none_raise")
 WHY_NONE_RAISE = (
     "Special tokens are control signals: `<|endoftext|>` tells a model that a document "
@@ -42,8 +44,8 @@ def parse_specials(text, registered, first_id):
         name, _, idx = line.rpartition(" ")
         if not name:
             name, idx = idx, None
-        elif idx.isdigit():
-            name, idx = name.strip(), int(idx)
+        elif idx.isdigit():  # any script's digits; parse_id says if they are not ASCII
+            name, idx = name.strip(), limits.parse_id(idx, f"line {lineno}")
         else:
             raise ValueError(f"line {lineno}: {line!r} should be a token, optionally "
                              "followed by a space and a non-negative integer id, "

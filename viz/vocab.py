@@ -16,6 +16,7 @@ from collections import Counter
 import pandas as pd
 import regex
 
+from bpe import limits
 from viz.tokens import display_text
 
 SORTS = {"id": "id", "length": "length", "merge count": "count"}
@@ -121,17 +122,19 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
     if mode != "regex":
         raise ValueError(f"mode must be 'substring' or 'regex', not {mode!r}")
     try:
-        compiled = regex.compile(query, 0 if case else regex.IGNORECASE)
-    except (regex.error, OverflowError, RecursionError) as e:
-        raise ValueError(f"invalid regex {query[:60]!r}: {e}. Fix it, or switch to "
-                         "substring search to find the text as typed.") from None
+        # a visitor's regex: bounded before it compiles, kept out of regex's cache
+        compiled = limits.compile_pattern(query, 0 if case else regex.IGNORECASE, what="regex")
+    except ValueError as e:
+        raise ValueError(f"{e}. Fix it, or switch to substring search to find the text as "
+                         "typed.") from None
     deadline = time.monotonic() + timeout
     mask = []
     for text in column:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("regex timed out")
-        mask.append(compiled.search(text, timeout=left) is not None)
+        # concurrent: the server's other sessions run while this one searches
+        mask.append(compiled.search(text, concurrent=True, timeout=left) is not None)
     return frame[mask]
 
 

@@ -1,0 +1,537 @@
+"""Every hostile attempt on the core and the CLI (issue 16), and one runner for them.
+
+Each attempt runs in a fresh Python process with a wall-clock limit and an address-space
+cap, so a bomb that works today ends as a measured failure (a hang, a MemoryError)
+instead of taking the machine with it. tests/test_hostile_attempts.py asserts each one;
+bench/hostile.py counts them into the issue's table.
+
+An attempt passes when it ends in the expected outcome within its bounds: for "error",
+a ValueError/TypeError (core) or one `bpe: error: ...` line and a non-zero exit (CLI)
+whose message matches `match`; for "ok", the code's own assertions hold.
+"""
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CAP_BYTES = 1 << 30  # address-space cap per attempt: a bomb fails fast instead of swapping
+
+
+@dataclass
+class Case:
+    name: str
+    what: str
+    kind: str                 # "core" (code runs in a fresh process) or "cli"
+    match: str = ""           # regex the error message must match (expect="error")
+    expect: str = "error"     # "error" or "ok"
+    code: str = ""            # core: Python to run; `setup` helpers are in scope
+    argv: tuple = ()          # cli: arguments after `python -m bpe`
+    files: dict = field(default_factory=dict)  # cli: name -> bytes, in the working folder
+    stdin: object = b""       # cli: bytes, or None for a closed standard input
+    before: str = ""          # cli: Python run in the folder first (mount_full, fill, bpe)
+    after: str = ""           # cli: Python run in the folder afterwards; must not raise
+    seconds: float = 8.0      # wall-clock bound
+    mb: int = 300             # peak resident memory bound
+    needs_mount: bool = False
+
+
+@dataclass
+class Outcome:
+    case: Case
+    status: str               # passed, failed, hang, traceback, skipped
+    message: str = ""
+    seconds: float = 0.0
+    peak_mb: float = 0.0
+    retained_mb: float = 0.0  # core: resident memory still held after the attempt
+
+
+# ------------------------------------------------------------------ the attempts
+def _model(*lines):
+    return ("\n".join(("minbpe v1",) + lines) + "\n").encode("utf-8")
+
+
+CHAINED = _model("", "0", "97 97", *(f"{255 + i} 97" for i in range(1, 40_000)))
+RANKS_OK = b"".join(b"%s %d\n" % (__import__("base64").b64encode(bytes([b])), b)
+                    for b in range(256))
+_TINY_HF = """
+from bpe import RegexTokenizer
+from bpe import load_bytes
+from bpe.hf import hf_json
+doc = hf_json(RegexTokenizer().train("aaab " * 20, 258))
+"""
+_BOMB = r"c{10000000}|[\s\S]"
+_CAPTURE_MODEL = _model(r"(\w+)|(\W+)", "0", "97 97")
+_SLOW = r"(?:a|a)+$|."
+NL = b"\n"
+TIME = r"(?i)took (longer|more) than|time ?out|timed out|too long|seconds"
+SLOW_BOUND = 12.0  # a pattern's limit is 1 s of CPU time; wall time stretches under load
+BIG = r"(?i)repeat|too (large|big|long)|budget|limit|exceed"
+
+def _hf_doc(**changes):
+    """A small valid tokenizer.json with some keys replaced, as bytes."""
+    from bpe import RegexTokenizer
+    from bpe.hf import hf_json
+    doc = hf_json(RegexTokenizer().train("aaab " * 20, 258))
+    return json.dumps({**doc, **changes}).encode("utf-8")
+
+
+ROUNDTRIP = "assert tok.decode(tok.encode_ordinary(text)) == text, tok.encode_ordinary(text)"
+
+CASES = [
+    # -- split patterns, straight into the core
+    Case("pattern-bomb", "RegexTokenizer('c{10000000}|[\\s\\S]')", "core", BIG,
+         code=f"from bpe import RegexTokenizer\nRegexTokenizer({_BOMB!r})"),
+    Case("pattern-bomb-a", "RegexTokenizer('a{10000000}')", "core", BIG,
+         code="from bpe import RegexTokenizer\nRegexTokenizer('a{10000000}')"),
+    Case("pattern-slow-compile", "RegexTokenizer('a{1000000000}') (ran past 60 s)", "core",
+         BIG, code="from bpe import RegexTokenizer\nRegexTokenizer('a{1000000000}')"),
+    Case("pattern-nested-repeat", "(?:(?:a{100}){100}){100}: 10^6 by nesting", "core", BIG,
+         code="from bpe import RegexTokenizer\nRegexTokenizer('(?:(?:a{100}){100}){100}')"),
+    Case("pattern-compile-module", "bpe.compile_pattern on the bomb", "core", BIG,
+         code=f"from bpe import compile_pattern\ncompile_pattern({_BOMB!r})"),
+    Case("pattern-backtracking", "encode 40×a+b with (?:a|a)+$|. (100% CPU forever)", "core",
+         TIME, seconds=SLOW_BOUND, code=f"from bpe import RegexTokenizer\n"
+                    f"RegexTokenizer({_SLOW!r}).encode_ordinary('a' * 40 + 'b')"),
+    Case("pattern-backtracking-thread", "the same on a worker thread (Streamlit's)", "core",
+         TIME, seconds=SLOW_BOUND, code=f"""
+import threading
+from bpe import RegexTokenizer
+box = {{}}
+def run():
+    try:
+        RegexTokenizer({_SLOW!r}).encode_ordinary('a' * 40 + 'b')
+    except Exception as e:
+        box['e'] = e
+t = threading.Thread(target=run, daemon=True); t.start(); t.join(11)
+assert not t.is_alive(), 'the thread is still matching'
+if 'e' in box: raise box['e']
+"""),
+    Case("pattern-backtracking-train", "train on 40×a+b with (?:a|a)+$|.", "core", TIME,
+         seconds=SLOW_BOUND, code=f"from bpe import RegexTokenizer\n"
+              f"RegexTokenizer({_SLOW!r}).train('a' * 40 + 'b', 257)"),
+    Case("pattern-capture-groups", "(\\w+)|(\\W+) encodes (AttributeError today)", "core",
+         expect="ok", code=f"from bpe import RegexTokenizer\ntok = RegexTokenizer(r'(\\w+)|(\\W+)')"
+                           f"\ntok.train('hi you, hi me ' * 5, 260)\ntext = 'hi you!'\n{ROUNDTRIP}"),
+    Case("pattern-capture-core", "RegexTokenizer(r'(a|a)+$|.').encode('aab')", "core",
+         expect="ok", code=f"from bpe import RegexTokenizer\ntok = RegexTokenizer(r'(a|a)+$|.')"
+                           f"\ntext = 'aab'\n{ROUNDTRIP}"),
+    Case("pattern-backreference", "(a)\\1|. is refused (exponential matching)", "core",
+         r"(?i)backreference|reference", code="from bpe import RegexTokenizer\n"
+                                              "RegexTokenizer(r'(a)\\1|.')"),
+    Case("pattern-huge", "a 1 MB pattern", "core", r"(?i)long|limit|characters",
+         code="from bpe import RegexTokenizer\nRegexTokenizer('a|' * 500_000 + '.')"),
+    # -- .model files
+    Case("model-pattern-bomb", ".model whose line 2 is the bomb", "core", BIG,
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({_model(_BOMB, '0')!r}, 'x.model')"),
+    Case("model-slow-pattern", ".model with (?:a|a)+$|., encode 40×a+b", "core", TIME,
+         seconds=SLOW_BOUND, code=f"from bpe import load_bytes\ntok = load_bytes({_model(_SLOW, '0', '97 97')!r},"
+              f" 'x.model')\ntok.encode_ordinary('a' * 40 + 'b')"),
+    Case("model-capture-groups", ".model with (\\w+)|(\\W+) encodes", "core", expect="ok",
+         code=f"from bpe import load_bytes\n"
+              f"tok = load_bytes({_CAPTURE_MODEL!r}, 'x.model')\n"
+              f"text = 'aa b'\n{ROUNDTRIP}"),
+    Case("model-chained", "40k-line chained .model (token i = token i-1 + 'a'; +1.5 GB)",
+         "core", r"(?i)bytes|long|limit|memory", mb=200,
+         code=f"from bpe import load_bytes\nload_bytes({CHAINED!r}, 'x.model')"),
+    Case("model-duplicate-merge", "a merge line twice (drops id 256 today)", "core",
+         r"(?i)twice|once|duplicate|again",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({_model('', '0', '97 97', '97 97')!r}, 'x.model')"),
+    Case("model-arabic-digits", "merge ids in Arabic-Indic digits", "core",
+         r"(?i)ascii|digit",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({_model('', '0', '٩٧ ٩٧')!r}, 'x.model')"),
+    Case("model-arabic-special", "special-token id in Arabic-Indic digits", "core",
+         r"(?i)ascii|digit",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({_model('', '1', '<s> ٣٠٠')!r}, 'x.model')"),
+    Case("model-special-collision", "two special tokens with id 300", "core",
+         r"(?i)both|already|same id|twice|collid",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({_model('', '2', '<a> 300', '<b> 300')!r}, 'x.model')"),
+    Case("model-special-huge", "special-token id 10^30", "core", r"(?i)large|range|limit",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({_model('', '1', '<s> ' + '1' + '0' * 30)!r}, 'x.model')"),
+    Case("special-collision", "register_special_tokens({'<a>': 300, '<b>': 300})", "core",
+         r"(?i)both|already|same id|twice|collid",
+         code="from bpe import BasicTokenizer\n"
+              "BasicTokenizer().register_special_tokens({'<a>': 300, '<b>': 300})"),
+    # -- .tiktoken ranks
+    Case("ranks-huge", ".tiktoken with a rank of 10^30", "core", r"(?i)large|range|limit",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({RANKS_OK + b'YWE= 1' + b'0' * 30 + NL!r}, 'x.tiktoken')"),
+    Case("ranks-negative", ".tiktoken with a negative rank", "core",
+         r"(?i)negative|ascii|digit|range",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({RANKS_OK + b'YWE= -5' + NL!r}, 'x.tiktoken')"),
+    Case("ranks-arabic", ".tiktoken rank in Arabic-Indic digits", "core",
+         r"(?i)ascii|digit|expected .*rank",
+         code=f"from bpe import load_bytes\n"
+              f"load_bytes({RANKS_OK + 'YWE= ٣٠٠'.encode() + NL!r}, 'x.tiktoken')"),
+    # -- tokenizer.json shapes
+    Case("hf-pre-tokenizer-list", '"pre_tokenizer": [1]', "core", r"(?i)pre.?tokenizer|expected",
+         code=_TINY_HF + "doc['pre_tokenizer'] = [1]\n"
+                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+    Case("hf-split-string", 'Split "pattern": "x"', "core", r"(?i)pattern|regex|expected",
+         code=_TINY_HF + "doc['pre_tokenizer'] = {'type': 'Split', 'pattern': 'x'}\n"
+                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+    Case("hf-added-tokens-int", '"added_tokens": 5', "core", r"(?i)added.?tokens|expected|list",
+         code=_TINY_HF + "doc['added_tokens'] = 5\n"
+                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+    Case("hf-nested", "100,000 nested '['", "core", r"(?i)nest|deep|json",
+         code="from bpe import load_bytes\nload_bytes(b'[' * 100_000, 't.json')"),
+    Case("hf-split-bomb", "tokenizer.json whose Split regex is the bomb", "core", BIG,
+         code=_TINY_HF + f"doc['pre_tokenizer'] = {{'type': 'Split', 'behavior': 'Isolated', "
+                         f"'pattern': {{'Regex': {_BOMB!r}}}}}\n"
+                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+    Case("hf-special-collision", "added_tokens with one id twice", "core",
+         r"(?i)both|already|same id|twice|collid",
+         code=_TINY_HF + "doc['added_tokens'] = [{'id': 300, 'content': '<a>'}, "
+                         "{'id': 300, 'content': '<b>'}]\n"
+                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+    # -- saving
+    Case("save-empty-prefix", "save('') (writes a hidden ./.model today)", "core",
+         r"(?i)name|prefix|empty",
+         code="import os\nfrom bpe import BasicTokenizer\nBasicTokenizer().save('')"),
+    Case("save-full-disk", "save on a full disk keeps the old files and names the file",
+         "core", r"(?i)full/m\.model|full/m\.vocab", needs_mount=True, code="""
+import os
+from bpe import BasicTokenizer, load
+mount_full('full')
+old = BasicTokenizer().train('hello world ' * 50, 260)
+old.save('full/m')
+fill('full')
+new = BasicTokenizer().train(" ".join(map(str, range(5000))), 600)
+try:
+    new.save('full/m')
+finally:
+    # whatever happened, the old pair must still load and agree
+    assert load('full/m.model').merges == old.merges, 'the old .model was lost'
+    assert open('full/m.vocab').read() == old.vocab_text(), 'the .vocab no longer matches'
+"""),
+    # -- the command line
+    Case("cli-stdin-closed", "encode with standard input closed (<&-)", "cli",
+         r"(?i)standard input|stdin", argv=("encode", "--model", "m.model"),
+         files={"m.model": _model("", "0")}, stdin=None),
+    Case("cli-empty-output", "train -o '' (writes ./.model today)", "cli",
+         r"(?i)name|prefix|empty", argv=("train", "c.txt", "--vocab-size", "260", "-o", ""),
+         files={"c.txt": b"hello world " * 50},
+         after="assert not os.path.exists('.model'), 'wrote a hidden .model'"),
+    Case("cli-pattern-bomb", "train --pattern 'c{10000000}|[\\s\\S]'", "cli", BIG,
+         argv=("train", "c.txt", "--vocab-size", "260", "--pattern", _BOMB, "-o", "m"),
+         files={"c.txt": b"hello world " * 50}),
+    Case("cli-slow-model", "encode 40×a+b with a backtracking .model", "cli", TIME,
+         seconds=SLOW_BOUND,
+         argv=("encode", "--model", "m.model"), files={"m.model": _model(_SLOW, "0")},
+         stdin=b"a" * 40 + b"b"),
+    Case("cli-hf-pre-tokenizer", "encode --model with \"pre_tokenizer\": [1]", "cli",
+         r"(?i)pre.?tokenizer|expected", argv=("encode", "--model", "t.json"),
+         files={"t.json": _hf_doc(pre_tokenizer=[1])}),
+    Case("cli-hf-nested", "encode --model with 100,000 nested '['", "cli",
+         r"(?i)nest|deep|json", argv=("encode", "--model", "t.json"),
+         files={"t.json": b"[" * 100_000}),
+    Case("cli-hf-added-tokens", "encode --model with \"added_tokens\": 5", "cli",
+         r"(?i)added.?tokens|expected|list", argv=("encode", "--model", "t.json"),
+         files={"t.json": _hf_doc(added_tokens=5)}),
+    Case("cli-full-disk", "train -o on a full disk: the message names the file", "cli",
+         r"full/m\.(model|vocab).*No space left", needs_mount=True,
+         argv=("train", "c.txt", "--kind", "basic", "--vocab-size", "600", "-o", "full/m"),
+         files={"c.txt": " ".join(map(str, range(5000))).encode()},
+         before="mount_full('full')\nfrom bpe import BasicTokenizer\n"
+                "BasicTokenizer().train('hello world ' * 50, 260).save('full/m')\nfill('full')",
+         after="from bpe import BasicTokenizer, load\n"
+               "assert load('full/m.model').merges == "
+               "BasicTokenizer().train('hello world ' * 50, 260).merges, 'the old .model was lost'"),
+]
+
+
+# ------------------------------------------------------------------ a server to attack
+@contextlib.contextmanager
+def streamlit_server(script, cap_bytes=None):
+    """`streamlit run script` on a free local port (its address space capped at cap_bytes,
+    if given, so a bomb that works cannot take the machine); yields (url, process)."""
+    import socket
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script),
+                             "--server.headless", "true", "--server.port", str(port),
+                             "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=_cap(cap_bytes) if cap_bytes else None)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start for {script}") from None
+                time.sleep(0.3)
+        yield url, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def rss_mb(pid):
+    """Resident memory of a process, in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+# ------------------------------------------------------------------ driving the app
+# (Playwright tabs on app.py: bench/hostile.py and tests/test_browser_hostile.py)
+def upload(tab, name, data):
+    tab.get_by_text("Load a tokenizer file").click()
+    tab.locator('[data-testid="stSidebar"] input[type=file]').set_input_files(
+        files=[{"name": name, "mimeType": "application/octet-stream", "buffer": data}])
+
+
+def go(tab, title):
+    tab.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+
+
+def pick(tab, name_part, label="Tokenizer"):
+    tab.locator('[data-testid="stMain"] [data-testid="stSelectbox"]', has_text=label).first.click()
+    tab.locator('[role="option"]', has_text=name_part).first.click()
+
+
+def type_text(tab, label, text):
+    box = tab.get_by_label(label, exact=True).first
+    box.fill(text)
+    box.press("Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter")
+
+
+def paste_live(tab, text):
+    """Put text in Tokenize's live view box as a paste does (one input event)."""
+    tab.locator(".tv textarea").first.evaluate(
+        "(el, t) => { el.value = t; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        text)
+
+
+def settle(tab, timeout=30_000):
+    """Wait until the script run ends; False if it is still running at timeout."""
+    tab.wait_for_timeout(1000)  # an input's rerun starts a moment after the keypress
+    try:
+        _wait_rendered(tab, timeout)
+        return True
+    except Exception:
+        return False
+
+
+def _wait_rendered(tab, timeout):
+    from conftest import wait_rendered
+    wait_rendered(tab, timeout)
+
+
+# ------------------------------------------------------------------ the runner
+_PRELUDE = r'''
+import gc, json, os, subprocess, sys, traceback
+def rss_mb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+def mount_full(path, size="64k"):
+    os.makedirs(path, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path], check=True)
+def fill(path):
+    with open(os.path.join(path, "filler"), "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"x" * 512)
+        except OSError:
+            pass
+import bpe  # imported before the baseline, so its own memory does not count as retained
+gc.collect()
+before = rss_mb()
+try:
+    with open(".attempt.py", encoding="utf-8") as f:
+        attempt = f.read()
+    exec(compile(attempt, "<attempt>", "exec"), {"mount_full": mount_full, "fill": fill})
+    result = {"raised": None, "message": ""}
+except BaseException as e:
+    # a clean end: the error a caller is told to expect, with a message for people
+    clean = isinstance(e, (ValueError, TypeError, OSError, AssertionError))
+    result = {"raised": type(e).__name__, "message": str(e)[:400], "clean": clean,
+              "assertion": isinstance(e, AssertionError)}
+    if not clean:
+        result["traceback"] = traceback.format_exc(limit=-3)[-600:]
+e = None
+gc.collect()
+result["retained_mb"] = max(0.0, rss_mb() - before)
+print("HOSTILE-RESULT " + json.dumps(result))
+'''
+
+
+def _cap(cap_bytes, close_stdin=False):
+    def apply():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+        if close_stdin:
+            os.close(0)
+    return apply
+
+
+def _run_process(cmd, cwd, env, stdin, seconds):
+    """(returncode or None on timeout, stdout, stderr, seconds, peak MB) of cmd."""
+    out, err = (open(os.path.join(cwd, f".{n}"), "w+b") for n in ("out", "err"))
+    stdin_file = None
+    if stdin:
+        stdin_file = open(os.path.join(cwd, ".in"), "w+b")
+        stdin_file.write(stdin)
+        stdin_file.seek(0)
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
+                            stdin=stdin_file if stdin is not None else None,
+                            preexec_fn=_cap(CAP_BYTES, stdin is None))
+    status = rusage = None
+    # subtle: the peak is the child's VmHWM, polled: ru_maxrss would carry over the RSS
+    # of the forking parent (a long pytest run's 200+ MB) across exec
+    peak = 0.0
+    while time.monotonic() - start < seconds:
+        peak = max(peak, _hwm_mb(proc.pid))
+        pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.02)
+    else:
+        proc.kill()
+        _, _, rusage = os.wait4(proc.pid, 0)
+        status = None
+    proc.returncode = 0  # reaped by wait4; keep Popen from waiting again
+    elapsed = time.monotonic() - start
+    out.seek(0), err.seek(0)
+    stdout, stderr = out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace")
+    for f in (out, err, stdin_file):
+        if f:
+            f.close()
+    code = None if status is None else os.waitstatus_to_exitcode(status)
+    return code, stdout, stderr, elapsed, peak or rusage.ru_maxrss / 1024
+
+
+def _hwm_mb(pid):
+    """The peak resident memory of a running process (its VmHWM), in MB; 0 if gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def run_case(case):
+    """Run one attempt in a fresh process in a fresh folder; an Outcome."""
+    import re
+    if case.needs_mount and os.geteuid() != 0:
+        return Outcome(case, "skipped", "needs root to mount a small tmpfs")
+    with tempfile.TemporaryDirectory(prefix="hostile-") as cwd:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        Path(cwd, ".attempt.py").write_text(case.code, encoding="utf-8")
+        for name, data in case.files.items():
+            Path(cwd, name).write_bytes(data)
+        try:
+            if case.before:
+                _in_folder(cwd, case.before)
+            if case.kind == "core":
+                code, out, err, secs, peak = _run_process(
+                    [sys.executable, "-c", _PRELUDE], cwd, env, b"", case.seconds)
+            else:
+                code, out, err, secs, peak = _run_process(
+                    [sys.executable, "-m", "bpe", *case.argv], cwd, env, case.stdin, case.seconds)
+            outcome = _judge(case, code, out, err, secs, peak, re)
+            if outcome.status == "passed" and case.after:
+                try:
+                    _in_folder(cwd, case.after)
+                except AssertionError as e:
+                    outcome.status, outcome.message = "failed", f"afterwards: {e}"
+            return outcome
+        finally:
+            full = os.path.join(cwd, "full")
+            if os.path.ismount(full):
+                subprocess.run(["umount", "-l", full], check=False)
+
+
+def mount_full(path, size="64k"):
+    """A tiny tmpfs at path, to fill: a full disk without filling the machine's."""
+    os.makedirs(path, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path], check=True)
+
+
+def fill(path):
+    """Write to path until the disk is full."""
+    with open(os.path.join(path, "filler"), "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"x" * 512)
+        except OSError:
+            pass
+
+
+def _in_folder(cwd, code):
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        exec(code, {"os": os, "mount_full": mount_full, "fill": fill})
+    finally:
+        os.chdir(here)
+
+
+def _judge(case, code, out, err, secs, peak, re):
+    o = Outcome(case, "failed", seconds=secs, peak_mb=peak)
+    if code is None:
+        o.status, o.message = "hang", f"still running after {case.seconds:g} s"
+        return o
+    if case.kind == "core":
+        line = next((ln for ln in out.splitlines() if ln.startswith("HOSTILE-RESULT ")), None)
+        if line is None:
+            o.status, o.message = "traceback", (err or out).strip()[-300:] or f"exit {code}"
+            return o
+        result = json.loads(line.split(" ", 1)[1])
+        o.retained_mb = result["retained_mb"]
+        raised, o.message = result["raised"], result["message"]
+        if raised and not result["clean"]:
+            o.status, o.message = "traceback", f"{raised}: {o.message}"[:300]
+            return o
+        if result.get("assertion"):
+            o.message = "assertion failed: " + o.message
+            return o
+        ok = (raised is None) if case.expect == "ok" else bool(
+            raised and re.search(case.match, o.message))
+        if raised is None and case.expect == "error":
+            o.message = "accepted without an error"
+    else:
+        if "Traceback" in err:
+            o.status, o.message = "traceback", err.strip()[-300:]
+            return o
+        o.message = err.strip()
+        ok = (code == 0) if case.expect == "ok" else (
+            code != 0 and err.startswith("bpe: error: ") and re.search(case.match, err)
+            and len(err.strip().splitlines()) == 1)
+        if code == 0 and case.expect == "error":
+            o.message = "accepted without an error: " + o.message
+    if ok and peak > case.mb:
+        o.message = f"peak {peak:.0f} MB > {case.mb} MB; " + o.message
+        ok = False
+    o.status = "passed" if ok else "failed"
+    return o
