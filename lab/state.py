@@ -14,6 +14,7 @@ import streamlit as st
 
 import bpe
 from bpe import ranks, reference
+from lab.safe import md
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
@@ -93,7 +94,7 @@ def get_tokenizer(name):
         try:
             return _reference(ref)
         except ValueError as e:  # a damaged file: its sha256 did not match
-            st.error(f"{name} could not be loaded, so GPT-4 is used instead: {e}")
+            st.error(f"{md(name)} could not be loaded, so GPT-4 is used instead: {md(e)}")
     return gpt4()
 
 
