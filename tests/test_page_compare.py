@@ -61,6 +61,15 @@ def test_one_click_trains_regex_and_basic_and_compares_them(open_page):
     at = open_page(PAGE)
     at.button(key="compare_quick_train").click().run()
     assert not at.exception
+    # the pair trains in the worker: its progress panel (with Cancel) replaces the button
+    pair_training = at.session_state["lab_trainings"]["compare_quick_pair"]
+    if pair_training.running:
+        keys = [b.key for b in at.button]
+        assert "compare_quick_pair_cancel" in keys and "compare_quick_train" not in keys
+        assert pair_training.job.wait(120)
+        at.run()  # as the panel's timer would: app.py collects the pair and picks it
+        assert not at.exception, at.exception
+    assert not pair_training.running and pair_training.outcome.ok
     a, b = at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value
     assert a.startswith("Regex 512") and b.startswith("Basic 512")
     tok_a, tok_b = at.session_state["lab_tokenizers"][a], at.session_state["lab_tokenizers"][b]
