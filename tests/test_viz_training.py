@@ -132,8 +132,9 @@ def test_visible_whitespace_and_control_characters():
 
 def test_merge_table_lists_every_merge_in_order(trained):
     table = vt.merge_table(trained)
-    assert list(table.columns) == ["rank", "id", "pair", "from", "token", "count"]
+    assert list(table.columns) == ["rank", "id", "pair", "from", "token", "count", "tie"]
     assert len(table) == len(trained.merges) == 344
+    assert (table["tie"] == "").all()  # ties not recorded: the column is empty
     assert table["id"].tolist() == list(range(256, 600))
     assert table["rank"].tolist() == list(range(1, 345))
     assert table["count"].tolist() == [trained.merge_counts[i] for i in range(256, 600)]
@@ -150,6 +151,27 @@ def test_merge_table_of_a_loaded_model_has_no_counts(trained):
     table = vt.merge_table(loaded)
     assert len(table) == 344 and table["count"].isna().all()
     assert table["token"].tolist() == vt.merge_table(trained)["token"].tolist()
+
+
+def test_merge_table_marks_tied_merges_with_their_candidates():
+    from bpe import RegexTokenizer
+    text = "the cat sat on the mat; a dog dug a log " * 3
+    tok = RegexTokenizer().train(text, 256 + 40, record_ties=True)
+    table = vt.merge_table(tok)
+    for rank, ((p0, p1), idx) in enumerate(tok.merges.items()):
+        others = tok.merge_ties[idx][1:]
+        mark = table["tie"].iloc[rank]
+        assert tok.merge_ties[idx][0] == (p0, p1)  # the winner first
+        # a row is marked exactly when other pairs had the same top count
+        assert bool(mark) == bool(others)
+        if others:
+            assert mark.startswith(f"tied with {len(others)}")
+            a, b = others[0]
+            assert repr(tok.vocab[a].decode())[1:-1] in mark
+    tied = int((table["tie"] != "").sum())
+    assert 0 < tied < len(table)
+    assert vt.ties_caption(tok, table).startswith(f"{tied} of the {len(table)} merges won a tie")
+    assert "not recorded" in vt.ties_caption(RegexTokenizer().train(text, 300), table)
 
 
 def test_recent_merges_newest_first():
