@@ -166,14 +166,24 @@ def result_panel(t, text_fingerprint):
     with merges_tab:
         st.dataframe(table, hide_index=True, width="stretch", height=420,
                      column_config={"from": st.column_config.TextColumn(
-                         "from", help="the two tokens merged; · is a space, ↵ a newline")})
+                         "from", help="the two tokens merged; · is a space, ↵ a newline"),
+                         "tie": st.column_config.TextColumn(
+                             "tie", help="the other pairs that had the same top count at "
+                                         "this merge: the tie rule picked this one")})
+        st.caption(vt.ties_caption(tok, table))
+        st.page_link("pages/ties.py", label="Tie rules: train one corpus under each rule "
+                     "and see where they part", icon=":material/balance:")
     with frequency_tab:
         if len(tok.merges):
             st.altair_chart(vt.merge_frequency_chart(table), width="stretch")
         else:
             st.info("No merges were made, so there is no curve to draw.")
     with compression_tab:
-        if compression is None:
+        if compression is None and s.kind == "counts":
+            st.info("A counts file holds chunk counts, not text, so no slice of text was "
+                    "held out and compression was not measured. Train on the text itself "
+                    "to see this curve.")
+        elif compression is None:
             st.info("The corpus was too small to hold out a slice, so compression was not "
                     "measured. Train on a bigger corpus to see this curve.")
         else:
