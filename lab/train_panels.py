@@ -72,7 +72,7 @@ def progress_panel(slot=TRAIN):
         if p.total:
             if p.phase == "merging":
                 st.progress(p.fraction, text=f"{p.done:,} of {p.total:,} "
-                                             f"{p.label or 'merges'}")
+                                             f"{md(p.label or 'merges')}")
             c1, c2, c3, c4 = st.columns(4)
             c1.metric("Merges done", f"{p.done:,}")
             c2.metric("Merges per second", f"{p.rate:,.0f}", help="over the last few seconds")

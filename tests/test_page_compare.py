@@ -132,3 +132,15 @@ def test_special_token_text_is_compared_as_plain_text(open_page, pair, gpt4):
     assert not at.exception
     assert any(md("<|endoftext|>") in c.value for c in at.caption)  # escaped, shown as typed
     assert views(at)[0] == gpt4.encode(text, allowed_special="none")
+
+
+def test_a_hostile_tokenizer_name_is_shown_as_inert_code(open_page, pair):
+    from lab.safe import code
+    hostile = "**b** ![i](http://127.0.0.1:1/x)"
+    at = open_page(PAGE)
+    at.session_state["lab_tokenizers"] = {hostile: pair["regex"]}
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="compare_b").value == hostile
+    (line,) = [m.value for m in at.markdown if m.value.startswith("**A**")]
+    assert code(hostile) in line and line.count("![") == 1  # only inside the code span

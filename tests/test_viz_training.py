@@ -122,6 +122,21 @@ def test_vocab_size_inside_the_range():
         vc.check_vocab_size(size)
 
 
+def test_a_custom_pattern_goes_through_bpe_limits():
+    import regex.regex as module
+    # capture groups are made non-capturing: the trial sees strings, not tuples
+    vc.check_pattern_speed(r"(\w+)|(\s+)|([^\w\s]+)", "hello, world")
+    # a counted repeat that would compile to gigabytes is refused before compiling
+    with pytest.raises(ValueError, match="units of regex program"):
+        vc.check_pattern_speed(r"c{10000000}|[\s\S]", "hello")
+    with pytest.raises(ValueError, match="backreference"):
+        vc.check_pattern_speed(r"(a)\1", "aa")
+    # a visitor's pattern is not kept in the regex module's cache for the server's life
+    unique = r"zq\w+|" + str(id(object())) + r"|\s+|."
+    vc.check_pattern_speed(unique, "some text")
+    assert all(key[0] != unique for key in module._cache)  # regex.compile would keep it
+
+
 # ------------------------------------------------------------------- the merges
 def test_visible_whitespace_and_control_characters():
     assert vt.visible(b" a\tb\nc\r") == "·a→b↵c␍"
