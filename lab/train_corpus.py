@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from lab.safe import code, md
+from lab.safe import md
 from viz import corpus as vc
 
 UPLOADS = "train_uploads"
@@ -107,8 +107,8 @@ def counts_upload():
     counts = kept[1]
     if not upload:
         st.caption(f"Using the counts file uploaded before: {md(counts.name)}.")
-    st.caption(f"Counted with the split pattern {code(counts.pattern)}: the tokenizer is a "
-               "Regex one with this pattern (chunk counts cannot train Basic, which merges "
-               "across chunks). No slice of text is held out, since the file holds counts, "
-               "not text: there is no compression curve.")
+    st.caption("The tokenizer is a Regex one with the split pattern the file was counted "
+               "with, shown below (chunk counts cannot train Basic, which merges across "
+               "chunks). No slice of text is held out, since the file holds counts, not text: "
+               "there is no compression curve.")
     return counts

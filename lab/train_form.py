@@ -47,6 +47,11 @@ class Form(NamedTuple):
                                             and self.vocab_size <= TIES_UP_TO)
 
 
+def default_name(corpus_label, kind, vocab_size, counts=None):
+    """The name a training gets when the Name field is left empty."""
+    return f"{corpus_label} {'counts' if counts else kind.lower()} {int(vocab_size)}"
+
+
 def train_form(corpus_label, *, counts=None, ready=True, running=False):
     """Draw the form; its values as a Form. counts: the counts file the corpus is, whose
     split pattern is fixed and which trains with bpe.stream (no tie options)."""
@@ -98,7 +103,7 @@ def train_form(corpus_label, *, counts=None, ready=True, running=False):
             "Special tokens, one per line (optional)", key="train_specials", height=80,
             placeholder="<|endoftext|>", help="Given the ids right after the trained vocabulary.")
         name = st.text_input("Name", key="train_name",
-                             placeholder=f"{corpus_label} {kind.lower()} {vocab_size}",
+                             placeholder=default_name(corpus_label, kind, vocab_size, counts),
                              help="How the tokenizer is listed on the other pages.")
         submitted = st.form_submit_button(
             "Train", type="primary", icon=":material/model_training:", key="train_submit",
@@ -120,7 +125,7 @@ def start(form, text, n_bytes, corpus_label, counts=None):
     if counts is not None:
         compile_pattern(counts.pattern)
         return training.start(TRAIN, training.Settings(
-            kind="counts", name=name or f"{corpus_label} counts {form.vocab_size}",
+            kind="counts", name=name or default_name(corpus_label, "", form.vocab_size, counts),
             summary=f"Regex (the counts file's pattern), vocab size {form.vocab_size:,}, on "
                     f"the chunk counts of {counts.name}",
             vocab_size=form.vocab_size, min_frequency=form.min_frequency,
@@ -140,7 +145,7 @@ def start(form, text, n_bytes, corpus_label, counts=None):
     ties = form.records_ties()
     train_text, held_out = vc.split_held_out(text)
     return training.start(TRAIN, training.Settings(
-        kind="bpe", name=name or f"{corpus_label} {kind} {form.vocab_size}",
+        kind="bpe", name=name or default_name(corpus_label, kind, form.vocab_size),
         summary=f"{form.kind} ({label}), vocab size {form.vocab_size:,}, tie rule "
                 f"{form.tie_break}{', ties recorded' if ties else ''}, on "
                 f"{len(train_text):,} characters of {corpus_label}",

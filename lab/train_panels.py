@@ -165,11 +165,16 @@ def result_panel(t, text_fingerprint):
         ["Merge table", "Merge frequency", "Compression"])
     with merges_tab:
         st.dataframe(table, hide_index=True, width="stretch", height=420,
-                     column_config={"from": st.column_config.TextColumn(
-                         "from", help="the two tokens merged; · is a space, ↵ a newline"),
+                     column_config={
+                         "rank": st.column_config.NumberColumn("rank", width="small"),
+                         "id": st.column_config.NumberColumn("id", width="small"),
+                         "from": st.column_config.TextColumn(
+                             "from", help="the two tokens merged; · is a space, ↵ a newline"),
+                         "count": st.column_config.NumberColumn("count", width="small"),
                          "tie": st.column_config.TextColumn(
-                             "tie", help="the other pairs that had the same top count at "
-                                         "this merge: the tie rule picked this one")})
+                             "tie", width="large",
+                             help="the other pairs that had the same top count at this "
+                                  "merge: the tie rule picked this one")})
         st.caption(vt.ties_caption(tok, table))
         st.page_link("pages/ties.py", label="Tie rules: train one corpus under each rule "
                      "and see where they part", icon=":material/balance:")

@@ -158,7 +158,7 @@ def upload_counts(at, file):
 
 def test_train_on_a_counts_file_made_by_the_cli(open_page, tmp_path):
     at = upload_counts(open_page(PAGE), counts_file(tmp_path, SAMPLE, "--pattern", "gpt2"))
-    assert any(PATTERNS["gpt2"][:20] in plain(c) for c in at.caption)  # the file's pattern
+    assert any(PATTERNS["gpt2"][:20] in m.value for m in at.markdown)  # the file's pattern
     assert "train_kind" not in [r.key for r in at.radio]  # Regex only: no Kind choice
     at.number_input(key="train_vocab_size").set_value(350)
     train(at)
