@@ -75,8 +75,17 @@ def train_sentencepiece(progress, *, text, vocab_size):
 
 
 def train_pair(progress, *, text, vocab_size, pattern="gpt4"):
-    """A Regex and a Basic tokenizer trained on the same text: [regex_tok, basic_tok]."""
+    """A Regex and a Basic tokenizer trained on the same text: [regex_tok, basic_tok].
+    Progress counts the merges of both, one after the other, so the bar fills once."""
     from bpe import BasicTokenizer, RegexTokenizer
-    regex_tok = RegexTokenizer(pattern).train(text, vocab_size, progress=progress)
-    basic_tok = BasicTokenizer().train(text, vocab_size, progress=progress)
+    total, last = 2 * (vocab_size - 256), []
+
+    def first(p):
+        last[:] = [p]
+        progress(p._replace(total=total))
+    regex_tok = RegexTokenizer(pattern).train(text, vocab_size, progress=first)
+    done, elapsed = (last[0].done, last[0].elapsed) if last else (0, 0.0)
+    basic_tok = BasicTokenizer().train(
+        text, vocab_size, progress=lambda p: progress(
+            p._replace(done=done + p.done, total=total, elapsed=elapsed + p.elapsed)))
     return [regex_tok, basic_tok]

@@ -331,7 +331,8 @@ def start_quick_pair(text, corpus_label="Shakespeare", vocab_size=QUICK_VOCAB,
     Busy if the session or server runs too many trainings."""
     names = (f"Regex {vocab_size} ({corpus_label})", f"Basic {vocab_size} ({corpus_label})")
     return start(QUICK_PAIR,
-                 Settings(kind="pair", name=names[0], names=names, pick=tuple(pick),
+                 Settings(kind="pair", name=f"Regex and Basic {vocab_size} ({corpus_label})",
+                          names=names, pick=tuple(pick),
                           summary=f"Regex and Basic, vocab size {vocab_size}, on "
                                   f"{corpus_label}", vocab_size=vocab_size),
                  dict(text=text, vocab_size=vocab_size))

@@ -24,6 +24,9 @@ def test_a_job_runs_any_function_it_names_and_returns_its_value():
     assert regex_tok.merges == RegexTokenizer("gpt4").train(SAMPLE[:20_000], 300).merges
     assert type(basic_tok).__name__ == "BasicTokenizer"
     assert job.trace and job.trace[-1][0] == job.progress.done
+    # one bar for both: the merges of the two trainings counted one after the other
+    assert job.progress.done == job.progress.total == 2 * (300 - 256)
+    assert all(b[0] >= a[0] and b[1] >= a[1] for a, b in zip(job.trace, job.trace[1:]))
 
 
 def test_a_job_target_must_be_a_function_of_the_lab():
