@@ -72,7 +72,7 @@ def progress_panel(slot=TRAIN):
         if p.total:
             if p.phase == "merging":
                 st.progress(p.fraction, text=f"{p.done:,} of {p.total:,} "
-                                             f"{p.label or 'merges'}")
+                                             f"{md(p.label or 'merges')}")
             c1, c2, c3, c4 = st.columns(4)
             c1.metric("Merges done", f"{p.done:,}")
             c2.metric("Merges per second", f"{p.rate:,.0f}", help="over the last few seconds")
@@ -165,15 +165,30 @@ def result_panel(t, text_fingerprint):
         ["Merge table", "Merge frequency", "Compression"])
     with merges_tab:
         st.dataframe(table, hide_index=True, width="stretch", height=420,
-                     column_config={"from": st.column_config.TextColumn(
-                         "from", help="the two tokens merged; · is a space, ↵ a newline")})
+                     column_config={
+                         "rank": st.column_config.NumberColumn("rank", width="small"),
+                         "id": st.column_config.NumberColumn("id", width="small"),
+                         "from": st.column_config.TextColumn(
+                             "from", help="the two tokens merged; · is a space, ↵ a newline"),
+                         "count": st.column_config.NumberColumn("count", width="small"),
+                         "tie": st.column_config.TextColumn(
+                             "tie", width="large",
+                             help="the other pairs that had the same top count at this "
+                                  "merge: the tie rule picked this one")})
+        st.caption(vt.ties_caption(tok, table))
+        st.page_link("pages/ties.py", label="Tie rules: train one corpus under each rule "
+                     "and see where they part", icon=":material/balance:")
     with frequency_tab:
         if len(tok.merges):
             st.altair_chart(vt.merge_frequency_chart(table), width="stretch")
         else:
             st.info("No merges were made, so there is no curve to draw.")
     with compression_tab:
-        if compression is None:
+        if compression is None and s.kind == "counts":
+            st.info("A counts file holds chunk counts, not text, so no slice of text was "
+                    "held out and compression was not measured. Train on the text itself "
+                    "to see this curve.")
+        elif compression is None:
             st.info("The corpus was too small to hold out a slice, so compression was not "
                     "measured. Train on a bigger corpus to see this curve.")
         else:

@@ -18,21 +18,52 @@ class Trained:
 
 
 def train_bpe(progress, *, kind, pattern, text, vocab_size, min_frequency=1,
-              special_tokens=(), held_out=None):
+              special_tokens=(), held_out=None, tie_break="first", record_ties=False):
     """Train a Basic ("basic") or Regex ("regex", split by pattern) tokenizer; special
-    tokens get the ids right after the trained vocabulary."""
+    tokens get the ids right after the trained vocabulary. tie_break and record_ties
+    as in tok.train (record_ties fills tok.merge_ties, about 2x slower)."""
     from bpe import BasicTokenizer, RegexTokenizer
     tok = BasicTokenizer() if kind == "basic" else RegexTokenizer(pattern)
-    tok.train(text, vocab_size, min_frequency=min_frequency, progress=progress)
-    if special_tokens:
-        first = tok.n_vocab
-        tok.register_special_tokens({s: first + i for i, s in enumerate(special_tokens)})
+    tok.train(text, vocab_size, min_frequency=min_frequency, progress=progress,
+              tie_break=tie_break, record_ties=record_ties)
+    _add_specials(tok, special_tokens)
     counts = None
     if held_out:
         progress.phase("measuring")
         from bpe.replay import token_counts_by_merge
         counts = token_counts_by_merge(tok, held_out)
     return Trained(tok, counts)
+
+
+def train_counts(progress, *, data, file_name, vocab_size, min_frequency=1,
+                 special_tokens=()):
+    """Train a Regex tokenizer on the bytes of a counts file (python -m bpe count): its
+    chunk counts, split by the pattern the file was counted with. The same merges as
+    training on the text it counts; no held-out text, so no compression curve."""
+    import os
+    import tempfile
+    from bpe import RegexTokenizer
+    from bpe.counts import read_counts
+    from bpe.stream import train_from_part
+    progress.phase("counting")
+    with tempfile.TemporaryDirectory() as folder:  # bpe.counts reads a path
+        path = os.path.join(folder, "upload.counts")
+        with open(path, "wb") as f:
+            f.write(data)
+        try:
+            pattern, part = read_counts(path)
+        except ValueError as e:  # damaged, another version, not a counts file at all
+            raise ValueError(str(e).replace(path, file_name)) from None
+    tok = train_from_part(RegexTokenizer(pattern), part, vocab_size,
+                          min_frequency=min_frequency, progress=progress)
+    _add_specials(tok, special_tokens)
+    return Trained(tok)
+
+
+def _add_specials(tok, special_tokens):
+    if special_tokens:
+        first = tok.n_vocab
+        tok.register_special_tokens({s: first + i for i, s in enumerate(special_tokens)})
 
 
 def train_sentencepiece(progress, *, text, vocab_size):
@@ -44,8 +75,17 @@ def train_sentencepiece(progress, *, text, vocab_size):
 
 
 def train_pair(progress, *, text, vocab_size, pattern="gpt4"):
-    """A Regex and a Basic tokenizer trained on the same text: [regex_tok, basic_tok]."""
+    """A Regex and a Basic tokenizer trained on the same text: [regex_tok, basic_tok].
+    Progress counts the merges of both, one after the other, so the bar fills once."""
     from bpe import BasicTokenizer, RegexTokenizer
-    regex_tok = RegexTokenizer(pattern).train(text, vocab_size, progress=progress)
-    basic_tok = BasicTokenizer().train(text, vocab_size, progress=progress)
+    total, last = 2 * (vocab_size - 256), []
+
+    def first(p):
+        last[:] = [p]
+        progress(p._replace(total=total))
+    regex_tok = RegexTokenizer(pattern).train(text, vocab_size, progress=first)
+    done, elapsed = (last[0].done, last[0].elapsed) if last else (0, 0.0)
+    basic_tok = BasicTokenizer().train(
+        text, vocab_size, progress=lambda p: progress(
+            p._replace(done=done + p.done, total=total, elapsed=elapsed + p.elapsed)))
     return [regex_tok, basic_tok]

@@ -55,8 +55,14 @@ class Kind:
 
 KINDS = {
     "bpe": Kind("lab.trainers:train_bpe", lambda value: [value.tok]),
+    "counts": Kind("lab.trainers:train_counts", lambda value: [value.tok]),
     "sentencepiece": Kind("lab.trainers:train_sentencepiece", lambda value: [value.tok]),
     "pair": Kind("lab.trainers:train_pair", list),
+    # the teaching pages' jobs: their values are read on their pages, no tokenizer joins
+    "ties_rules": Kind("viz.ties:rules_job"),
+    "extend": Kind("viz.sweep:extension_job"),
+    "data_size_sufficiency": Kind("viz.sweep:sufficiency_job"),
+    "data_size_sweep": Kind("viz.sweep:sweep_job"),
 }
 
 
@@ -310,7 +316,10 @@ def toast(t):
     if o.error:
         return st.toast(f"Training “{md(t.settings.name)}” failed: {md(o.error)}",
                         icon=":material/error:")
-    added = ", ".join(f"**{md(name)}**" for name in o.added) or f"**{md(t.settings.name)}**"
+    if not o.added:  # a sweep, a comparison: nothing joins the session's tokenizers
+        return st.toast(f"Training done: **{md(t.settings.name)}**.",
+                        icon=":material/check_circle:")
+    added = ", ".join(f"**{md(name)}**" for name in o.added)
     return st.toast(f"Training done: {added} joined this session's tokenizers.",
                     icon=":material/check_circle:")
 
@@ -322,7 +331,8 @@ def start_quick_pair(text, corpus_label="Shakespeare", vocab_size=QUICK_VOCAB,
     Busy if the session or server runs too many trainings."""
     names = (f"Regex {vocab_size} ({corpus_label})", f"Basic {vocab_size} ({corpus_label})")
     return start(QUICK_PAIR,
-                 Settings(kind="pair", name=names[0], names=names, pick=tuple(pick),
+                 Settings(kind="pair", name=f"Regex and Basic {vocab_size} ({corpus_label})",
+                          names=names, pick=tuple(pick),
                           summary=f"Regex and Basic, vocab size {vocab_size}, on "
                                   f"{corpus_label}", vocab_size=vocab_size),
                  dict(text=text, vocab_size=vocab_size))

@@ -2,10 +2,10 @@
 
 Reads the two pickers and the text, lets viz.compare align the tokenizations, and
 draws them as one view (the token view's pair mode: the text once, A's cuts above, B's
-below), the
-numbers, and bytes per token on every sample domain against GPT-4. With only GPT-4 in
-the session it offers to train a small Regex and Basic pair on the shipped Shakespeare
-sample, which is the textbook comparison, in about a second.
+below), the numbers, and bytes per token on every sample domain against GPT-4. With no
+tokenizer of the session's own it offers to train a small Regex and Basic pair on the
+shipped Shakespeare sample (the textbook comparison) in the worker, with progress and
+Cancel (lab.training.start_quick_pair); app.py puts the pair in A and B when it ends.
 """
 import streamlit as st
 
@@ -13,31 +13,27 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-import bpe
-from lab import state, widgets
+from lab import corpora, state, training, widgets
 from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
+from lab.train_panels import progress_panel
 from viz import compare as cmp
-from lab.corpora import sample_corpora
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
-QUICK_VOCAB = 512  # small enough to train both in about a second, big enough to differ
 CROSS_HELP = ("Tokens whose characters mix letters, digits, punctuation and whitespace (a "
               "word's one leading space does not count). A split pattern prevents them.")
 
 
 def _train_quick_pair():
-    """Train Regex and Basic on the shipped Shakespeare sample; pick them for A and B.
-    The one place Compare trains: the worker (lab/training.py) takes it over at merge."""
-    corpora = sample_corpora()
-    corpus_name = next(name for name in corpora if name.startswith("Shakespeare"))
-    corpus = corpora[corpus_name]()
-    regex_name = state.add_tokenizer(f"Regex {QUICK_VOCAB} (Shakespeare)",
-                                     bpe.RegexTokenizer().train(corpus, QUICK_VOCAB))
-    basic_name = state.add_tokenizer(f"Basic {QUICK_VOCAB} (Shakespeare)",
-                                     bpe.BasicTokenizer().train(corpus, QUICK_VOCAB))
-    st.session_state["compare_a"], st.session_state["compare_b"] = regex_name, basic_name
+    """Start Regex and Basic on the shipped Shakespeare sample in the worker; when they
+    end, app.py's collect_finished picks them for A and B."""
+    try:
+        training.start_quick_pair(corpora.shakespeare())
+    except ValueError as e:  # lab.jobs.Busy: too many trainings running
+        st.error(md(str(e)), icon=":material/error:")
+    else:
+        st.rerun()
 
 
 def _load_sample():
@@ -54,13 +50,14 @@ def _quick_pair_offer(alone):
     st.info(f"{lead} Train one on the **Train** page or load a tokenizer file in the "
             "sidebar, or train the textbook pair right here: a Regex tokenizer (GPT-4's split "
             "pattern) and a Basic one (no split), both on the same 100 KB of Shakespeare "
-            f"with a vocabulary of {QUICK_VOCAB}.", icon=":material/compare_arrows:")
+            f"with a vocabulary of {training.QUICK_VOCAB}.", icon=":material/compare_arrows:")
+    if training.running(training.QUICK_PAIR):
+        progress_panel(training.QUICK_PAIR)
+        return
     with st.container(horizontal=True, vertical_alignment="center"):
-        if st.button(f"Train Regex and Basic ({QUICK_VOCAB}) on Shakespeare", type="primary",
-                     icon=":material/bolt:", key="compare_quick_train"):
-            with st.spinner("Training two tokenizers…"):
-                _train_quick_pair()
-            st.rerun()
+        if st.button(f"Train Regex and Basic ({training.QUICK_VOCAB}) on Shakespeare",
+                     type="primary", icon=":material/bolt:", key="compare_quick_train"):
+            _train_quick_pair()
         st.page_link("pages/train.py", label="Go to Train", icon=":material/model_training:")
 
 
@@ -69,7 +66,7 @@ def _comparison(default_b):
     pick_a, pick_b = st.columns(2)
     with pick_a:
         name_a, tok_a = widgets.tokenizer_picker("compare_a", label="Tokenizer A",
-                                               default=state.GPT4_NAME)
+                                                 default=state.GPT4_NAME, follow_new=False)
     with pick_b:
         name_b, tok_b = widgets.tokenizer_picker("compare_b", label="Tokenizer B", default=default_b)
 

@@ -1,7 +1,12 @@
 """The Train page in real Chromium: upload a corpus, train, see the live progress, the
 merge table and both charts; a binary upload gets a message; Cancel stops a training.
 Screenshots: screenshots/train_*.png."""
+import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from conftest import CORPORA, metrics, screenshot, wait_rendered
 from viz.corpus import PATTERN_TRIAL_CHARS
@@ -135,10 +140,14 @@ def test_a_training_outlives_a_visit_to_another_page(page):
     connected the page's poller thread stands in for the hidden page."""
     from lab.jobs import ABANDON_AFTER
     open_train(page)
-    upload(page, ("a.txt", RUNAWAY_CORPUS))
-    page.locator(".st-key-train_pattern").click()
-    page.get_by_role("option", name="Custom regex…").click()
-    page.locator(".st-key-train_custom_pattern input").fill(CATASTROPHIC)
+    # a long honest training (a runaway pattern is now stopped by the core in seconds):
+    # Basic on 1.1 MB towards 100,000 tokens takes minutes (8,192 took 17 s)
+    page.locator(".st-key-train_sample").click()
+    page.get_by_role("option", name=re.compile("tinyshakespeare")).click()
+    wait_rendered(page)
+    page.locator(".st-key-train_kind").get_by_text("Basic").click()
+    page.locator(".st-key-train_vocab_size input").fill("100000")
+    page.locator(".st-key-train_min_frequency input").fill("1")
     page.locator(".st-key-train_submit button").click()
     page.locator(".st-key-train_cancel button").wait_for(timeout=WAIT)
     page.get_by_role("link", name="Tokenize").click()
@@ -149,7 +158,7 @@ def test_a_training_outlives_a_visit_to_another_page(page):
     cancel = page.locator(".st-key-train_cancel button")
     cancel.wait_for(timeout=WAIT)
     main = page.locator('[data-testid="stMain"]').inner_text()
-    assert "Splitting the corpus" in main and "stopped checking" not in main
+    assert "Merges done" in main and "stopped checking" not in main
     cancel.click()
     page.get_by_text("was cancelled").wait_for(timeout=WAIT)
 
@@ -246,3 +255,59 @@ def test_the_tiktoken_pattern_applies_when_changed_after_upload(page):
     page.get_by_role("link", name="Compare").click()
     wait_rendered(page)
     assert "bad.model line 1" not in sidebar.inner_text().replace("\\", "")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, tmp_path,
+                                                              scheme):
+    """A counts file made by the CLI as the corpus (Regex by its own pattern, no
+    compression curve); then a text corpus whose merge table marks tied merges."""
+    corpus, out = tmp_path / "bard.txt", tmp_path / "bard.counts"
+    corpus.write_text(SAMPLE, encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "bpe", "count", str(corpus), "-o", str(out)],
+                   check=True, cwd=ROOT, capture_output=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000},
+                                  color_scheme=scheme)
+    tab = context.new_page()
+    try:
+        tab.goto(app_url)
+        wait_rendered(tab)
+        open_train(tab)
+        tab.locator(".st-key-train_source").get_by_text("Counts file (.counts)").click()
+        tab.locator(".st-key-train_counts_upload input[type=file]").wait_for(
+            state="attached", timeout=WAIT)
+        wait_rendered(tab)
+        tab.locator(".st-key-train_counts_upload input[type=file]").set_input_files(
+            [{"name": "bard.counts", "mimeType": "application/octet-stream",
+              "buffer": out.read_bytes()}])
+        tab.get_by_text("Counts file (bytes)").wait_for(timeout=WAIT)
+        wait_rendered(tab)
+        main = tab.locator('[data-testid="stMain"]')
+        assert "split by the counts file's pattern" in main.inner_text()
+        tab.locator(".st-key-train_vocab_size input").fill("600")
+        tab.locator(".st-key-train_submit button").click()
+        tab.get_by_text("Added to this session as").wait_for(timeout=WAIT)
+        wait_rendered(tab)
+        assert "Reached the vocab size: 344 merges" in main.inner_text()
+        tab.get_by_role("tab", name="Compression").click()
+        tab.get_by_text("holds chunk counts, not text").wait_for(timeout=WAIT)
+        screenshot(tab, f"train_counts_{scheme}")
+        # back to a text corpus: ties recorded (vocab size <= 4,096) and marked
+        tab.locator(".st-key-train_source").get_by_text("Sample corpus").click()
+        wait_rendered(tab)
+        tab.locator(".st-key-train_name input").fill("tied bard")
+        tab.locator(".st-key-train_submit button").click()
+        tab.get_by_text("Added to this session as").wait_for(timeout=WAIT)
+        wait_rendered(tab)
+        tab.get_by_text("won a tie").first.wait_for(timeout=WAIT)
+        assert main.get_by_role("link", name="Tie rules").count() == 1
+        grid = main.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        grid.hover()
+        tab.mouse.wheel(0, 3000)  # down the table, to rows that won a tie
+        for width in (1400, 800):
+            tab.set_viewport_size({"width": width, "height": 2600})
+            wait_rendered(tab)
+            screenshot(tab, f"train_ties_{scheme}_{width}")
+    finally:
+        context.close()

@@ -61,6 +61,15 @@ def test_one_click_trains_regex_and_basic_and_compares_them(open_page):
     at = open_page(PAGE)
     at.button(key="compare_quick_train").click().run()
     assert not at.exception
+    # the pair trains in the worker: its progress panel (with Cancel) replaces the button
+    pair_training = at.session_state["lab_trainings"]["compare_quick_pair"]
+    if pair_training.running:
+        keys = [b.key for b in at.button]
+        assert "compare_quick_pair_cancel" in keys and "compare_quick_train" not in keys
+        assert pair_training.job.wait(120)
+        at.run()  # as the panel's timer would: app.py collects the pair and picks it
+        assert not at.exception, at.exception
+    assert not pair_training.running and pair_training.outcome.ok
     a, b = at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value
     assert a.startswith("Regex 512") and b.startswith("Basic 512")
     tok_a, tok_b = at.session_state["lab_tokenizers"][a], at.session_state["lab_tokenizers"][b]
@@ -123,3 +132,15 @@ def test_special_token_text_is_compared_as_plain_text(open_page, pair, gpt4):
     assert not at.exception
     assert any(md("<|endoftext|>") in c.value for c in at.caption)  # escaped, shown as typed
     assert views(at)[0] == gpt4.encode(text, allowed_special="none")
+
+
+def test_a_hostile_tokenizer_name_is_shown_as_inert_code(open_page, pair):
+    from lab.safe import code
+    hostile = "**b** ![i](http://127.0.0.1:1/x)"
+    at = open_page(PAGE)
+    at.session_state["lab_tokenizers"] = {hostile: pair["regex"]}
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="compare_b").value == hostile
+    (line,) = [m.value for m in at.markdown if m.value.startswith("**A**")]
+    assert code(hostile) in line and line.count("![") == 1  # only inside the code span

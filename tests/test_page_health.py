@@ -1,10 +1,9 @@
 """The Vocabulary health page in AppTest: GPT-4 with a corpus, and a trained tokenizer."""
 from bpe import RegexTokenizer
-from teaching_app import open_teaching_page
 
 
-def test_gpt4_with_a_corpus(tmp_path):
-    at = open_teaching_page(tmp_path, "health.py")
+def test_gpt4_with_a_corpus(open_page):
+    at = open_page("pages/health.py")
     assert at.info  # nothing checked yet
     corpus = next(o for o in at.selectbox(key="health_corpus").options if "Shakespeare" in o)
     at.selectbox(key="health_corpus").select(corpus).run()
@@ -17,9 +16,11 @@ def test_gpt4_with_a_corpus(tmp_path):
     assert int(summary.loc[summary["finding"].str.contains("never be produced"), "tokens"].iloc[0]) == 13
 
 
-def test_trained_tokenizer_low_counts(taylorswift, tmp_path):
+def test_trained_tokenizer_low_counts(taylorswift, open_page):
     tok = RegexTokenizer().train(taylorswift[:5000], 256 + 300)
-    at = open_teaching_page(tmp_path, "health.py", {"mine": tok})
+    at = open_page("pages/health.py")
+    at.session_state["lab_tokenizers"] = {"mine": tok}
+    at.run()
     at.selectbox(key="health_tokenizer").select("mine").run()
     at.number_input(key="health_low").set_value(5).run()
     at.button(key="health_run").click().run()

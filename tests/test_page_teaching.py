@@ -1,6 +1,18 @@
-"""The Tie rules, Extend a vocabulary and How much data pages in AppTest."""
-from teaching_app import finish, open_teaching_page
+"""The Tie rules, Extend a vocabulary and How much data pages in AppTest, inside app.py
+(tests/conftest.py's open_page), so app.py collects their trainings as in the app."""
 from viz import ties as vties
+
+
+def finish(at, slot, timeout=180):
+    """Wait for the training in slot to end, then rerun, as the progress fragment would."""
+    t = at.session_state["lab_trainings"][slot]
+    if t.running:
+        assert t.job.wait(timeout)
+        at.run()
+        assert not at.exception, at.exception
+    t = at.session_state["lab_trainings"][slot]
+    assert not t.running and t.outcome.ok, t.outcome
+    return at
 
 
 def pick(at, key, contains):
@@ -8,8 +20,8 @@ def pick(at, key, contains):
     box.select(next(o for o in box.options if contains in o))
 
 
-def test_tie_rules_page(taylorswift, tmp_path):
-    at = open_teaching_page(tmp_path, "ties.py")
+def test_tie_rules_page(taylorswift, open_page):
+    at = open_page("pages/ties.py")
     assert at.info
     pick(at, "ties_corpus", "taylorswift")
     at.number_input(key="ties_vocab_size").set_value(512)
@@ -27,8 +39,8 @@ def test_tie_rules_page(taylorswift, tmp_path):
     assert len(at.dataframe[-1].value) == len(vties.tied_merges_rows(results["greatest_bytes"]))
 
 
-def test_extend_page_gpt4(tmp_path):
-    at = open_teaching_page(tmp_path, "extend.py")
+def test_extend_page_gpt4(open_page):
+    at = open_page("pages/extend.py")
     pick(at, "extend_domain", "Python standard library")
     pick(at, "extend_general", "Shakespeare")
     at.number_input(key="extend_k").set_value(200)
@@ -41,8 +53,8 @@ def test_extend_page_gpt4(tmp_path):
     assert any(".model" in b.label for b in at.button if b.disabled)  # GPT-4's ids: no .model
 
 
-def test_data_size_page(tmp_path):
-    at = open_teaching_page(tmp_path, "data_size.py")
+def test_data_size_page(open_page):
+    at = open_page("pages/data_size.py")
     pick(at, "data_size_corpus", "taylorswift")
     at.number_input(key="data_size_vocab").set_value(300)
     at.button[0].click().run()
@@ -58,8 +70,8 @@ def test_data_size_page(tmp_path):
     assert set(sweep_rows["pattern"]) == {"GPT-4", "custom"} and len(sweep_rows) == 4
 
 
-def test_data_size_page_bad_custom_pattern(tmp_path):
-    at = open_teaching_page(tmp_path, "data_size.py")
+def test_data_size_page_bad_custom_pattern(open_page):
+    at = open_page("pages/data_size.py")
     pick(at, "data_size_corpus", "taylorswift")
     at.multiselect(key="data_size_sizes").set_value([300])
     at.text_input(key="data_size_custom").set_value("(unclosed")

@@ -24,6 +24,9 @@ def test_a_job_runs_any_function_it_names_and_returns_its_value():
     assert regex_tok.merges == RegexTokenizer("gpt4").train(SAMPLE[:20_000], 300).merges
     assert type(basic_tok).__name__ == "BasicTokenizer"
     assert job.trace and job.trace[-1][0] == job.progress.done
+    # one bar for both: the merges of the two trainings counted one after the other
+    assert job.progress.done == job.progress.total == 2 * (300 - 256)
+    assert all(b[0] >= a[0] and b[1] >= a[1] for a, b in zip(job.trace, job.trace[1:]))
 
 
 def test_a_job_target_must_be_a_function_of_the_lab():
@@ -179,3 +182,70 @@ def test_the_quick_pair_trains_in_the_worker_and_is_picked_for_compare(monkeypat
     at.session_state["start"] = True
     at.run()
     assert "as many as one visitor may run at once" in at.session_state["refused"]
+
+
+# ------------------------------------------------------------ the trainers
+class Silent:
+    """A worker's progress callback that reports nothing."""
+    def __call__(self, p):
+        pass
+
+    def phase(self, name):
+        pass
+
+
+def counts_bytes(tmp_path, text, pattern="gpt4"):
+    """A counts file of text (as python -m bpe count writes it), as bytes."""
+    from bpe.counts import write_counts
+    from bpe.stream import count_texts
+    tok = RegexTokenizer(pattern)
+    path = tmp_path / "made.counts"
+    write_counts(path, tok.pattern, count_texts(tok, [text]))
+    return path.read_bytes()
+
+
+def test_a_counts_file_trains_the_merges_of_its_text(tmp_path):
+    from lab.trainers import train_counts
+    data = counts_bytes(tmp_path, SAMPLE[:30_000], "gpt2")
+    job = jobs.start("lab.trainers:train_counts",
+                     dict(data=data, file_name="bard.counts", vocab_size=400,
+                          special_tokens=["<|endoftext|>"]))
+    assert job.wait(120) and job.error is None, job.error
+    tok = job.result().tok
+    expected = RegexTokenizer("gpt2").train(SAMPLE[:30_000], 400)
+    assert tok.pattern == expected.pattern  # the file's pattern, not a default
+    assert tok.merges == expected.merges and tok.merge_counts == expected.merge_counts
+    assert tok.special_tokens == {"<|endoftext|>": 400}
+    assert job.result().held_out_counts is None  # no text: nothing held out
+    # damaged and wrong files: one clear message naming the upload, not the temp file
+    for bad, why in ((data[:-10], "is damaged"), (b"hello\nworld\n", "is not a counts file"),
+                     (data.replace(b"bpe-counts 1", b"bpe-counts 9", 1), "version")):
+        with pytest.raises(ValueError, match=f"^bard.counts {why}|^bard.counts is a counts"):
+            train_counts(Silent(), data=bad, file_name="bard.counts", vocab_size=300)
+
+
+def test_train_bpe_passes_the_tie_rule_and_records_ties():
+    from lab.trainers import train_bpe
+    text = SAMPLE[:5_000]
+    for rule in ("first", "smallest_ids", "greatest_bytes"):
+        trained = train_bpe(Silent(), kind="regex", pattern="gpt4", text=text,
+                            vocab_size=300, tie_break=rule, record_ties=True).tok
+        expected = RegexTokenizer("gpt4").train(text, 300, tie_break=rule, record_ties=True)
+        assert trained.merges == expected.merges
+        assert trained.merge_ties == expected.merge_ties and trained.merge_ties
+    plain = train_bpe(Silent(), kind="regex", pattern="gpt4", text=text, vocab_size=300).tok
+    assert not plain.merge_ties
+
+
+def test_the_toast_names_what_joined_or_just_the_training(monkeypatch):
+    said = []
+    monkeypatch.setattr(training.st, "toast", lambda body, icon=None: said.append(body))
+    settings = training.Settings(kind="ties_rules", name="**b** ![i](http://127.0.0.1:1/x)")
+    training.toast(training.Training("s", settings, outcome=training.Outcome(value={})))
+    joined = training.Training("t", training.Settings(kind="bpe", name="x"),
+                               outcome=training.Outcome(added=["bard *2*"]))
+    training.toast(joined)
+    assert said[0] == ("Training done: **\\*\\*b\\*\\* \\!\\[i\\]\\(http\\:\\/\\/127\\.0\\.0\\.1"
+                       "\\:1\\/x\\)**.")
+    assert "joined" not in said[0]
+    assert said[1] == "Training done: **bard \\*2\\*** joined this session's tokenizers."

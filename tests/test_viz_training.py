@@ -122,6 +122,21 @@ def test_vocab_size_inside_the_range():
         vc.check_vocab_size(size)
 
 
+def test_a_custom_pattern_goes_through_bpe_limits():
+    import regex.regex as module
+    # capture groups are made non-capturing: the trial sees strings, not tuples
+    vc.check_pattern_speed(r"(\w+)|(\s+)|([^\w\s]+)", "hello, world")
+    # a counted repeat that would compile to gigabytes is refused before compiling
+    with pytest.raises(ValueError, match="units of regex program"):
+        vc.check_pattern_speed(r"c{10000000}|[\s\S]", "hello")
+    with pytest.raises(ValueError, match="backreference"):
+        vc.check_pattern_speed(r"(a)\1", "aa")
+    # a visitor's pattern is not kept in the regex module's cache for the server's life
+    unique = r"zq\w+|" + str(id(object())) + r"|\s+|."
+    vc.check_pattern_speed(unique, "some text")
+    assert all(key[0] != unique for key in module._cache)  # regex.compile would keep it
+
+
 # ------------------------------------------------------------------- the merges
 def test_visible_whitespace_and_control_characters():
     assert vt.visible(b" a\tb\nc\r") == "·a→b↵c␍"
@@ -132,8 +147,9 @@ def test_visible_whitespace_and_control_characters():
 
 def test_merge_table_lists_every_merge_in_order(trained):
     table = vt.merge_table(trained)
-    assert list(table.columns) == ["rank", "id", "pair", "from", "token", "count"]
+    assert list(table.columns) == ["rank", "id", "pair", "from", "token", "count", "tie"]
     assert len(table) == len(trained.merges) == 344
+    assert (table["tie"] == "").all()  # ties not recorded: the column is empty
     assert table["id"].tolist() == list(range(256, 600))
     assert table["rank"].tolist() == list(range(1, 345))
     assert table["count"].tolist() == [trained.merge_counts[i] for i in range(256, 600)]
@@ -150,6 +166,27 @@ def test_merge_table_of_a_loaded_model_has_no_counts(trained):
     table = vt.merge_table(loaded)
     assert len(table) == 344 and table["count"].isna().all()
     assert table["token"].tolist() == vt.merge_table(trained)["token"].tolist()
+
+
+def test_merge_table_marks_tied_merges_with_their_candidates():
+    from bpe import RegexTokenizer
+    text = "the cat sat on the mat; a dog dug a log " * 3
+    tok = RegexTokenizer().train(text, 256 + 40, record_ties=True)
+    table = vt.merge_table(tok)
+    for rank, ((p0, p1), idx) in enumerate(tok.merges.items()):
+        others = tok.merge_ties[idx][1:]
+        mark = table["tie"].iloc[rank]
+        assert tok.merge_ties[idx][0] == (p0, p1)  # the winner first
+        # a row is marked exactly when other pairs had the same top count
+        assert bool(mark) == bool(others)
+        if others:
+            assert mark.startswith(f"tied with {len(others)}")
+            a, b = others[0]
+            assert repr(tok.vocab[a].decode())[1:-1] in mark
+    tied = int((table["tie"] != "").sum())
+    assert 0 < tied < len(table)
+    assert vt.ties_caption(tok, table).startswith(f"{tied} of the {len(table)} merges won a tie")
+    assert "not recorded" in vt.ties_caption(RegexTokenizer().train(text, 300), table)
 
 
 def test_recent_merges_newest_first():

@@ -164,23 +164,18 @@ def corpus_fingerprint(text, edge=65536):
 
 def check_pattern_speed(pattern, text, *, chars=PATTERN_TRIAL_CHARS,
                         seconds=PATTERN_TRIAL_SECONDS):
-    """ValueError if splitting the start of the corpus with pattern takes over `seconds`:
-    a regex that backtracks catastrophically would otherwise keep a worker busy until
-    cancelled. Presets are fast and skip the trial.
+    """ValueError if a custom pattern is refused by bpe.limits (too big to compile,
+    backreferences...) or splitting the start of the corpus with it takes over `seconds`
+    of CPU time: a regex that backtracks catastrophically would otherwise keep a worker
+    busy until cancelled. Compiled outside the regex module's cache, so a visitor's
+    pattern does not stay in the server. Presets are fast and skip the trial.
 
     >>> check_pattern_speed("gpt4", "hello world")
     >>> check_pattern_speed(r"(a|a)+$|.", "a" * 40 + "b", seconds=0.2)
     Traceback (most recent call last):
-    ValueError: the split pattern took more than 0.2 s on the first 41 characters of the corpus, so it would never finish on the rest (catastrophic backtracking, as in (a|a)+$); simplify it, or pick a preset
+    ValueError: split pattern '(?:a|a)+$|.' took longer than 0.2 s of CPU time on a text of 41 characters (it backtracks); simplify the pattern (avoid nested or overlapping repeats like (a|a)+), or pick a preset (gpt2, gpt4, gpt4o)
     """
-    import regex  # only for this check; viz needs it nowhere else
+    from bpe.limits import compile_pattern, findall_within
     if pattern in PATTERNS or pattern in PATTERNS.values():
         return
-    sample = text[:chars]
-    try:
-        regex.compile(pattern).findall(sample, timeout=seconds, concurrent=True)
-    except TimeoutError:
-        raise ValueError(f"the split pattern took more than {seconds:g} s on the first "
-                         f"{len(sample):,} characters of the corpus, so it would never finish "
-                         "on the rest (catastrophic backtracking, as in (a|a)+$); simplify "
-                         "it, or pick a preset") from None
+    findall_within(compile_pattern(pattern), text[:chars], seconds)

@@ -11,6 +11,7 @@ import unicodedata
 import altair as alt
 import pandas as pd
 
+from viz.ties import tie_marks
 from viz.tokens import WHITESPACE_MARKERS
 
 CHART_POINTS = 4000     # points drawn per curve at most (more only slows the browser)
@@ -32,19 +33,42 @@ def visible(token):
 
 def merge_table(tok):
     """One row per merge, in the order learned: rank, id, pair, from (the two parts),
-    token, count (None where the tokenizer has no counts, e.g. loaded from .model).
+    token, count (None where the tokenizer has no counts, e.g. loaded from .model), and
+    tie: the other pairs that had the same top count at that step, where ties were
+    recorded (tok.merge_ties, train(..., record_ties=True)), else "".
 
     >>> from bpe import BasicTokenizer
     >>> merge_table(BasicTokenizer().train("aaabdaaabac", 258)).values.tolist()
-    [[1, 256, '(97, 97)', '[a][a]', 'aa', 4], [2, 257, '(256, 97)', '[aa][a]', 'aaa', 2]]
+    [[1, 256, '(97, 97)', '[a][a]', 'aa', 4, ''], [2, 257, '(256, 97)', '[aa][a]', 'aaa', 2, '']]
+    >>> merge_table(BasicTokenizer().train("abcd", 257, record_ties=True))["tie"][0]
+    "tied with 2: 'b' + 'c' · 'c' + 'd'"
     """
     vocab = tok.vocab
+    marks = tie_marks(getattr(tok, "merge_ties", None) or {}, vocab)
     rows = [(rank, idx, f"({p0}, {p1})", f"[{visible(vocab[p0])}][{visible(vocab[p1])}]",
-             visible(vocab[idx]), tok.merge_counts.get(idx))
+             visible(vocab[idx]), tok.merge_counts.get(idx), marks.get(idx, ""))
             for rank, ((p0, p1), idx) in enumerate(tok.merges.items(), 1)]
-    frame = pd.DataFrame(rows, columns=["rank", "id", "pair", "from", "token", "count"])
+    frame = pd.DataFrame(rows, columns=["rank", "id", "pair", "from", "token", "count", "tie"])
     frame["count"] = frame["count"].astype("Int64")
     return frame
+
+
+def ties_caption(tok, table):
+    """One line on the merge table's tie column: how many merges won a tie, or that
+    ties were not recorded.
+
+    >>> from bpe import BasicTokenizer
+    >>> tok = BasicTokenizer().train("abcd", 258, record_ties=True)
+    >>> ties_caption(tok, merge_table(tok))[:53]
+    '2 of the 2 merges won a tie: other pairs had the same'
+    """
+    if not getattr(tok, "merge_ties", None):
+        return ("Ties were not recorded for this training, so the tie column is empty: "
+                "tick “Record ties” to see which merges won a tie.")
+    tied, n = int((table["tie"] != "").sum()), len(table)
+    return (f"{tied:,} of the {n:,} merge{'' if n == 1 else 's'} won a tie: other pairs had "
+            "the same top count, and the tie rule picked this one (the tie column lists "
+            "the others). Another rule would have merged differently from there on.")
 
 
 def recent_merges_table(recent):

@@ -1,0 +1,156 @@
+"""The Train page's form, and starting a training from what it holds.
+
+`train_form(...)` draws the settings (kind, split pattern, vocab size, minimum
+frequency, special tokens, tie rule, whether to record ties, name) and returns them;
+`start(...)` checks them against the corpus and starts a lab.training.Training in the
+worker, raising ValueError with what to do when something is wrong.
+"""
+from typing import NamedTuple
+
+import streamlit as st
+
+from bpe import PATTERNS, compile_pattern
+from bpe.train import TIE_BREAKS
+from lab import training
+from lab.safe import code
+from lab.train_panels import TRAIN
+from viz import corpus as vc
+from viz.ties import RULE_LABELS
+
+CUSTOM = "custom"
+KIND_HELP = ("Regex first splits the text into chunks (words, numbers, punctuation, "
+             "spaces) so merges never cross them, as GPT-2/4 do. Basic merges over the raw "
+             "bytes of the whole text, across word boundaries.")
+PATTERN_LABELS = {"gpt4": "GPT-4 (cl100k_base)", "gpt2": "GPT-2", "gpt4o": "GPT-4o (o200k_base)",
+                  CUSTOM: "Custom regex…"}
+TIES_UP_TO = 4096  # "auto" records ties up to this vocab size
+RECORD_TIES = {"auto": f"Up to vocab size {TIES_UP_TO:,}", "on": "Always", "off": "Never"}
+DEFAULTS = {"train_kind": "Regex", "train_pattern": "gpt4", "train_custom_pattern": "",
+            "train_vocab_size": 1024, "train_min_frequency": 2, "train_specials": "",
+            "train_name": "", "train_tie_break": "first", "train_record_ties": "auto"}
+
+
+class Form(NamedTuple):
+    submitted: bool
+    kind: str            # "Regex" or "Basic"
+    preset: str          # a key of PATTERNS, or CUSTOM
+    custom: str          # the custom regex
+    vocab_size: int
+    min_frequency: int
+    specials_text: str
+    name: str
+    tie_break: str       # a bpe.train.TIE_BREAKS rule
+    record_ties: str     # a key of RECORD_TIES
+
+    def records_ties(self):
+        return self.record_ties == "on" or (self.record_ties == "auto"
+                                            and self.vocab_size <= TIES_UP_TO)
+
+
+def default_name(corpus_label, kind, vocab_size, counts=None):
+    """The name a training gets when the Name field is left empty."""
+    return f"{corpus_label} {'counts' if counts else kind.lower()} {int(vocab_size)}"
+
+
+def train_form(corpus_label, *, counts=None, ready=True, running=False):
+    """Draw the form; its values as a Form. counts: the counts file the corpus is, whose
+    split pattern is fixed and which trains with bpe.stream (no tie options)."""
+    with st.form("train_form"):
+        left, right = st.columns(2)
+        if counts is None:
+            kind = left.radio("Kind", ["Regex", "Basic"], horizontal=True, key="train_kind",
+                              help=KIND_HELP)
+            # GPT-4's first, then any other preset bpe has, then a regex of one's own
+            preset = left.selectbox("Split pattern (Regex only)",
+                                    ["gpt4", *(p for p in PATTERNS if p != "gpt4"), CUSTOM],
+                                    format_func=lambda p: PATTERN_LABELS.get(p, p),
+                                    key="train_pattern")
+            custom = left.text_input(
+                "Custom regex (used when the split pattern is “Custom regex…”)",
+                key="train_custom_pattern",
+                placeholder=r"e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+")
+            tie_break = left.selectbox(
+                "Tie rule", TIE_BREAKS, key="train_tie_break",
+                format_func=lambda rule: f"{rule}: {RULE_LABELS[rule]}",
+                help="Which pair is merged when several share the top count (ties are "
+                     "common). minbpe takes the pair met first, rustbpe the smallest ids, "
+                     "CS336's assignment the greatest bytes: the merges differ from the "
+                     "first tie on.")
+            record_ties = left.selectbox(
+                "Record ties", list(RECORD_TIES), key="train_record_ties",
+                format_func=RECORD_TIES.get,
+                help="Note, at every merge, the other pairs that had the same top count, and "
+                     "mark those merges in the merge table. It roughly doubles the training "
+                     f"time, so by default only vocab sizes up to {TIES_UP_TO:,} record them.")
+        else:
+            kind, preset, custom, tie_break, record_ties = "Regex", None, "", "first", "off"
+            left.markdown(f"**Regex**, split by the counts file's pattern "
+                          f"{code(counts.pattern)}")
+            left.caption("A counts file trains with minbpe's tie rule (the pair met first) "
+                         "and records no ties: bpe.stream.train_from_part offers neither.")
+        vocab_size = right.number_input(
+            "Vocab size", min_value=vc.VOCAB_MIN, max_value=vc.VOCAB_MAX, step=256,
+            key="train_vocab_size",
+            help=f"Tokens in the vocabulary: 256 bytes plus one per merge. From "
+                 f"{vc.VOCAB_MIN} to {vc.VOCAB_MAX:,} (GPT-4's size); a small corpus runs "
+                 "out of pairs long before, and training then stops early and says so.")
+        min_frequency = right.number_input(
+            "Minimum pair frequency", min_value=1, max_value=1_000_000, step=1,
+            key="train_min_frequency",
+            help="Stop once the most frequent pair occurs fewer times than this. 1 merges "
+                 "pairs seen only once, as minbpe's textbook loop does.")
+        specials_text = right.text_area(
+            "Special tokens, one per line (optional)", key="train_specials", height=80,
+            placeholder="<|endoftext|>", help="Given the ids right after the trained vocabulary.")
+        name = st.text_input("Name", key="train_name",
+                             placeholder=default_name(corpus_label, kind, vocab_size, counts),
+                             help="How the tokenizer is listed on the other pages.")
+        submitted = st.form_submit_button(
+            "Train", type="primary", icon=":material/model_training:", key="train_submit",
+            disabled=running or not ready,
+            help="A training is running: wait or cancel it" if running else
+            None if ready else "Pick or upload a corpus first")
+    return Form(submitted, kind, preset, custom, int(vocab_size), int(min_frequency),
+                specials_text, name, tie_break, record_ties)
+
+
+def start(form, text, n_bytes, corpus_label, counts=None):
+    """Check form against the corpus (text of n_bytes, or a counts file) and start the
+    training in the worker; ValueError saying what to do if it cannot start."""
+    vc.check_vocab_size(form.vocab_size)
+    specials = vc.parse_special_tokens(form.specials_text)
+    common = dict(vocab_size=form.vocab_size, min_frequency=form.min_frequency,
+                  special_tokens=specials)
+    name = form.name.strip()
+    if counts is not None:
+        compile_pattern(counts.pattern)
+        return training.start(TRAIN, training.Settings(
+            kind="counts", name=name or default_name(corpus_label, "", form.vocab_size, counts),
+            summary=f"Regex (the counts file's pattern), vocab size {form.vocab_size:,}, on "
+                    f"the chunk counts of {counts.name}",
+            vocab_size=form.vocab_size, min_frequency=form.min_frequency,
+            corpus=counts.fingerprint, corpus_label=counts.name),
+            dict(data=counts.data, file_name=counts.name, **common))
+    kind = form.kind.lower()
+    vc.check_corpus(kind, n_bytes)
+    pattern = None
+    if kind == "regex":
+        pattern = form.custom if form.preset == CUSTOM else form.preset
+        if form.preset == CUSTOM and not form.custom.strip():
+            raise ValueError("Pick a split pattern, or type a regex in “Custom regex”.")
+        compile_pattern(pattern)
+        vc.check_pattern_speed(pattern, text)  # looks at the start only
+    label = ("custom regex" if form.preset == CUSTOM else
+             PATTERN_LABELS.get(form.preset, form.preset)) if kind == "regex" else "no split"
+    ties = form.records_ties()
+    train_text, held_out = vc.split_held_out(text)
+    return training.start(TRAIN, training.Settings(
+        kind="bpe", name=name or default_name(corpus_label, kind, form.vocab_size),
+        summary=f"{form.kind} ({label}), vocab size {form.vocab_size:,}, tie rule "
+                f"{form.tie_break}{', ties recorded' if ties else ''}, on "
+                f"{len(train_text):,} characters of {corpus_label}",
+        vocab_size=form.vocab_size, min_frequency=form.min_frequency,
+        held_chars=len(held_out), corpus=vc.corpus_fingerprint(text),
+        corpus_label=corpus_label),
+        dict(kind=kind, pattern=pattern, text=train_text, held_out=held_out or None,
+             tie_break=form.tie_break, record_ties=ties, **common))
