@@ -8,15 +8,13 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe import compile_pattern
-from lab import job_view, training
+from lab import job_view
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.safe import md
 from viz import sweep
 
 SUFFICIENCY, SWEEP = "data_size_sufficiency", "data_size_sweep"  # the two slots
-training.register_kind(SUFFICIENCY, "viz.sweep:sufficiency_job")
-training.register_kind(SWEEP, "viz.sweep:sweep_job")
 CORPUS_LIMIT = 4_000_000
 SIZES = [300, 512, 1024, 2048, 4096, 8192, 16384]
 

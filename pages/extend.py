@@ -10,7 +10,7 @@ run_inside_frame()
 
 from bpe.extend import ExtendedTokenizer
 from bpe.reference import REFERENCES
-from lab import job_view, state, training
+from lab import job_view, state
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.safe import md
@@ -20,7 +20,6 @@ from viz import sweep
 SLOT = "extend"
 ADDED = "extend_added"  # the slot's outcome already joined the session: its name
 REFERENCE_NAMES = {ref.label: name for name, ref in REFERENCES.items()}
-training.register_kind("extend", "viz.sweep:extension_job")
 DOMAIN_LIMIT = 4_000_000   # characters of the domain corpus used
 GENERAL_LIMIT = 200_000    # characters of general text measured
 

@@ -8,7 +8,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import job_view, training
+from lab import job_view
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.safe import md
@@ -17,7 +17,6 @@ from viz.sweep import PATTERN_LABELS
 
 SLOT = "ties_rules"
 PATTERNS = {**PATTERN_LABELS, "None (Basic: the whole text)": ""}
-training.register_kind("ties_rules", "viz.ties:rules_job")
 
 remember({"ties_corpus": None, "ties_vocab_size": 512, "ties_pattern": "GPT-4",
           "ties_rule_a": "first", "ties_rule_b": "smallest_ids", "ties_rule_shown": "first"})
