@@ -25,10 +25,9 @@ LONG_CHUNK = 64  # below this length the quadratic scan beats the heap's overhea
 BYTES = [bytes([b]) for b in range(256)]  # each byte as a one-byte bytes object
 NO_RANK = 1 << 62  # stands for "these two parts do not merge": above every rank
 MIN_PIECE = 24     # a long chunk is cut, where nothing can merge across, into pieces this long
-FEW_SYMBOLS = 32   # chunks of >= REPLACE_CHUNK bytes with at most this many distinct bytes ...
-FEW_PAIRS = 64     # ... and distinct adjacent pairs are merged a whole rank at a time in C
-REPLACE_CHUNK = 512
-REPLACE_WORK = 40  # ... until the sweeps have read this many times the chunk, then the levels
+FEW_SYMBOLS = 32   # chunks of >= REPLACE_CHUNK bytes with at most this many distinct bytes
+REPLACE_CHUNK = 512  # are merged a whole rank at a time in C, until the sweeps have read the
+REPLACE_WORK = 8     # chunk this many times (the issue-13 cases need <= 2.7), then the levels
 
 
 def apply_merges(ids, rank_of):
@@ -303,7 +302,7 @@ def _apply_ranks_replace(text_bytes, ranks):
     pair of rank r. A byte b is the character chr(b), a longer token of rank r is
     chr(256 + r). Only the pairs around each new token are looked up (two C scans).
     Returns None, for the caller to use another way, when the chunk has too many
-    distinct bytes or pairs, when a lone byte is no token, when a merge makes a pair of
+    distinct bytes, when a lone byte is no token, when a merge makes a pair of
     lower rank than its own (no sweep order is then right), or when the sweeps have
     read the chunk REPLACE_WORK times.
 
@@ -326,8 +325,8 @@ def _apply_ranks_replace(text_bytes, ranks):
 
     def look_up(pairs, floor):
         """Add the pairs that have a rank and occur in seq to pending; False if one's
-        rank is below floor, present or not. A pair absent from seq costs one C scan
-        (budget / 8).
+        rank is below floor, present or not, or the budget is spent. A pair absent from
+        seq costs one C scan (budget / 8).
         subtle: floor is checked on absent pairs too: during the sweep the new token
         stood, for a moment, next to every symbol there was, and tiktoken would have
         merged such a pair at once."""
@@ -338,11 +337,14 @@ def _apply_ranks_replace(text_bytes, ranks):
                 if rr < floor:
                     return False
                 budget -= len(seq) >> 3
+                if budget < 0:
+                    return False
                 if pair in seq:
                     pending.setdefault(rr, set()).add(pair)
         return True
 
-    look_up([a + b for a in symbols for b in symbols], 0)
+    if not look_up([a + b for a in symbols for b in symbols], 0):
+        return None
     while pending:
         r = min(pending)
         spellings = pending.pop(r)
