@@ -1,11 +1,12 @@
-"""Long single chunks: our GPT4Tokenizer against tiktoken's cl100k_base, side by side.
+"""Long single chunks: our GPT4Tokenizer against tiktoken's cl100k_base, side by side
+(--ranks o200k_base: our o200k reference against tiktoken built from the same ranks).
 
 Each case is one long piece that the split pattern leaves whole (or nearly), so the
 per-chunk merge loop is all that is timed. Both encoders run in this process, in
 alternation, best of --repeat; the ratio ours/tiktoken is what to read (absolute times
 depend on the machine). Ids are compared too: a row is only reported if they match.
 
-    .venv/bin/python bench/long_chunks.py [--repeat 3] [--scale 1.0]
+    .venv/bin/python bench/long_chunks.py [--repeat 3] [--scale 1.0] [--ranks o200k_base]
 """
 import argparse
 import random
@@ -43,15 +44,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--ranks", default="cl100k_base", help="cl100k_base or o200k_base")
     args = parser.parse_args()
     import tiktoken
     from bpe import GPT4Tokenizer
-    try:
-        from bpe.ranks import tiktoken_kwargs
-    except ImportError:  # the code before bpe/ranks.py existed, for a baseline run
-        from bpe.ranks import tiktoken_kwargs
-    ours = GPT4Tokenizer()
-    theirs = tiktoken.Encoding(**tiktoken_kwargs(ours, name="cl100k_base"))
+    from bpe.ranks import tiktoken_kwargs
+    if args.ranks == "cl100k_base":
+        ours = GPT4Tokenizer()
+    else:
+        from bpe.reference import load_reference
+        ours = load_reference(args.ranks)
+    theirs = tiktoken.Encoding(**tiktoken_kwargs(ours, name=args.ranks))
+    print(f"ranks: {args.ranks}")
     print("| case | ours (s) | tiktoken (s) | ours / tiktoken | ids equal |")
     print("|---|---:|---:|---:|---|")
     for name, text in cases(args.scale).items():

@@ -10,18 +10,24 @@ Short chunks (nearly all of them) take a simple scan; long ones a heap over a li
 list, so a megabyte with no spaces encodes in n log n instead of n squared.
 GPT-4's chunks take `apply_ranks`, which works on the bytes themselves (tiktoken's
 rule, without ids or a callback), so the two C-level calls min() and list.index()
-do the scanning.
+do the scanning. Its long chunks of few distinct bytes ("x" * 10**6, emoji runs) merge a
+whole rank at a time with str.replace; other long chunks are cut where no token can span,
+then merged one rank level at a time.
 It does not split text or cache anything; callers do.
 """
 from bisect import bisect_left, bisect_right
 from heapq import heapify, heappop, heappush
 from itertools import compress, repeat
 from operator import add, mul, not_
+import re
 
 LONG_CHUNK = 64  # below this length the quadratic scan beats the heap's overhead
 BYTES = [bytes([b]) for b in range(256)]  # each byte as a one-byte bytes object
 NO_RANK = 1 << 62  # stands for "these two parts do not merge": above every rank
 MIN_PIECE = 24     # a long chunk is cut, where nothing can merge across, into pieces this long
+FEW_SYMBOLS = 32   # chunks of >= REPLACE_CHUNK bytes with at most this many distinct bytes
+REPLACE_CHUNK = 512  # are merged a whole rank at a time in C, until the sweeps have read the
+REPLACE_WORK = 8     # chunk this many times (the issue-13 cases need <= 2.7), then the levels
 
 
 def apply_merges(ids, rank_of):
@@ -97,6 +103,10 @@ def apply_ranks(text_bytes, ranks, vocab=None, joinable=None):
     """
     get = ranks.get
     if len(text_bytes) >= LONG_CHUNK:
+        if len(text_bytes) >= REPLACE_CHUNK:
+            ids = _apply_ranks_replace(text_bytes, ranks)
+            if ids is not None:
+                return ids
         if joinable is not None:
             cuts = list(compress(range(1, len(text_bytes)), map(not_, map(
                 joinable.__getitem__, map(add, map(mul, text_bytes, repeat(256)),
@@ -282,3 +292,77 @@ def _apply_ranks_levels(text_bytes, ranks):
                     else:
                         bucket.append(h)
     return list(map(ranks.__getitem__, filter(None, parts)))
+
+
+def _apply_ranks_replace(text_bytes, ranks):
+    """apply_ranks for long chunks made of few distinct pairs ("x" * 10**6, emoji runs):
+    each part is one character of a str, and all pairs of one rank merge in one
+    str.replace (or one re.sub over the rank's few spellings), which sweeps leftmost
+    first without overlaps: tiktoken's order, since a merge at rank r never makes another
+    pair of rank r. A byte b is the character chr(b), a longer token of rank r is
+    chr(256 + r). Only the pairs around each new token are looked up (two C scans).
+    Returns None, for the caller to use another way, when the chunk has too many
+    distinct bytes, when a lone byte is no token, when a merge makes a pair of
+    lower rank than its own (no sweep order is then right), or when the sweeps have
+    read the chunk REPLACE_WORK times.
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"aa": 256, b"aaaa": 257}
+    >>> _apply_ranks_replace(b"a" * 7, ranks)
+    [257, 256, 97]
+    """
+    get = ranks.get
+    seq = text_bytes.decode("latin-1")
+    symbols = set(seq[:4096])
+    rest = text_bytes.translate(None, "".join(symbols).encode("latin-1"))
+    symbols.update(rest.decode("latin-1"))  # the distinct bytes, mostly at C speed
+    if len(symbols) > FEW_SYMBOLS:
+        return None
+    token = {c: c.encode("latin-1") for c in symbols}  # symbol -> the token's bytes
+    if not all(map(ranks.__contains__, token.values())):
+        return None
+    pending = {}  # rank -> the pairs (two-symbol strs) present with this rank
+    budget = REPLACE_WORK * len(seq)
+
+    def look_up(pairs, floor):
+        """Add the pairs that have a rank and occur in seq to pending; False if one's
+        rank is below floor, present or not, or the budget is spent. A pair absent from
+        seq costs one C scan (budget / 8).
+        subtle: floor is checked on absent pairs too: during the sweep the new token
+        stood, for a moment, next to every symbol there was, and tiktoken would have
+        merged such a pair at once."""
+        nonlocal budget
+        for pair in pairs:
+            rr = get(token[pair[0]] + token[pair[1]])
+            if rr is not None:
+                if rr < floor:
+                    return False
+                budget -= len(seq) >> 3
+                if budget < 0:
+                    return False
+                if pair in seq:
+                    pending.setdefault(rr, set()).add(pair)
+        return True
+
+    if not look_up([a + b for a in symbols for b in symbols], 0):
+        return None
+    while pending:
+        r = min(pending)
+        spellings = pending.pop(r)
+        if r > 0x10FFFF - 256 or budget < 0:
+            return None
+        z = chr(256 + r)
+        if len(spellings) == 1:
+            merged = seq.replace(next(iter(spellings)), z)
+        else:
+            merged = re.sub("|".join(map(re.escape, sorted(spellings))), z, seq)
+        budget -= len(seq)
+        if len(merged) == len(seq):
+            continue  # stale: these pairs were all taken apart by earlier merges
+        seq = merged
+        pair = next(iter(spellings))
+        token[z] = token[pair[0]] + token[pair[1]]
+        symbols.add(z)
+        if not look_up([c + z for c in symbols] + [z + c for c in symbols if c != z], r):
+            return None
+    ids = {c: ranks[token[c]] for c in set(seq)}
+    return list(map(ids.__getitem__, seq))
