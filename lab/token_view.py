@@ -59,7 +59,8 @@ editor: None (no text box), or a dict for the live text box drawn above the rows
 The box sends {"seq": int, "text": str} as the state value "text" when its text changed:
 at once when nothing was sent in the last 150 ms (600 ms for texts over 200k characters),
 and never while the page has not yet answered the last send (an answer is a rerun whose
-editor "echo" is at least that seq; after 3 s, 20 s for big texts, it sends anyway), so a
+editor "echo" is at least that seq; unanswered after 1 s, 15 s for big texts, it sends
+again: a rerun can be lost, e.g. when it meets a run_every fragment's rerun), so a
 single key press costs one round trip and fast typing one rerun at a time. Read it in
 `on_text_change` from st.session_state[key].text and echo its seq back in editor["echo"].
 A rerun that hands the view the same data as the last one does not redraw it.

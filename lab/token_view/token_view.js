@@ -224,11 +224,15 @@ function schedule(view) {
   if (!view.dirty) return;
   const now = performance.now();
   const big = view.area.value.length > 200_000;  // a full encode per send: fewer sends
-  if (view.inflight && now - view.sentAt < (big ? 20_000 : 3_000)) return;
+  if (view.inflight && now - view.sentAt < answerWait(view)) return;
   const gap = big ? 4 * DEBOUNCE_MS : DEBOUNCE_MS;
   clearTimeout(view.timer);
   view.timer = setTimeout(() => send(view), Math.max(0, view.sentAt + gap - now));
 }
+
+// how long a send may go unanswered before the box sends again (a rerun can be lost,
+// e.g. when it meets a run_every fragment's rerun; a 1 MB text takes seconds to encode)
+function answerWait(view) { return view.area.value.length > 200_000 ? 15_000 : 1_000; }
 
 function send(view) {
   view.dirty = false;
@@ -248,6 +252,11 @@ function send(view) {
   view.inflight = true;
   view.sentAt = performance.now();
   view.setStateValue("text", { seq: view.seq, text });
+  const seq = view.seq;
+  clearTimeout(view.watchdog);
+  view.watchdog = setTimeout(() => {
+    if (view.inflight && view.seq === seq) { view.dirty = true; schedule(view); }
+  }, answerWait(view) + 50);
 }
 
 function update(view, data) {
