@@ -29,14 +29,41 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, _free_port, read_corpus, wait_rendered  # noqa: E402
 
-# the shown "Characters" count, for the new view (inside the component's shadow root)
-# and the old one (an st.metric)
-COUNT_JS = """() => {
+# The token view draws inside its component's shadow root. These snippets find it (the
+# view with a text box; the host is cached, so polling every frame stays cheap), set its
+# text as a paste does, and read a figure. bench/load.py and bench/train_latency.py use
+# them too.
+VIEW_ROOT_JS = """(() => {
+    const cached = window.__benchViewHost;
+    if (cached && cached.isConnected) return cached.shadowRoot;
     for (const host of document.querySelectorAll('*')) {
-        const root = host.shadowRoot;
-        const fig = root && root.querySelector('.fig[data-label="Characters"] .fig-value');
-        if (fig) return [fig.textContent, root.querySelectorAll('.tok').length];
+        if (host.shadowRoot && host.shadowRoot.querySelector('.tv-editor:not([hidden]) textarea')) {
+            window.__benchViewHost = host;
+            return host.shadowRoot;
+        }
     }
+    return null;
+})()"""
+# text -> the view's text box holds it (native value setter, then one input event)
+SET_TEXT_JS = """text => {
+    const area = %s.querySelector('.tv textarea');
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(area, text);
+    area.dispatchEvent(new Event('input', {bubbles: true}));
+    area.focus();
+}""" % VIEW_ROOT_JS
+# label -> the figure's shown value ("1,234"), or null before the view has drawn it
+FIGURE_JS = """label => {
+    const root = %s;
+    const fig = root && root.querySelector(`.fig[data-label="${label}"] .fig-value`);
+    return fig ? fig.textContent.trim() : null;
+}""" % VIEW_ROOT_JS
+
+# the shown "Characters" count and the number of drawn tokens, for the new view and the
+# old one (an st.metric above an st.html view)
+COUNT_JS = """() => {
+    const root = %s;
+    const fig = root && root.querySelector('.fig[data-label="Characters"] .fig-value');
+    if (fig) return [fig.textContent, root.querySelectorAll('.tok').length];
     for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
         if (m.innerText.includes('Characters')) {
             return [m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
@@ -44,7 +71,7 @@ COUNT_JS = """() => {
         }
     }
     return [null, 0];
-}"""
+}""" % VIEW_ROOT_JS
 
 
 def is_new_view(checkout):
@@ -71,13 +98,21 @@ def server(checkout):
 
 
 def server_time(checkout, text, keys):
-    """Median seconds of the page's rerun after one more character (AppTest, in a child
-    process so each checkout imports its own modules)."""
+    """Median seconds of the app's rerun (frame, sidebar and the Tokenize page) after one
+    more character (AppTest, in a child process so each checkout imports its own modules)."""
     code = f"""
 import sys, time, statistics
 sys.path.insert(0, {str(checkout)!r})
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
-at = AppTest.from_file({str(Path(checkout) / "pages" / "tokenize.py")!r}, default_timeout=300)
+init = PagesManager.__init__
+def stay_in_frame(self, *args, **kwargs):  # as tests/conftest.py: pages run inside app.py
+    init(self, *args, **kwargs)
+    PagesManager.uses_pages_directory = False
+PagesManager.__init__ = stay_in_frame
+at = AppTest.from_file({str(Path(checkout) / "app.py")!r}, default_timeout=300)
+at.run()
+at.switch_page("pages/tokenize.py")
 at.run()
 text = {text!r}
 new = {is_new_view(checkout)!r}
@@ -111,25 +146,18 @@ def wait_count(tab, chars, timeout=120):
 def put_text(tab, text, new):
     """Replace the text as a paste does (the native value setter, then one input event,
     which React's textarea also takes); the old view then needs Ctrl+Enter."""
-    tab.locator(".tv textarea" if new else '[data-testid="stTextArea"] textarea').first.wait_for(
-        timeout=120_000)
-    tab.evaluate("""([text, isNew]) => {
-        let area = null;
-        if (isNew) {
-            for (const host of document.querySelectorAll('*')) {
-                area = host.shadowRoot && host.shadowRoot.querySelector('.tv textarea');
-                if (area) break;
-            }
-        } else {
-            area = document.querySelector('[data-testid="stTextArea"] textarea');
-        }
+    if new:
+        tab.wait_for_function(f"() => {VIEW_ROOT_JS} !== null", timeout=120_000)
+        tab.evaluate(SET_TEXT_JS, text)
+        return
+    area = tab.locator('[data-testid="stTextArea"] textarea').first
+    area.wait_for(timeout=120_000)
+    area.evaluate("""(area, text) => {
         Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(area, text);
         area.dispatchEvent(new Event('input', {bubbles: true}));
         area.focus();
-    }""", [text, new])
-    if not new:
-        tab.locator('[data-testid="stTextArea"] textarea').first.press("Control+Enter",
-                                                                         timeout=300_000)
+    }""", text)
+    area.press("Control+Enter", timeout=300_000)
 
 
 def keystrokes(tab, text, keys, new):
@@ -137,7 +165,7 @@ def keystrokes(tab, text, keys, new):
     put_text(tab, text, new)
     wait_count(tab, f"{len(text):,}")
     wait_rendered(tab)
-    area = (tab.locator(".tv textarea").first if new
+    area = (tab.locator(".tv-editor textarea").first if new
             else tab.locator('[data-testid="stTextArea"] textarea').first)
     area.click()
     tab.keyboard.press("Control+End")
@@ -188,13 +216,15 @@ def measure(checkout, keys, texts, big):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", default="/work/main", help="checkout with the old view")
+    parser.add_argument("--after", default=str(ROOT), help="checkout with the new view")
     parser.add_argument("--keys", type=int, default=15, help="key presses per text size")
     args = parser.parse_args()
     corpus = read_corpus("taylorswift.txt")
     texts = {"2 KB": corpus[:2_000], "10 KB": corpus[:10_000]}
     big = (corpus * (1_000_000 // len(corpus) + 1))[:1_000_000]
     results = {}
-    for label, checkout in (("before", args.before), ("after", str(ROOT))):
+    load_start = os.getloadavg()[0]
+    for label, checkout in (("before", args.before), ("after", args.after)):
         results[label] = measure(checkout, args.keys, texts, big)
     b, a = results["before"], results["after"]
     print("| measure | before (old st.html view, Ctrl+Enter) | after (token view, live) | after/before |")
@@ -208,8 +238,8 @@ def main():
                   f"{av * 1000:.0f} ms | {av / bv:.2f} |")
     print(f"| 1 MB paste → tokens | {b['paste_1mb']:.1f} s | {a['paste_1mb']:.1f} s | "
           f"{a['paste_1mb'] / b['paste_1mb']:.2f} |")
-    print(f"\n{args.keys} key presses per size; load average at the end: "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.")
+    print(f"\n{args.keys} key presses per size; load average (1 min) at the start: "
+          f"{load_start:.1f}, at the end: {os.getloadavg()[0]:.1f}, on {os.cpu_count()} cores.")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 local Streamlit server, bounded in sessions, requests and time.
 
 Each session is a separate Chromium context, so a separate Streamlit session. Every
-request types a random text into the Tokenize page and waits for the "Tokens" metric;
-it counts as served when the metric shows GPT4Tokenizer's count for that text within
+request puts a random text into the Tokenize page's live text box (as a paste: no Enter)
+and waits for the token view's "Tokens" figure; it counts as served when the figure
+shows GPT4Tokenizer's count for that text within
 30 s (a wrong or missing answer by then is an error). A text whose count happens to
 equal the previous text's could pass before its own rerun; random texts rarely do. Every fourth session also trains a tokenizer on the
 shipped sample corpus once. The server's peak memory is its whole process tree's (the
@@ -29,6 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from keystroke import FIGURE_JS, SET_TEXT_JS, VIEW_ROOT_JS  # noqa: E402  the token view
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS = ROOT / "screenshots"  # a session's first failure is photographed here
@@ -99,10 +103,10 @@ async def wait_idle(page):
         timeout=60_000)
 
 
-async def tokens_metric(page):
-    metric = page.locator('[data-testid="stMetric"]', has_text="Tokens").first
-    return int((await metric.locator('[data-testid="stMetricValue"]').inner_text())
-               .replace(",", ""))
+async def tokens_figure(page):
+    """The token view's "Tokens" figure as an int, or None before it is drawn."""
+    shown = await page.evaluate(FIGURE_JS, "Tokens")
+    return None if shown is None else int(shown.replace(",", ""))
 
 
 async def session(browser, url, n, requests, train, gpt4, stats, deadline):
@@ -112,6 +116,7 @@ async def session(browser, url, n, requests, train, gpt4, stats, deadline):
     try:
         await page.goto(url)
         await wait_idle(page)
+        await page.wait_for_function(f"() => {VIEW_ROOT_JS} !== null", timeout=60_000)
         for _ in range(requests):
             if time.monotonic() > deadline:
                 break
@@ -119,22 +124,17 @@ async def session(browser, url, n, requests, train, gpt4, stats, deadline):
             start = time.perf_counter()
             expected = len(gpt4.encode(text, allowed_special="none"))
             try:
-                box = page.locator("textarea").first
-                await box.fill(text)
-                await box.press("Control+Enter")
+                await page.evaluate(SET_TEXT_JS, text)
                 # served = the right count appears; a stale or wrong one until the
                 # timeout is an error
                 try:
                     await page.wait_for_function(
-                        """n => [...document.querySelectorAll('[data-testid="stMetric"]')]
-                             .some(m => m.innerText.includes('Tokens') &&
-                                   m.querySelector('[data-testid="stMetricValue"]')
-                                    .innerText.replace(/,/g, '') === String(n))""",
-                        arg=expected, timeout=30_000)
+                        f"n => ({FIGURE_JS})('Tokens') === n",
+                        arg=f"{expected:,}", timeout=30_000)
                     stats["served"] += 1
                     stats["latency"].append(time.perf_counter() - start)
                 except Exception:
-                    got = await tokens_metric(page)
+                    got = await tokens_figure(page)
                     stats["errors"].append(f"session {n}: Tokens {got}, expected {expected}")
             except Exception as e:  # a timeout or missing element is an error to count
                 stats["errors"].append(f"session {n}: {type(e).__name__}: {str(e)[:120]}")

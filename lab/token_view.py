@@ -46,6 +46,9 @@ Two tokenizers on the same text (Compare), two ways:
     data-ids-a / data-ids-b (its ids; so [data-ids-a] lists A's tokens in order).
     Hovering a piece outlines A's span and dashes every B span overlapping it; the
     card shows both. Give row_a["text"] = text and captions in row_a/row_b["caption"].
+    Pieces between two cuts that A and B both make sit in one element of class "run"
+    that never breaks across lines, so a line wraps only where both cut (or at a
+    newline); a run wider than the whole line is the exception, marked "run wrapped".
   - or two rows (rows=[row_a, row_b]), each drawn on its own, wrapping on its own.
 
 editor: None (no text box), or a dict for the live text box drawn above the rows:
@@ -53,8 +56,14 @@ editor: None (no text box), or a dict for the live text box drawn above the rows
      "version": int,       # bump it whenever Python replaces the text
      "echo": int or None,  # the seq of the browser's text these rows were made from
      "placeholder": str, "height": px, "max_chars": int, "status": str}
-The box sends {"seq": int, "text": str} as the state value "text", debounced 150 ms,
-only when the text changed; read it in `on_text_change` from st.session_state[key].text.
+The box sends {"seq": int, "text": str} as the state value "text" when its text changed:
+at once when nothing was sent in the last 150 ms (600 ms for texts over 200k characters),
+and never while the page has not yet answered the last send (an answer is a rerun whose
+editor "echo" is at least that seq; unanswered after 1 s, 15 s for big texts, it sends
+again: a rerun can be lost, e.g. when it meets a run_every fragment's rerun), so a
+single key press costs one round trip and fast typing one rerun at a time. Read it in
+`on_text_change` from st.session_state[key].text and echo its seq back in editor["echo"].
+A rerun that hands the view the same data as the last one does not redraw it.
 lists: draw the Ids and Table tabs for the first row (windowed like the text).
 summary: figures drawn between the text box and the rows: [[label, value, help?], ...]
 (e.g. Tokens, Characters); they have data-label=label for tests.

@@ -217,17 +217,21 @@ def test_dark_theme_follows_the_os(browser, app_url):
 def test_compare_trains_the_pair_and_shows_both_views(page):
     ready(page)
     page.get_by_role("link", name="Compare").click()
-    button = page.get_by_role("button", name="Train Regex and Basic")
+    button = page.get_by_role("button", name=re.compile("Train Regex and Basic"))
     button.wait_for(timeout=60_000)
     wait_rendered(page)
     screenshot(page, "compare_empty")
     button.click()
-    # the pair is trained and picked: B's view is titled with its name
-    page.get_by_text(re.compile(r"^B · Basic 512")).wait_for(timeout=60_000)
+    # the pair is trained: both join the session and the one aligned view draws A and B
+    page.get_by_text("Basic 512 (Shakespeare)").first.wait_for(timeout=120_000)
+    page.locator(".tokens.aligned .piece").first.wait_for(timeout=60_000)
     wait_rendered(page)
     shown = metrics(page)
     assert {"Tokens A", "Tokens B", "Boundaries shared"} <= shown.keys()
-    assert page.locator(".tokens").count() == 2
-    assert view_ids(page, 0) and view_ids(page, 1)
-    assert int(shown["Cross a category (B)"].replace(",", "")) > 0  # Basic crosses them
+    assert page.locator(".tokens.aligned").count() == 1
+    ids_a = page.locator(".tokens.aligned [data-ids-a]").evaluate_all("els => els.map(e => e.dataset.idsA)")
+    ids_b = page.locator(".tokens.aligned [data-ids-b]").evaluate_all("els => els.map(e => e.dataset.idsB)")
+    # every token of each side is drawn once: the ids on the spans' first pieces
+    for side, ids in (("A", ids_a), ("B", ids_b)):
+        assert sum(len(group.split()) for group in ids) == int(shown[f"Tokens {side}"].replace(",", ""))
     tall_screenshot(page, "compare_pair", 1900)

@@ -215,3 +215,65 @@ def test_tokens_html_shows_invisible_characters_through_the_one_renderer(gpt4):
     assert "<img" not in out
     pieces = re.findall(r'<span class="tok"[^>]*>(.*?)</span>(?=<span class="tok"|</div>)', out)
     assert "&lt;img" in "".join(pieces) and "onerror=x&gt;" in "".join(pieces)
+
+
+# --- view_row's fast path (ASCII runs in bulk) against its careful path over everything ---
+from viz.tokens import _view_spans  # noqa: E402
+
+PIECES = list("ab \n\r\t\x00\x7f") + SNEAKY + ["👋", "🏽", "🇺", "🇳", "é", "\u0301", "안",
+                                              "\u0600", "\r\n"]
+
+
+def _careful_row(token_bytes, whitespace):
+    n, nc, show, parts = [], [], [], []
+    _view_spans(list(token_bytes), whitespace, n, nc, show, parts)
+    return {"n": n, "nc": nc, "show": show, "parts": parts}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st_.lists(st_.sampled_from(PIECES), max_size=30), st_.data(),
+       st_.sampled_from([None, "markers", "oneline", "gpt2"]))
+def test_view_row_fast_path_equals_the_careful_path(pieces, data, whitespace):
+    """Tokens cut anywhere in the bytes (inside characters too): the bulk ASCII path must
+    give exactly what the careful character/grapheme rules give over the whole text."""
+    raw = "".join(pieces).encode()
+    cuts = sorted(data.draw(st_.sets(st_.integers(1, max(1, len(raw) - 1)), max_size=len(raw))))
+    bounds = [0] + [c for c in cuts if 0 < c < len(raw)] + [len(raw)]
+    token_bytes = [raw[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+    row = view_row(token_bytes, list(range(len(token_bytes))), whitespace=whitespace)
+    expected = _careful_row(token_bytes, whitespace)
+    assert {k: row[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize("token_bytes", [
+    [b"a", "\u0301".encode(), b"b"],            # a combining mark joins the ASCII before it
+    [b"x", "\u0600".encode(), b"1"],            # a prepended mark joins the ASCII after it
+    [b"a\r", b"\nb"], [b"\r", b"\n"],           # CR|LF is one cluster
+    [b"a", "👋".encode()[:2], "👋".encode()[2:], b" b"]])
+def test_view_row_fast_path_at_the_edges_of_ascii(token_bytes):
+    for whitespace in (None, "markers"):
+        row = view_row(token_bytes, list(range(len(token_bytes))), whitespace=whitespace)
+        expected = _careful_row(token_bytes, whitespace)
+        assert {k: row[k] for k in expected} == expected
+
+
+def test_view_row_fast_path_on_a_real_text_with_crlf(gpt4, taylorswift):
+    text = taylorswift[:20_000].replace("\n", "\r\n") + " 👋🏽 done\x00"
+    ids = gpt4.encode_ordinary(text)
+    token_bytes = gpt4.decode_tokens_bytes(ids)
+    for whitespace in (None, "markers"):
+        row = view_row(token_bytes, ids, whitespace=whitespace)
+        _check_row(row, ids, text)
+        expected = _careful_row(token_bytes, whitespace)
+        assert {k: row[k] for k in expected} == expected
+
+
+def test_oneline_whitespace_keeps_a_row_on_one_line(gpt4):
+    text = "a b\n\tc\r\nd"
+    ids = gpt4.encode_ordinary(text)
+    row = view_row(gpt4.decode_tokens_bytes(ids), ids, whitespace="oneline")
+    assert "".join(row["show"]) == "a·b↵→c␍↵d"
+    assert not any("\n" in s for s in row["show"])
+    assert display_text(b"x\n", whitespace="oneline") == "x↵"
+    with pytest.raises(ValueError, match="'oneline'"):
+        view_row([b"a"], [1], whitespace="lines")

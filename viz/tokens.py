@@ -254,15 +254,18 @@ def display_text(token_bytes, *, whitespace=None, marks=PLAIN_MARKS):
     holding half an emoji) shows as hex, never as a bare "�"; every invisible, control or
     bidi-control character shows as a named marker between `marks`. whitespace: None keeps
     space, tab and newline as they are; "markers" shows them as · → ↵ (a newline keeps its
-    line break); "gpt2" as GPT-2's byte-level vocabulary prints them (Ġ ĉ Ċ).
+    line break); "oneline" as markers, but a newline is only ↵ (for one-line table cells);
+    "gpt2" as GPT-2's byte-level vocabulary prints them (Ġ ĉ Ċ).
 
     >>> display_text(b"a\\xe2\\x80\\x8bb\\x00")
     'a⟨ZWSP⟩b⟨NUL⟩'
     >>> display_text("👋".encode()[:2]), display_text(b" hi\\n", whitespace="markers")
     ('⟨f0 9f⟩', '·hi↵\\n')
+    >>> display_text(b" hi\\n", whitespace="oneline")
+    '·hi↵'
     """
     if whitespace not in _WHITESPACE:
-        raise ValueError(f"whitespace must be None, 'markers' or 'gpt2', not {whitespace!r}")
+        raise ValueError(_WHITESPACE_ERROR.format(whitespace))
     ws = _WHITESPACE[whitespace]
     if isinstance(token_bytes, str):
         text = token_bytes
@@ -312,7 +315,9 @@ def _joins_emoji(text, k):
 _DRAWS_NOTHING = re.compile("[\u034f\u180e\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
 _WHITESPACE = {None: None, "markers": {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"},
+               "oneline": {" ": "·", "\t": "→", "\n": "↵", "\r": "␍"},
                "gpt2": {" ": "Ġ", "\n": "Ċ", "\t": "ĉ", "\r": "č"}}
+_WHITESPACE_ERROR = "whitespace must be None, 'markers', 'oneline' or 'gpt2', not {!r}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,18 +347,98 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None):
       show  [str]  each span's display text (display_text with VIEW_MARKS)
       parts [str]  each token's display text, for the tokens of spans of several tokens
                    only, in order (the table shows them)
-    plus caption when given. Offsets are prefix sums of nb and nc.
+    plus caption when given. Offsets are prefix sums of nb and nc. whitespace: as in
+    display_text (None, "markers", "oneline" for one-line table cells, "gpt2").
 
     >>> row = view_row([b"a", "👋".encode(), "🏽".encode(), b"\\x00"], [1, 2, 3, 4])
     >>> row["n"], row["nc"], row["show"], row["parts"]
     ([1, 2, 1], [1, 2, 1], ['a', '👋🏽', '\\x01NUL\\x02'], ['👋', '🏽'])
     """
+    if whitespace not in _WHITESPACE:
+        raise ValueError(_WHITESPACE_ERROR.format(whitespace))
     token_bytes = list(token_bytes)
+    nb = list(map(len, token_bytes))
+    spans_n, spans_nc, show, parts = [], [], [], []
+    if 0 in nb:  # an empty token: no byte to look at around it, take the careful path
+        _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts)
+    else:
+        # Most tokens are ASCII between ASCII neighbours: each is its own span, its
+        # characters are its bytes and its display is one str.translate. Only runs of
+        # tokens touching non-ASCII bytes or a CR|LF cut go through the careful path;
+        # a run starts and ends at an ASCII|ASCII cut, always a grapheme boundary, so
+        # the careful path sees each run exactly as it would inside the whole text.
+        careful = _careful_tokens(token_bytes)
+        at = 0
+        for a, b in careful + [(len(nb), len(nb))]:
+            if at < a:  # tokens at..a are plain ASCII spans
+                spans_n.extend([1] * (a - at))
+                spans_nc.extend(nb[at:a])
+                show.extend(_ascii_show(token_bytes[at:a], whitespace))
+            if a < b:
+                _view_spans(token_bytes[a:b], whitespace, spans_n, spans_nc, show, parts)
+            at = b
+    row = {"ids": list(ids), "nb": nb, "n": spans_n, "nc": spans_nc, "show": show,
+           "parts": parts}
+    if caption is not None:
+        row["caption"] = caption
+    return row
+
+
+def _careful_tokens(token_bytes):
+    """Runs [(start, end), ...] of token indices that need the careful span rules: the
+    non-ASCII tokens, with their neighbours when the cut between them is not ASCII|ASCII,
+    and both tokens of a CR|LF cut (one grapheme cluster)."""
+    n = len(token_bytes)
+    joined = b"".join(token_bytes)
+    marked = set()
+    if not joined.isascii():
+        for i in [i for i, token in enumerate(token_bytes) if not token.isascii()]:
+            marked.add(i)
+            if i > 0 and token_bytes[i][0] >= 0x80:
+                marked.add(i - 1)
+            if i + 1 < n and token_bytes[i][-1] >= 0x80:
+                marked.add(i + 1)
+    if b"\r\n" in joined:
+        for i in [i for i, token in enumerate(token_bytes[:-1]) if token.endswith(b"\r")]:
+            if token_bytes[i + 1].startswith(b"\n"):
+                marked.update((i, i + 1))
+    runs = []
+    for i in sorted(marked):
+        if runs and runs[-1][1] == i:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1])
+    return [tuple(r) for r in runs]
+
+
+# ASCII characters whose display is not themselves whatever the whitespace mode
+_ASCII_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_SHOWN = {chr(c): VIEW_MARKS[0] + invisible_name(chr(c)) + VIEW_MARKS[1]
+                  for c in [*range(0x20), 0x7F] if chr(c) not in "\t\n\r"}
+
+
+def _ascii_show(tokens, whitespace):
+    """display_text(token, whitespace=..., marks=VIEW_MARKS) of ASCII tokens, in bulk:
+    for ASCII each character's display depends on that character alone, so one pass of
+    str.replace over all of them does it."""
+    if not tokens:
+        return []
+    # U+FFFF never occurs in ASCII text: a safe separator
+    joined = "\uffff".join(map(bytes.decode, tokens))
+    if _ASCII_CONTROL.search(joined):
+        joined = _ASCII_CONTROL.sub(lambda m: _CONTROL_SHOWN[m[0]], joined)
+    for ch, shown in (_WHITESPACE[whitespace] or {}).items():
+        joined = joined.replace(ch, shown)
+    return joined.split("\uffff")
+
+
+def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
+    """The careful span rules (character and grapheme-cluster boundaries) over a run of
+    tokens that starts at a grapheme boundary; appends to the four lists."""
     joined = b"".join(token_bytes)
     text = None        # decoded only if a cut needs the grapheme rules
     n_bytes = len(joined)
     nb = [len(t) for t in token_bytes]
-    spans_n, spans_nc, show, parts = [], [], [], []
     grapheme = None
     gpos = 0           # a known grapheme boundary (char offset) at or after span start
     first = 0          # index of the first token of the open span
@@ -395,11 +480,6 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None):
         spans_nc.append(len(span_text))
         show.append(display_text(span_text, whitespace=whitespace, marks=VIEW_MARKS))
         first, byte_start, char_start = i + 1, pos, char_start + len(span_text)
-    row = {"ids": list(ids), "nb": nb, "n": spans_n, "nc": spans_nc, "show": show,
-           "parts": parts}
-    if caption is not None:
-        row["caption"] = caption
-    return row
 
 
 # Token backgrounds per theme; the text on them is INK. Light: pastels under near-black

@@ -18,8 +18,20 @@ export default function (component) {
     STATES.set(parentElement, view);
   }
   view.setStateValue = setStateValue;
-  view.update(unpack(data) || {});
+  // Streamlit calls this on every rerun of the page, also when only some other element
+  // changed: the same bytes draw the same view, so skip the redraw
+  if (!samePayload(view.payload, data)) {
+    view.payload = data;
+    view.update(unpack(data) || {});
+  }
   return undefined;
+}
+
+function samePayload(a, b) {
+  if (a === b) return true;
+  if (!(a instanceof Uint8Array && b instanceof Uint8Array) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 // The bytes lab/token_view.py pack() makes: "TV1\0", uint32 header length, JSON header,
@@ -159,14 +171,14 @@ function mount(parent) {
   const view = {
     root, area, status, summary, note, rows, lists, card, setStateValue: null,
     data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null,
+    dirty: false, inflight: false, sentAt: -Infinity, payload: null,
     source: [], index: [], hovered: null, pinned: null, observers: [],
   };
 
   area.addEventListener("input", () => {
-    clearTimeout(view.timer);
     view.status.textContent = "updating…";
-    // a big text costs the server a full encode per send: wait longer between sends
-    view.timer = setTimeout(() => send(view), area.value.length > 200_000 ? 4 * DEBOUNCE_MS : DEBOUNCE_MS);
+    view.dirty = true;
+    schedule(view);
   });
   root.addEventListener("mouseover", (ev) => {
     const piece = ev.target.closest && ev.target.closest("[data-pa]");
@@ -204,7 +216,26 @@ function mount(parent) {
   return view;
 }
 
+// When to send the text: at once when nothing was sent for a while (a single key press
+// costs one round trip, no debounce wait), else at most one send per DEBOUNCE_MS and never
+// while the page is still answering the previous one (each send reruns the page; a second
+// one would only interrupt it): the next goes out when the answer (its echo) arrives.
+function schedule(view) {
+  if (!view.dirty) return;
+  const now = performance.now();
+  const big = view.area.value.length > 200_000;  // a full encode per send: fewer sends
+  if (view.inflight && now - view.sentAt < answerWait(view)) return;
+  const gap = big ? 4 * DEBOUNCE_MS : DEBOUNCE_MS;
+  clearTimeout(view.timer);
+  view.timer = setTimeout(() => send(view), Math.max(0, view.sentAt + gap - now));
+}
+
+// how long a send may go unanswered before the box sends again (a rerun can be lost,
+// e.g. when it meets a run_every fragment's rerun; a 1 MB text takes seconds to encode)
+function answerWait(view) { return view.area.value.length > 200_000 ? 15_000 : 1_000; }
+
 function send(view) {
+  view.dirty = false;
   const text = view.area.value;
   const cap = view.data && view.data.editor && view.data.editor.max_chars;
   if (cap && text.length > cap) {
@@ -218,7 +249,14 @@ function send(view) {
   view.seq += 1;
   view.sent.set(view.seq, text);
   for (const k of view.sent.keys()) if (k < view.seq - 8) view.sent.delete(k);
+  view.inflight = true;
+  view.sentAt = performance.now();
   view.setStateValue("text", { seq: view.seq, text });
+  const seq = view.seq;
+  clearTimeout(view.watchdog);
+  view.watchdog = setTimeout(() => {
+    if (view.inflight && view.seq === seq) { view.dirty = true; schedule(view); }
+  }, answerWait(view) + 50);
 }
 
 function update(view, data) {
@@ -249,7 +287,9 @@ function update(view, data) {
       editorText = view.sent.has(editor.echo) ? view.sent.get(editor.echo) : view.area.value;
     }
     const fresh = editor.echo === null || editor.echo === undefined || editor.echo >= view.seq;
-    if (fresh && !view.status.classList.contains("over")) view.status.textContent = editor.status || "";
+    if (fresh) view.inflight = false;
+    if (fresh && !view.dirty && !view.status.classList.contains("over")) view.status.textContent = editor.status || "";
+    if (fresh && view.dirty) schedule(view);  // typed on while the page answered
   }
 
   view.summary.replaceChildren();
@@ -417,8 +457,10 @@ function drawRow(view, ix, r, data) {
   wrap.append(cap);
 }
 
-// a token wider than the line wraps inside its box: say so on the box
+// a token wider than the line wraps inside its box: say so on the box (and a pair's run
+// wider than the line may break between its pieces: say so on the run)
 function markWrapped(box) {
+  for (const r of box.querySelectorAll(".run")) if (r.scrollWidth > r.clientWidth + 1) r.classList.add("wrapped");
   for (const t of box.querySelectorAll(".tok")) {
     if (t.textContent.length < 12) continue;
     const lh = parseFloat(getComputedStyle(t).lineHeight) || 24;
@@ -572,9 +614,13 @@ function drawPair(view, data) {
   const n = pieces.nb.length;
   let byteAt = 0;
   const frag = document.createDocumentFragment();
+  // pieces between two cuts both sides make form one run that never breaks across lines
+  // (class "run"): a line wraps only where A and B both cut (or at a newline)
+  let run = null;
   for (let p = 0; p < n; p++) {
     const sa = pieces.sa[p], sb = pieces.sb[p];
     const startA = p === 0 || pieces.sa[p - 1] !== sa, startB = p === 0 || pieces.sb[p - 1] !== sb;
+    if (startA && startB) run = null;
     const lines = pieces.show[p].split("\n");
     for (let k = 0; k < lines.length; k++) {
       const last = k === lines.length - 1;
@@ -591,8 +637,9 @@ function drawPair(view, data) {
       e.style.setProperty("--cb", `var(--c${spanColor(view, ixB, sb)})`);
       fillDisplay(e, lines[k]);
       if (!last && !lines[k].endsWith("↵")) e.append(el("span", "nl", "↵"));
-      frag.append(e);
-      if (!last) frag.append(el("br"));
+      if (!run) { run = el("span", "run"); frag.append(run); }
+      run.append(e);
+      if (!last) { frag.append(el("br")); run = null; }
     }
     byteAt += pieces.nb[p];
   }

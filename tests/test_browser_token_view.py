@@ -1,0 +1,73 @@
+"""The token view component on its own page (tests/token_view_app.py), in Chromium:
+the aligned pair (Compare's view) wraps lines only where both tokenizers cut."""
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import ROOT, _free_port, wait_rendered
+
+
+@pytest.fixture(scope="module")
+def pair_url():
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "tests" / "token_view_app.py"),
+         "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+# per piece: its line (top), whether A and B both cut before it, whether a <br> precedes
+# it, and its run's index and whether that run had to wrap (wider than a line)
+PIECES_JS = """() => {
+    for (const host of document.querySelectorAll('*')) {
+        const root = host.shadowRoot;
+        if (!root || !root.querySelector('.tokens.aligned .piece')) continue;
+        const runs = [...root.querySelectorAll('.tokens.aligned .run')];
+        return [...root.querySelectorAll('.tokens.aligned .piece')].map(p => {
+            const prev = p.previousSibling || p.parentElement.previousSibling;
+            return {top: Math.round(p.getBoundingClientRect().top),
+                    both: p.classList.contains('cut-a') && p.classList.contains('cut-b'),
+                    afterBreak: !!prev && prev.nodeName === 'BR' && !p.previousSibling,
+                    run: runs.indexOf(p.closest('.run')),
+                    wrapped: p.closest('.run').classList.contains('wrapped')};
+        });
+    }
+    return null;
+}"""
+
+
+def test_pair_lines_wrap_only_where_both_sides_cut(browser, pair_url):
+    context = browser.new_context(viewport={"width": 800, "height": 1000})
+    tab = context.new_page()
+    try:
+        tab.goto(pair_url)
+        wait_rendered(tab)
+        tab.wait_for_function(f"() => ({PIECES_JS})() !== null", timeout=60_000)
+        pieces = tab.evaluate(PIECES_JS)
+        tab.screenshot(path=str(ROOT / "screenshots" / "pair_view_800.png"), full_page=True)
+    finally:
+        context.close()
+    assert len({p["top"] for p in pieces}) >= 4       # the text does wrap at 800 px
+    assert sum(not p["both"] for p in pieces) > 50     # and A and B disagree a lot
+    assert not any(p["wrapped"] for p in pieces)       # no run is wider than a line here
+    for before, piece in zip(pieces, pieces[1:]):
+        if piece["top"] != before["top"]:              # a new line starts at this piece:
+            assert piece["both"] or piece["afterBreak"], piece  # only where both cut
+        if piece["run"] == before["run"]:
+            assert piece["top"] == before["top"]       # a run is never split over lines

@@ -1,0 +1,28 @@
+"""A bare page with one aligned pair view (lab.token_view with pair=), for browser tests
+of the component alone: GPT-4's tokens above, fixed 3-byte pieces below, so the two cut
+the text differently almost everywhere."""
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from bpe import GPT4Tokenizer  # noqa: E402
+from lab.token_view import token_view  # noqa: E402
+from viz.tokens import pair_view, view_row  # noqa: E402
+
+TEXT = ("The merge rule picks the most frequent pair of adjacent ids and replaces every "
+        "occurrence of it with a new id; tokenizers that learned different merges cut the "
+        "same sentence in different places, and a reader compares them piece by piece. ") * 3
+
+st.set_page_config(layout="centered")
+tok = GPT4Tokenizer()
+ids = tok.encode_ordinary(TEXT)
+raw = TEXT.encode()
+row_a = view_row(tok.decode_tokens_bytes(ids), ids, caption="GPT-4")
+thirds = [raw[i:i + 3] for i in range(0, len(raw), 3)]
+row_b = view_row(thirds, list(range(len(thirds))), caption="3 bytes")
+row_a["text"] = TEXT
+token_view([], key="pair", pair=pair_view(row_a, row_b, raw))
