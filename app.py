@@ -43,7 +43,7 @@ def main():
         sections.setdefault(section, []).append(
             st.Page(script, title=title, icon=icon, default=n == 0))
     st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/pages_guard.py
-    nav = st.navigation(sections)
+    nav = st.navigation(sections, expanded=True)  # every page listed, no "View more"
     jobs.warm_up()  # the first training then starts at once
 
     for ended in training.collect_finished():  # a training ended, on this page or another
