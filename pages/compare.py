@@ -13,6 +13,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
+from bpe import reference
 from lab import corpora, state, training, widgets
 from lab.memory import remember
 from lab.safe import code, md
@@ -138,5 +139,6 @@ st.session_state["compare_latest_seen"] = own[-1] if own else None
 if not own:
     _quick_pair_offer(alone=len(names) < 2)
 if len(names) >= 2:
-    # B: the most recently trained or loaded tokenizer, else the last reference (GPT-4o)
-    _comparison(default_b=own[-1] if own else names[-1])
+    # B: the most recently trained or loaded tokenizer, else GPT-4o (GPT-4's successor)
+    gpt4o = reference.REFERENCES["o200k_base"].label
+    _comparison(default_b=own[-1] if own else gpt4o if gpt4o in names else names[1])
