@@ -135,34 +135,6 @@ def test_an_upload_above_the_limit_is_refused_before_any_work(page, tmp_path):
     assert page.get_by_role("button", name="Train").first.is_disabled()
 
 
-def test_a_training_outlives_a_visit_to_another_page(page):
-    """The worker gives up after ABANDON_AFTER s without a poll, but while the tab is
-    connected the page's poller thread stands in for the hidden page."""
-    from lab.jobs import ABANDON_AFTER
-    open_train(page)
-    # a long honest training (a runaway pattern is now stopped by the core in seconds):
-    # Basic on 1.1 MB towards 100,000 tokens takes minutes (8,192 took 17 s)
-    page.locator(".st-key-train_sample").click()
-    page.get_by_role("option", name=re.compile("tinyshakespeare")).click()
-    wait_rendered(page)
-    page.locator(".st-key-train_kind").get_by_text("Basic").click()
-    page.locator(".st-key-train_vocab_size input").fill("100000")
-    page.locator(".st-key-train_min_frequency input").fill("1")
-    page.locator(".st-key-train_submit button").click()
-    page.locator(".st-key-train_cancel button").wait_for(timeout=WAIT)
-    page.get_by_role("link", name="Tokenize").click()
-    wait_rendered(page)
-    # subtle: waiting out the watchdog is the point; nothing on the page can signal it
-    page.wait_for_timeout((ABANDON_AFTER + 5) * 1000)
-    page.get_by_role("link", name="Train").click()
-    cancel = page.locator(".st-key-train_cancel button")
-    cancel.wait_for(timeout=WAIT)
-    main = page.locator('[data-testid="stMain"]').inner_text()
-    assert "Merges done" in main and "stopped checking" not in main
-    cancel.click()
-    page.get_by_text("was cancelled").wait_for(timeout=WAIT)
-
-
 def sidebar_upload(tab, name, data):
     """Load a tokenizer file through the sidebar's loader; returns the loader's text."""
     loader = tab.locator('[data-testid="stSidebar"]')
