@@ -1,7 +1,6 @@
 """The Train page in real Chromium: upload a corpus, train, see the live progress, the
 merge table and both charts; a binary upload gets a message; Cancel stops a training.
 Screenshots: screenshots/train_*.png."""
-import re
 import subprocess
 import sys
 from pathlib import Path
