@@ -23,30 +23,12 @@ import regex
 from . import files, limits
 from .model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
 from .model import vocab_text as _vocab_text
+from .text import clean_text
 from .train import train_merges
 
 MAX_ID = 2 ** 32  # ids are u32 in tiktoken: larger or negative ones are out of range
 CACHE_LIMIT = 200_000        # chunks remembered by encode before the cache starts over
 CACHE_CHUNK_CHARS = 256      # longer chunks are rare; caching them would only cost memory
-
-
-def clean_text(text):
-    """Check text is a str and replace lone surrogates (invalid in UTF-8) by U+FFFD,
-    as tiktoken does, so every str can be encoded.
-
-    >>> clean_text("a\\ud800b")
-    'a\\ufffdb'
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, not {type(text).__name__}; "
-                        "decode bytes first, e.g. data.decode('utf-8')")
-    if text.isascii():
-        return text  # O(1): CPython flags ASCII strings, and they hold no surrogates
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
 
 
 class Tokenizer:

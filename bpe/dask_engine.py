@@ -59,7 +59,7 @@ def _count(client, tok, paths, range_bytes, progress):
 
     def submit():
         for task in todo:
-            pending.append((task, client.submit(count_range, *task, tok.pattern, pure=False)))
+            pending.append((task, client.submit(count_range, *task, tok._split, pure=False)))
             return
 
     for _ in range(window):

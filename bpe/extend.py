@@ -11,7 +11,8 @@ order they were learned. Text that no new merge touches therefore encodes exactl
 in the base, and undoing the new merges in any encoding gives the base's ids back.
 This file does not split text or apply ranks itself: it asks the base.
 """
-from .base import Tokenizer, clean_text
+from .base import Tokenizer
+from .text import clean_text
 from .encode import apply_merges
 from .train import train_merges
 

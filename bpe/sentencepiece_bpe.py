@@ -12,7 +12,8 @@ always a byte token. sentencepiece is imported only when one is trained or loade
 There are no minbpe merges to show: `merges` is empty, so the merge views have nothing
 to replay, and `.model` save is refused (the SentencePiece model is `model_proto`).
 """
-from .base import Tokenizer, clean_text
+from .base import Tokenizer
+from .text import clean_text
 
 SPACE = "\u2581"  # ▁, how SentencePiece writes a space inside a piece
 

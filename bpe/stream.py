@@ -16,7 +16,7 @@ import os
 import time
 from typing import NamedTuple
 
-from .base import clean_text
+from .text import clean_text
 from .count import PIECE_CHARS, Part, PartCounter, chunk_items, join, join_all
 from .train import train_merges
 
@@ -102,15 +102,9 @@ def file_ranges(paths, range_bytes=RANGE_BYTES):
     return ranges
 
 
-_splits = {}  # pattern -> split, one per worker process
-
-
-def count_range(path, start, end, pattern, piece_chars=None):
-    """The Part of path's bytes start..end: one task for a worker process or machine."""
-    split = _splits.get(pattern)
-    if split is None:
-        from .regex import RegexTokenizer
-        split = _splits[pattern] = RegexTokenizer(pattern)._split
+def count_range(path, start, end, split, piece_chars=None):
+    """The Part of path's bytes start..end: one task for a worker process or machine.
+    split: the tokenizer's split (tok._split; it pickles with its tokenizer)."""
     counter = PartCounter(split, piece_chars)
     for _, text in read_pieces(path, start, end):
         counter.feed(text)
@@ -136,7 +130,7 @@ def count_files(tok, paths, *, workers=1, progress=None, range_bytes=RANGE_BYTES
     ranges = file_ranges(paths, range_bytes)
     # spawn: the caller may have threads (a server), which fork could deadlock
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = pool.map(count_range, *zip(*ranges), [tok.pattern] * len(ranges))
+        parts = pool.map(count_range, *zip(*ranges), [tok._split] * len(ranges))
         return join_all(clock.track(parts, ranges), tok._split)
 
 
