@@ -27,7 +27,7 @@ def span_starts(row):
 
 def test_cut_marks_of_a_and_b_line_up_and_hover_links_the_sides(page, gpt4):
     # no tokenizer of the session's own: GPT-4 (A) against GPT-4o (B) on the sample
-    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("link", name="Compare", exact=True).click()
     page.locator(".tv .piece").first.wait_for(timeout=120_000)
     wait_rendered(page)
     text = SAMPLES[DEFAULT_SAMPLE]
@@ -69,7 +69,7 @@ def test_cut_marks_of_a_and_b_line_up_and_hover_links_the_sides(page, gpt4):
 
 
 def test_visitor_text_stays_text(page):
-    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("link", name="Compare", exact=True).click()
     wait_rendered(page)
     box = page.locator('[data-testid="stTextArea"] textarea').first
     box.fill('<img src=x onerror="document.title=\'pwned\'"> <script>alert(1)</script>')

@@ -12,7 +12,7 @@ CORPUS = "the cat sat on the mat, and the dog sat on the log. " * 40
 
 
 def open_chunker(tab):
-    tab.get_by_role("link", name="Token-budget chunker").click()
+    tab.get_by_role("link", name="Token-budget chunker", exact=True).click()
     tab.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
     wait_rendered(tab)
 

@@ -216,7 +216,7 @@ def test_dark_theme_follows_the_os(browser, app_url):
 
 def test_compare_trains_the_pair_and_shows_both_views(page):
     ready(page)
-    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("link", name="Compare", exact=True).click()
     button = page.get_by_role("button", name=re.compile("Train Regex and Basic"))
     button.wait_for(timeout=60_000)
     wait_rendered(page)

@@ -25,7 +25,7 @@ WAIT = 120_000
 def open_train(tab):
     # tall enough that a screenshot shows the corpus, the form and the results at once
     tab.set_viewport_size({"width": 1400, "height": 2600})
-    tab.get_by_role("link", name="Train").click()
+    tab.get_by_role("link", name="Train", exact=True).click()
     tab.get_by_text("Train a tokenizer").first.wait_for(timeout=60_000)
     wait_rendered(tab)
 
@@ -159,13 +159,13 @@ def test_upload_is_remembered_across_pages_then_sentencepiece_and_a_toast(page):
     page.locator(".st-key-train_vocab_size input").fill("2000")
     page.locator(".st-key-train_submit button").click()
     page.locator(".st-key-train_progress").wait_for(timeout=WAIT)
-    page.get_by_role("link", name="Vocabulary").click()
+    page.get_by_role("link", name="Vocabulary", exact=True).click()
     toast = page.locator('[data-testid="stToast"]')
     toast.wait_for(timeout=WAIT)
     assert "Training done" in toast.inner_text() and "bard basic 2000" in toast.inner_text()
     assert "Vocabulary" in page.locator('[data-testid="stMain"] h1').first.inner_text()
     screenshot(page, "train_toast_elsewhere")
-    page.get_by_role("link", name="Train").click()
+    page.get_by_role("link", name="Train", exact=True).click()
     page.get_by_text("Using the files uploaded before").wait_for(timeout=WAIT)
     wait_rendered(page)
     assert metrics(page)["Characters"] == f"{len(corpus.decode()):,}"
@@ -223,7 +223,7 @@ def test_the_tiktoken_pattern_applies_when_changed_after_upload(page):
     # a bad file: its error shows here, and not again on the next page
     shown = sidebar_upload(page, "bad.model", b"not a model")
     assert "bad.model line 1" in shown.replace("\\", "")
-    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("link", name="Compare", exact=True).click()
     wait_rendered(page)
     assert "bad.model line 1" not in sidebar.inner_text().replace("\\", "")
 
@@ -271,7 +271,7 @@ def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, t
         tab.get_by_text("Added to this session as").wait_for(timeout=WAIT)
         wait_rendered(tab)
         tab.get_by_text("won a tie").first.wait_for(timeout=WAIT)
-        assert main.get_by_role("link", name="Tie rules").count() == 1
+        assert main.get_by_role("link", name="Tie rules", exact=True).count() == 1
         grid = main.locator('[data-testid="stDataFrame"]').first
         grid.scroll_into_view_if_needed()
         grid.hover()
