@@ -271,7 +271,7 @@ def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, t
         tab.get_by_text("Added to this session as").wait_for(timeout=WAIT)
         wait_rendered(tab)
         tab.get_by_text("won a tie").first.wait_for(timeout=WAIT)
-        assert main.get_by_role("link", name="Tie rules", exact=True).count() == 1
+        assert main.get_by_role("link", name="Tie rules: train one corpus").count() == 1
         grid = main.locator('[data-testid="stDataFrame"]').first
         grid.scroll_into_view_if_needed()
         grid.hover()
