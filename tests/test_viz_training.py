@@ -139,9 +139,10 @@ def test_a_custom_pattern_goes_through_bpe_limits():
 
 # ------------------------------------------------------------------- the merges
 def test_visible_whitespace_and_control_characters():
+    # the one renderer (viz.tokens.display_text), as every page shows tokens
     assert vt.visible(b" a\tb\nc\r") == "·a→b↵c␍"
-    assert vt.visible(b"\x00\x1b") == "\\u0000\\u001b"
-    assert vt.visible(b"\xe2\x82") == "\ufffd"
+    assert vt.visible(b"\x00\x1b") == "⟨NUL⟩⟨ESC⟩"
+    assert vt.visible(b"\xe2\x82") == "⟨e2 82⟩"  # partial UTF-8 as hex, never a bare �
     assert vt.visible("<b>".encode()) == "<b>"  # st.dataframe shows text, not HTML
 
 

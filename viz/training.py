@@ -6,31 +6,17 @@ neither trains (lab/training.py runs trainings in a worker) nor reads a corpus
 (viz/corpus.py decodes and checks it).
 """
 import math
-import unicodedata
 
 import altair as alt
 import pandas as pd
 
 from viz.ties import tie_marks
-from viz.tokens import WHITESPACE_MARKERS
+from viz.vocab import visible  # the one renderer, on one line
 
 CHART_POINTS = 4000     # points drawn per curve at most (more only slows the browser)
 
 
 # ------------------------------------------------------------------- the merges
-def visible(token):
-    """Token bytes as one line of text: whitespace shown as markers (space ·, tab →,
-    newline ↵), other control characters as \\uXXXX, invalid UTF-8 as U+FFFD.
-
-    >>> visible(b" the\\n")
-    '·the↵'
-    """
-    text = token.decode("utf-8", errors="replace")
-    return "".join(WHITESPACE_MARKERS.get(ch) or
-                   (f"\\u{ord(ch):04x}" if unicodedata.category(ch)[0] == "C" else ch)
-                   for ch in text)
-
-
 def merge_table(tok):
     """One row per merge, in the order learned: rank, id, pair, from (the two parts),
     token, count (None where the tokenizer has no counts, e.g. loaded from .model), and
