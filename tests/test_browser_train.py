@@ -93,7 +93,7 @@ def test_live_progress_while_merging(page):
     assert metrics(page)["Merges"] == "2,744"
 
 
-def test_binary_upload_gets_a_message_and_cancel_stops_a_training(page):
+def test_binary_upload_gets_a_message_and_the_other_file_is_kept(page):
     open_train(page)
     upload(page, ("photo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
            ("a.txt", RUNAWAY_CORPUS), shows="photo.png is not UTF-8 text")
@@ -101,18 +101,8 @@ def test_binary_upload_gets_a_message_and_cancel_stops_a_training(page):
     assert "photo.png is not UTF-8 text" in main.inner_text()
     assert metrics(page)["Files"] == "1"  # a.txt is kept
     screenshot(page, "train_binary")
-    page.locator(".st-key-train_pattern").click()
-    page.get_by_role("option", name="Custom regex…").click()
-    page.locator(".st-key-train_custom_pattern input").fill(CATASTROPHIC)
-    page.locator(".st-key-train_submit button").click()
-    cancel = page.locator(".st-key-train_cancel button")
-    cancel.wait_for(timeout=WAIT)
-    assert "Splitting the corpus" in main.inner_text()
-    screenshot(page, "train_running")
-    cancel.click()
-    page.get_by_text("was cancelled").wait_for(timeout=WAIT)
-    wait_rendered(page)
-    assert page.locator(".st-key-train_submit button").is_enabled()
+    # Cancel in the worker is tested in test_jobs: a runaway pattern no longer runs long
+    # enough to click it here (the core stops it after 1 s of CPU), so racing it was flaky
 
 
 def test_an_upload_above_the_limit_is_refused_before_any_work(page, tmp_path):
