@@ -222,10 +222,14 @@ def test_compare_trains_the_pair_and_shows_both_views(page):
     wait_rendered(page)
     screenshot(page, "compare_empty")
     button.click()
-    # the pair is trained: both join the session and the one aligned view draws A and B
-    page.get_by_text("Basic 512 (Shakespeare)").first.wait_for(timeout=120_000)
-    page.locator(".tokens.aligned .piece").first.wait_for(timeout=60_000)
+    # the pair is trained: both join the session and the one aligned view draws A and B.
+    # Until then the page already compares GPT-4 with GPT-4o, so wait for the sentence
+    # that names the pair (not the progress panel, which names it too), then for the view
+    # the rerun redraws.
+    page.locator('[data-testid="stMarkdown"]', has_text="cuts above the text").filter(
+        has_text="Basic 512 (Shakespeare)").first.wait_for(timeout=120_000)
     wait_rendered(page)
+    assert until(lambda: page.locator(".tokens.aligned .piece").count() > 0, 60)
     shown = metrics(page)
     assert {"Tokens A", "Tokens B", "Boundaries shared"} <= shown.keys()
     assert page.locator(".tokens.aligned").count() == 1
