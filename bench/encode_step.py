@@ -37,6 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from run_all import interleaved  # noqa: E402  (turns taken, order flipped every round)
 
 
 def module_at(rev):
@@ -95,22 +97,24 @@ def main():
         else:
             fns = [(side, partial(module.apply_ranks, ranks=table, joinable=cut))
                    for side, module in (("before", before), ("after", after))]
-        times = {"before": [], "after": []}
+        times = {"before": [], "after": []}  # CPU seconds, beside interleaved's wall time
         out = {}
-        for round_ in range(args.rounds):
-            for side, fn in fns if round_ % 2 else fns[::-1]:
+
+        def timed(side, fn, items=items):
+            def run():
                 start = time.process_time()
                 out[side] = [fn(c) for c in items]
                 times[side].append(time.process_time() - start)
-            if out["before"] != out["after"]:
-                break
+            return run
+        interleaved({side: timed(side, fn) for side, fn in fns}, args.rounds)
         if out["before"] != out["after"]:
             print(f"| {name} | ids differ: not reported |")
             continue
         ratios = [a / b for a, b in zip(times["after"], times["before"])]
-        print(f"| {name} | {len(items):,} | {sum(len(c if isinstance(c, bytes) else c.encode()) for c in items):,} | "
-              f"{median(times['before']):.4f} | {median(times['after']):.4f} | "
-              f"{median(ratios):.3f} |")
+        size = sum(len(c if isinstance(c, bytes) else c.encode()) for c in items)
+        print(f"| {name} | {len(items):,} | {size:,} | {median(times['before']):.4f} | "
+              f"{median(times['after']):.4f} | {median(ratios):.3f} |")
+
 
 if __name__ == "__main__":
     main()

@@ -13,8 +13,8 @@
 Bad input prints one line, `bpe: error: ...`, to stderr and exits with status 1 (2 for
 a command line argparse cannot parse); never a traceback. Counting and training draw
 progress bars on stderr when stderr is a terminal. Outputs are written beside their
-target and renamed into place, so a failed run leaves none behind. This file only parses, reads and reports: the work
-is bpe's.
+target and renamed into place, so a failed run leaves none behind. This file only
+parses, reads and reports: the work is bpe's.
 """
 import argparse
 import json

@@ -1,7 +1,6 @@
 """Streamed training, counts files and Dask counting give exactly tok.train's merges on the
 concatenated text, however the text is cut (bpe/stream.py, bpe/count.py parts,
 bpe/counts.py, bpe/dask_engine.py)."""
-import random
 from collections import Counter
 
 import pytest
