@@ -2,17 +2,19 @@
 
     python -m bpe train FILE [FILE ...] --vocab-size N [--kind basic|regex]
                         [--pattern gpt4|gpt2|gpt4o|REGEX] [--min-frequency N] -o PREFIX
+                        [--tie-break first|smallest_ids|greatest_bytes]
                         [--engine local|dask] [--workers N] [--scheduler tcp://HOST:PORT]
     python -m bpe count FILE [FILE ...] -o OUT.counts [--pattern P] [--engine ...]
     python -m bpe train --from-counts A.counts [B.counts ...] --vocab-size N -o PREFIX
+                        [--tie-break RULE]
     python -m bpe encode --model PREFIX.model [FILE]     # ids as a JSON array
     python -m bpe export PREFIX.model --format tiktoken|hf -o OUT
 
 Bad input prints one line, `bpe: error: ...`, to stderr and exits with status 1 (2 for
 a command line argparse cannot parse); never a traceback. Counting and training draw
 progress bars on stderr when stderr is a terminal. Outputs are written beside their
-target and renamed into place, so a failed run leaves none behind. This file only parses, reads and reports: the work
-is bpe's.
+target and renamed into place, so a failed run leaves none behind. This file only
+parses, reads and reports: the work is bpe's.
 """
 import argparse
 import json
@@ -25,6 +27,7 @@ from .formats import load
 from .basic import BasicTokenizer
 from .counts import read_pattern, write_counts
 from .regex import RegexTokenizer, compile_pattern
+from .train import TIE_BREAKS
 
 BAR_WIDTH = 30
 BAR_INTERVAL = 0.1  # seconds between redraws; redrawing every merge would slow training
@@ -58,6 +61,11 @@ def build_parser():
     _pattern_argument(train)
     train.add_argument("--min-frequency", type=int, default=1, metavar="N",
                        help="stop when the best pair occurs fewer than N times")
+    train.add_argument("--tie-break", choices=TIE_BREAKS, default="first",
+                       help="which pair is merged when several share the top count: the "
+                            "one met first in the text (minbpe, default), the smallest ids "
+                            "(rustbpe) or the greatest bytes (CS336); the same merges from "
+                            "text files and from counts files")
     train.add_argument("-o", "--output", required=True, metavar="PREFIX",
                        help="writes PREFIX.model and PREFIX.vocab")
     _engine_arguments(train)
@@ -206,7 +214,7 @@ def cmd_train(args):
     check_files(args.files or args.from_counts)
     files.check_prefix(args.output)  # before the training, not after it
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-    options = dict(min_frequency=args.min_frequency, progress=bar)
+    options = dict(min_frequency=args.min_frequency, progress=bar, tie_break=args.tie_break)
     try:
         if args.from_counts:
             if args.kind == "basic":
@@ -234,7 +242,7 @@ def cmd_train(args):
             bar.close()
     tok.save(args.output)  # atomic: both files or neither (bpe.files)
     print(f"wrote {args.output}.model and {args.output}.vocab: {len(tok.merges)} merges "
-          f"(stopped by {tok.stop_reason})", file=sys.stderr)
+          f"(stopped by {tok.stop_reason}; tie rule {args.tie_break})", file=sys.stderr)
 
 
 def cmd_count(args):

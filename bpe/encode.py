@@ -17,6 +17,7 @@ It does not split text or cache anything; callers do.
 """
 from bisect import bisect_left, bisect_right
 from heapq import heapify, heappop, heappush
+from functools import partial
 from itertools import compress, repeat
 from operator import add, mul, not_
 import re
@@ -113,8 +114,7 @@ def apply_ranks(text_bytes, ranks, vocab=None, joinable=None):
                                           text_bytes[1:])))))
             if cuts:
                 return _apply_ranks_pieces(text_bytes, cuts, ranks)
-        ids = _apply_ranks_levels(text_bytes, ranks)
-        return ids if ids is not None else _apply_ranks_heap(text_bytes, ranks)
+        return _apply_ranks_levels(text_bytes, ranks, pause=True)
     parts = list(map(BYTES.__getitem__, text_bytes))
     pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_RANK)))
     while pair_ranks:
@@ -171,58 +171,22 @@ def _apply_ranks_pieces(text_bytes, cuts, ranks):
     return ids
 
 
-def _apply_ranks_heap(text_bytes, ranks):
-    """apply_ranks for long chunks: a heap of (rank, start) over a linked list of parts,
-    working on the bytes themselves. parts[i] is the token that starts at byte i (None
-    once absorbed by its left neighbour); an entry is stale when the bytes from its start
-    through the next part no longer have its rank.
+def _apply_ranks_levels(text_bytes, ranks, pause=False):
+    """apply_ranks for long chunks, one rank at a time, on a linked list of parts:
+    every pair of the lowest pending rank is merged in one left-to-right sweep, then the
+    next rank: tiktoken's order. The first pairs are sorted once at C speed; pairs made
+    by merges wait in a bucket per rank, with a heap of distinct ranks only.
+    parts[i] is the token that starts at byte i (None once absorbed by its left
+    neighbour); an entry is stale when the bytes from its start through the next part
+    no longer have its rank.
+    A merge may make a pair ranked below its own (never in trained ranks; hand-made ones
+    can), which tiktoken merges at once. pause=True pauses the sweep there, merges the
+    lower pairs, then goes on where it stopped; pause=False returns None instead.
     subtle: a part only ever grows by absorbing its whole right neighbour, so the pair at
-    a start is unchanged exactly when its concatenation still has the same rank."""
-    get = ranks.get
-    n = len(text_bytes)
-    parts = list(map(BYTES.__getitem__, text_bytes))
-    nxt = list(range(1, n + 1))
-    prv = list(range(-1, n - 1))
-    heap = [(r, i) for i, r in enumerate(map(get, map(add, parts, parts[1:]))) if r is not None]
-    heapify(heap)
-    pop, push = heappop, heappush
-    while heap:
-        r, i = pop(heap)
-        left = parts[i]
-        if left is None:
-            continue
-        j = nxt[i]
-        if j >= n:
-            continue
-        merged = left + parts[j]
-        if get(merged) != r:
-            continue  # stale: one side has grown since this entry was pushed
-        parts[i] = merged
-        parts[j] = None
-        k = nxt[j]
-        nxt[i] = k
-        if k < n:
-            prv[k] = i
-            rr = get(merged + parts[k])
-            if rr is not None:
-                push(heap, (rr, i))
-        h = prv[i]
-        if h >= 0:
-            rl = get(parts[h] + merged)
-            if rl is not None:
-                push(heap, (rl, h))
-    return [ranks[part] for part in parts if part is not None]
-
-
-def _apply_ranks_levels(text_bytes, ranks):
-    """apply_ranks for long chunks, one rank at a time: every pair of the lowest pending
-    rank is merged in one left-to-right sweep, then the next rank. Same ids as the heap
-    (tiktoken's order), but the first pairs are sorted once at C speed and later ones
-    wait in a bucket per rank, with a heap of distinct ranks only. Returns None, for the
-    caller to use the heap, if a merge makes a pair of lower rank than its own (no sweep
-    order is then right).
-    subtle: a merge at rank r never makes another pair of rank r: the new pair's bytes are
-    token r's plus more. So a level, once started, gains no entries."""
+    a start is unchanged exactly when its concatenation still has the same rank. And a
+    merge at rank r never makes another pair of rank r (the new pair's bytes are token
+    r's plus more), nor do the lower merges a pause lets in (their pairs hold those
+    bytes too): a sweep, paused or not, gains no entries."""
     get = ranks.get
     n = len(text_bytes)
     parts = list(map(BYTES.__getitem__, text_bytes))
@@ -234,11 +198,14 @@ def _apply_ranks_levels(text_bytes, ranks):
     ptr, stop = 0, bisect_left(first_ranks, NO_RANK)
     levels = {}  # rank -> starts of pairs made by merges, that had this rank when made
     order = []   # heap of the ranks in levels
+    paused = []  # (rank, iterator over the rest of its sweep), the lowest rank last
     pop, push = heappop, heappush
     while True:
         r0 = first_ranks[ptr] if ptr < stop else NO_RANK
         r1 = order[0] if order else NO_RANK
-        if r0 <= r1:
+        if paused and paused[-1][0] < r0 and paused[-1][0] < r1:
+            r, sweep = paused.pop()
+        elif r0 <= r1:
             if r0 == NO_RANK:
                 break
             r = r0
@@ -249,11 +216,13 @@ def _apply_ranks_levels(text_bytes, ranks):
                 pop(order)
                 starts += levels.pop(r)
                 starts.sort()
+            sweep = iter(starts)
         else:
             r = pop(order)
             starts = levels.pop(r)
             starts.sort()
-        for i in starts:
+            sweep = iter(starts)
+        for i in sweep:
             left = parts[i]
             if left is None:
                 continue
@@ -267,12 +236,15 @@ def _apply_ranks_levels(text_bytes, ranks):
             parts[j] = None
             k = nxt[j]
             nxt[i] = k
+            lower = False
             if k < n:
                 prv[k] = i
                 rr = get(merged + parts[k])
                 if rr is not None:
                     if rr < r:
-                        return None
+                        if not pause:
+                            return None
+                        lower = True
                     bucket = levels.get(rr)
                     if bucket is None:
                         levels[rr] = [i]
@@ -284,14 +256,24 @@ def _apply_ranks_levels(text_bytes, ranks):
                 rl = get(parts[h] + merged)
                 if rl is not None:
                     if rl < r:
-                        return None
+                        if not pause:
+                            return None
+                        lower = True
                     bucket = levels.get(rl)
                     if bucket is None:
                         levels[rl] = [h]
                         push(order, rl)
                     else:
                         bucket.append(h)
+            if lower:
+                paused.append((r, sweep))
+                break
     return list(map(ranks.__getitem__, filter(None, parts)))
+
+
+# the name tests/test_tokenizers.py knows: a heap of (rank, start) pairs was the fallback
+# before the levels learned to pause
+_apply_ranks_heap = partial(_apply_ranks_levels, pause=True)
 
 
 def _apply_ranks_replace(text_bytes, ranks):

@@ -10,6 +10,14 @@ corpus. Files can also be cut into byte ranges counted by other processes or mac
 BasicTokenizer trains on the whole text as one chunk, and a custom split pattern is not
 proven safe to split piece by piece, so those read the whole text, up to WHOLE_MAX_BYTES.
 This file does not merge (train.py) nor parse counts files (counts.py).
+
+Every tie rule of tok.train (tie_break="first" | "smallest_ids" | "greatest_bytes") and
+record_ties work here with the same meaning and the same result, merge_ties included:
+the trainer gets the very words tok.train would, the distinct chunks with their counts
+*in order of first occurrence*. That order is all "first" needs (a pair first occurs in
+the first occurrence of the first chunk holding it), and count.py keeps it through
+pieces, byte ranges, worker joins and counts files (which store it); the other two rules
+need only the counts.
 """
 import codecs
 import os
@@ -18,7 +26,7 @@ from typing import NamedTuple
 
 from .text import clean_text
 from .count import PIECE_CHARS, Part, PartCounter, chunk_items, join, join_all
-from .train import train_merges
+from .train import TIE_BREAKS, train_merges
 
 READ_BYTES = 1 << 20         # bytes read from a file at a time
 RANGE_BYTES = 64 << 20       # bytes of a file one worker counts as one task
@@ -183,38 +191,42 @@ def _need_streamable(tok):
 
 # ----------------------------------------------------------------- training
 def train_from_files(tok, paths, vocab_size, *, min_frequency=1, progress=None,
-                     count_progress=None, workers=1):
+                     count_progress=None, workers=1, tie_break="first", record_ties=False):
     """Train tok on the concatenated UTF-8 files, reading them a piece at a time; the
-    same merges and merge_counts as tok.train(concatenated text). workers > 1 counts
-    byte ranges in that many processes. Returns tok."""
-    tok._check_train_args(vocab_size, min_frequency)
+    same merges, merge_counts and merge_ties as tok.train(concatenated text) with the
+    same tie_break and record_ties. workers > 1 counts byte ranges in that many
+    processes. Returns tok."""
+    rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     paths = [os.fspath(p) for p in paths]
     if not getattr(tok, "_is_preset", False):
         return tok.train(_whole_text(tok, _file_texts(paths)), vocab_size,
-                         min_frequency=min_frequency, progress=progress)
+                         min_frequency=min_frequency, progress=progress, **rules)
     part = count_files(tok, paths, workers=workers, progress=count_progress)
     return train_from_part(tok, part, vocab_size, min_frequency=min_frequency,
-                           progress=progress)
+                           progress=progress, **rules)
 
 
 def train_from_iterator(tok, texts, vocab_size, *, min_frequency=1, progress=None,
-                        count_progress=None):
+                        count_progress=None, tie_break="first", record_ties=False):
     """Train tok on the concatenation of an iterable of str (rustbpe's name), keeping
-    only the chunk counts; the same merges as tok.train("".join(texts)). Returns tok."""
-    tok._check_train_args(vocab_size, min_frequency)
+    only the chunk counts; the same merges as tok.train("".join(texts)) with the same
+    tie_break and record_ties. Returns tok."""
+    rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     if not getattr(tok, "_is_preset", False):
         return tok.train(_whole_text(tok, texts), vocab_size,
-                         min_frequency=min_frequency, progress=progress)
+                         min_frequency=min_frequency, progress=progress, **rules)
     part = count_texts(tok, texts, progress=count_progress)
     return train_from_part(tok, part, vocab_size, min_frequency=min_frequency,
-                           progress=progress)
+                           progress=progress, **rules)
 
 
-def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None):
-    """Train tok on counts files (counts.py) joined in order; the same merges as
-    training on the files they count. Each must be made with tok's pattern."""
+def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,
+                      tie_break="first", record_ties=False):
+    """Train tok on counts files (counts.py) joined in order; the same merges (and
+    merge_ties) as training on the files they count, with any tie rule. Each must be
+    made with tok's pattern."""
     from .counts import read_counts
-    tok._check_train_args(vocab_size, min_frequency)
+    rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     _need_streamable(tok)
 
     def parts():
@@ -226,18 +238,32 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None)
                                  " count every file with the same --pattern")
             yield part
     return train_from_part(tok, join_all(parts(), tok._split), vocab_size,
-                           min_frequency=min_frequency, progress=progress)
+                           min_frequency=min_frequency, progress=progress, **rules)
 
 
-def train_from_part(tok, part, vocab_size, *, min_frequency=1, progress=None):
-    """Train tok on the chunk counts of a whole text (a Part from its start to its end).
-    Consumes part."""
-    tok._check_train_args(vocab_size, min_frequency)
+def train_from_part(tok, part, vocab_size, *, min_frequency=1, progress=None,
+                    tie_break="first", record_ties=False):
+    """Train tok on the chunk counts of a whole text (a Part from its start to its end,
+    its chunks in order of first occurrence, as count.py and counts files keep them);
+    tie_break and record_ties as in tok.train, with the same result. Consumes part."""
+    rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     words = [(chunk.encode("utf-8"), freq) for chunk, freq in chunk_items(part, tok._split)]
     part.counts.clear()  # the words hold the chunks now; free the str copies before merging
-    result = train_merges(words, vocab_size, min_frequency, progress)
+    result = train_merges(words, vocab_size, min_frequency, progress, **rules)
     del words
     return tok._apply_training(result)
+
+
+def _check_args(tok, vocab_size, min_frequency, tie_break, record_ties):
+    """ValueError for arguments no training can use, before any counting (an hour of
+    reading should not end in a typo); the tie options as keyword arguments for train."""
+    tok._check_train_args(vocab_size, min_frequency)
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, "
+                         f"not {tie_break!r}")
+    if not isinstance(record_ties, bool):
+        raise ValueError(f"record_ties must be True or False, not {record_ties!r}")
+    return dict(tie_break=tie_break, record_ties=record_ties)
 
 
 def _file_texts(paths):

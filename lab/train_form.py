@@ -54,7 +54,7 @@ def default_name(corpus_label, kind, vocab_size, counts=None):
 
 def train_form(corpus_label, *, counts=None, ready=True, running=False):
     """Draw the form; its values as a Form. counts: the counts file the corpus is, whose
-    split pattern is fixed and which trains with bpe.stream (no tie options)."""
+    split pattern is fixed and which trains with bpe.stream (with the same tie options)."""
     with st.form("train_form"):
         left, right = st.columns(2)
         if counts is None:
@@ -69,25 +69,26 @@ def train_form(corpus_label, *, counts=None, ready=True, running=False):
                 "Custom regex (used when the split pattern is “Custom regex…”)",
                 key="train_custom_pattern",
                 placeholder=r"e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+")
-            tie_break = left.selectbox(
-                "Tie rule", TIE_BREAKS, key="train_tie_break",
-                format_func=lambda rule: f"{rule}: {RULE_LABELS[rule]}",
-                help="Which pair is merged when several share the top count (ties are "
-                     "common). minbpe takes the pair met first, rustbpe the smallest ids, "
-                     "CS336's assignment the greatest bytes: the merges differ from the "
-                     "first tie on.")
-            record_ties = left.selectbox(
-                "Record ties", list(RECORD_TIES), key="train_record_ties",
-                format_func=RECORD_TIES.get,
-                help="Note, at every merge, the other pairs that had the same top count, and "
-                     "mark those merges in the merge table. It roughly doubles the training "
-                     f"time, so by default only vocab sizes up to {TIES_UP_TO:,} record them.")
         else:
-            kind, preset, custom, tie_break, record_ties = "Regex", None, "", "first", "off"
+            kind, preset, custom = "Regex", None, ""
             left.markdown(f"**Regex**, split by the counts file's pattern "
                           f"{code(counts.pattern)}")
-            left.caption("A counts file trains with minbpe's tie rule (the pair met first) "
-                         "and records no ties: bpe.stream.train_from_part offers neither.")
+            left.caption("A counts file keeps its chunks in order of first occurrence, so "
+                         "every tie rule gives the merges (and ties) of training on the "
+                         "text it counts.")
+        tie_break = left.selectbox(
+            "Tie rule", TIE_BREAKS, key="train_tie_break",
+            format_func=lambda rule: f"{rule}: {RULE_LABELS[rule]}",
+            help="Which pair is merged when several share the top count (ties are "
+                 "common). minbpe takes the pair met first, rustbpe the smallest ids, "
+                 "CS336's assignment the greatest bytes: the merges differ from the "
+                 "first tie on.")
+        record_ties = left.selectbox(
+            "Record ties", list(RECORD_TIES), key="train_record_ties",
+            format_func=RECORD_TIES.get,
+            help="Note, at every merge, the other pairs that had the same top count, and "
+                 "mark those merges in the merge table. It roughly doubles the training "
+                 f"time, so by default only vocab sizes up to {TIES_UP_TO:,} record them.")
         vocab_size = right.number_input(
             "Vocab size", min_value=vc.VOCAB_MIN, max_value=vc.VOCAB_MAX, step=256,
             key="train_vocab_size",
@@ -122,15 +123,18 @@ def start(form, text, n_bytes, corpus_label, counts=None):
     common = dict(vocab_size=form.vocab_size, min_frequency=form.min_frequency,
                   special_tokens=specials)
     name = form.name.strip()
+    ties = form.records_ties()
+    rules = dict(tie_break=form.tie_break, record_ties=ties)
+    rule_text = f"tie rule {form.tie_break}{', ties recorded' if ties else ''}"
     if counts is not None:
         compile_pattern(counts.pattern)
         return training.start(TRAIN, training.Settings(
             kind="counts", name=name or default_name(corpus_label, "", form.vocab_size, counts),
-            summary=f"Regex (the counts file's pattern), vocab size {form.vocab_size:,}, on "
-                    f"the chunk counts of {counts.name}",
+            summary=f"Regex (the counts file's pattern), vocab size {form.vocab_size:,}, "
+                    f"{rule_text}, on the chunk counts of {counts.name}",
             vocab_size=form.vocab_size, min_frequency=form.min_frequency,
             corpus=counts.fingerprint, corpus_label=counts.name),
-            dict(data=counts.data, file_name=counts.name, **common))
+            dict(data=counts.data, file_name=counts.name, **rules, **common))
     kind = form.kind.lower()
     vc.check_corpus(kind, n_bytes)
     pattern = None
@@ -142,15 +146,13 @@ def start(form, text, n_bytes, corpus_label, counts=None):
         vc.check_pattern_speed(pattern, text)  # looks at the start only
     label = ("custom regex" if form.preset == CUSTOM else
              PATTERN_LABELS.get(form.preset, form.preset)) if kind == "regex" else "no split"
-    ties = form.records_ties()
     train_text, held_out = vc.split_held_out(text)
     return training.start(TRAIN, training.Settings(
         kind="bpe", name=name or default_name(corpus_label, kind, form.vocab_size),
-        summary=f"{form.kind} ({label}), vocab size {form.vocab_size:,}, tie rule "
-                f"{form.tie_break}{', ties recorded' if ties else ''}, on "
+        summary=f"{form.kind} ({label}), vocab size {form.vocab_size:,}, {rule_text}, on "
                 f"{len(train_text):,} characters of {corpus_label}",
         vocab_size=form.vocab_size, min_frequency=form.min_frequency,
         held_chars=len(held_out), corpus=vc.corpus_fingerprint(text),
         corpus_label=corpus_label),
         dict(kind=kind, pattern=pattern, text=train_text, held_out=held_out or None,
-             tie_break=form.tie_break, record_ties=ties, **common))
+             **rules, **common))

@@ -36,10 +36,11 @@ def train_bpe(progress, *, kind, pattern, text, vocab_size, min_frequency=1,
 
 
 def train_counts(progress, *, data, file_name, vocab_size, min_frequency=1,
-                 special_tokens=()):
+                 special_tokens=(), tie_break="first", record_ties=False):
     """Train a Regex tokenizer on the bytes of a counts file (python -m bpe count): its
-    chunk counts, split by the pattern the file was counted with. The same merges as
-    training on the text it counts; no held-out text, so no compression curve."""
+    chunk counts, split by the pattern the file was counted with. The same merges (and
+    merge_ties) as training on the text it counts with the same tie_break and
+    record_ties; no held-out text, so no compression curve."""
     import os
     import tempfile
     from bpe import RegexTokenizer
@@ -55,7 +56,8 @@ def train_counts(progress, *, data, file_name, vocab_size, min_frequency=1,
         except ValueError as e:  # damaged, another version, not a counts file at all
             raise ValueError(str(e).replace(path, file_name)) from None
     tok = train_from_part(RegexTokenizer(pattern), part, vocab_size,
-                          min_frequency=min_frequency, progress=progress)
+                          min_frequency=min_frequency, progress=progress,
+                          tie_break=tie_break, record_ties=record_ties)
     _add_specials(tok, special_tokens)
     return Trained(tok)
 

@@ -12,6 +12,7 @@ from tokenizers import Tokenizer as HFTokenizer
 
 import bpe
 import bpe.count
+import bpe.train
 from bpe.counts import write_counts
 from conftest import ROOT
 
@@ -227,4 +228,33 @@ def test_bad_input_one_line_and_no_output(corpus, args, message):
     result = run(*args, *out, cwd=corpus)
     assert result.returncode == 1
     assert message in one_error_line(result)
+    no_outputs(corpus, before)
+
+
+@pytest.mark.parametrize("rule", bpe.train.TIE_BREAKS)
+def test_tie_break_from_text_and_from_counts(corpus, taylorswift, rule):
+    """--tie-break gives tok.train's merges for that rule, from text files and from counts
+    files alike (they keep the chunks' first-occurrence order, which "first" needs)."""
+    expected = bpe.RegexTokenizer().train(taylorswift[:80_000], 400, tie_break=rule)
+    other = bpe.RegexTokenizer().train(taylorswift[:80_000], 400,
+                                       tie_break="greatest_bytes" if rule == "first" else "first")
+    assert other.merges != expected.merges  # so passing no rule, or another, would fail
+    for name in ("a", "b"):
+        assert run("count", f"{name}.txt", "-o", f"{name}.counts", cwd=corpus).returncode == 0
+    for source in (["a.txt", "b.txt"], ["--from-counts", "a.counts", "b.counts"]):
+        result = run("train", *source, "--vocab-size", "400", "--tie-break", rule, "-o", "t",
+                     cwd=corpus)
+        assert result.returncode == 0, result.stderr
+        assert f"tie rule {rule}" in result.stderr.decode()
+        assert bpe.load(corpus / "t.model").merges == expected.merges
+
+
+def test_a_bad_tie_break_is_one_line(corpus):
+    before = sorted(os.listdir(corpus))
+    result = run("train", "a.txt", "--vocab-size", "300", "--tie-break", "random", "-o", "m",
+                 cwd=corpus)
+    assert result.returncode == 2
+    line = one_error_line(result)
+    assert "argument --tie-break: invalid choice: 'random'" in line
+    assert "'first', 'smallest_ids', 'greatest_bytes'" in line
     no_outputs(corpus, before)

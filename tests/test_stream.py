@@ -1,7 +1,6 @@
 """Streamed training, counts files and Dask counting give exactly tok.train's merges on the
 concatenated text, however the text is cut (bpe/stream.py, bpe/count.py parts,
 bpe/counts.py, bpe/dask_engine.py)."""
-import random
 from collections import Counter
 
 import pytest
@@ -11,6 +10,7 @@ from bpe import BasicTokenizer, RegexTokenizer
 from bpe import count, stream
 from bpe.count import PartCounter, finish, join_all
 from bpe.counts import read_counts, write_counts
+from bpe.train import TIE_BREAKS
 
 PRESETS = ["gpt2", "gpt4", "gpt4o"]
 AWKWARD = ("Hello wor\r\nld!  It's 2026…\r\n\r\n   café 東京 🫠🫠 naïve\t\tx  \n \u00a0 "
@@ -253,3 +253,135 @@ def test_the_tokenizer_methods_are_the_streamed_trainers(tmp_path):
     by_iter = RegexTokenizer().train_from_iterator([text[:37], text[37:]], 300)
     assert by_file.merges == by_iter.merges == want.merges
     assert by_file.merge_counts == want.merge_counts
+
+
+# -------------------------------------------------------------------- tie rules
+# Every tie rule and record_ties give, streamed or from counts files, exactly what
+# tok.train gives on the whole text: merges, counts, stop reason and the ties recorded.
+def same_rule_training(tok, expected):
+    same_training(tok, expected)
+    assert tok.merge_ties == expected.merge_ties
+    assert expected.merge_ties  # the ties really were recorded, so the check can fail
+
+
+def trained(text, vocab_size, rule, pattern="gpt4", **options):
+    return RegexTokenizer(pattern).train(text, vocab_size, tie_break=rule, record_ties=True,
+                                         **options)
+
+
+@pytest.fixture(scope="module")
+def corpus_cuts(taylorswift, shakespeare):
+    """A real corpus, cut inside a word, between \\r and \\n, and inside a run of spaces."""
+    text = taylorswift[:40_000] + AWKWARD * 5 + shakespeare[:40_000]
+    cuts = sorted([text.index("ld!") - 1, text.index("\r\n") + 1, text.index("   ") + 1,
+                   45_000, len(text) - 20])
+    return text, cuts
+
+
+@pytest.fixture(scope="module")
+def expected_by_rule(corpus_cuts):
+    text, _ = corpus_cuts
+    expected = {rule: trained(text, 420, rule) for rule in TIE_BREAKS}
+    # the rules part on this corpus, so passing the wrong rule (or none) fails below
+    assert len({tuple(tok.merges) for tok in expected.values()}) == len(TIE_BREAKS)
+    return expected
+
+
+@pytest.mark.parametrize("rule", TIE_BREAKS)
+def test_every_tie_rule_from_counts_files_equals_train(rule, corpus_cuts, expected_by_rule,
+                                                       tmp_path, small_pieces):
+    text, cuts = corpus_cuts
+    files = [counts_of(tmp_path, str(i), text[a:b])
+             for i, (a, b) in enumerate(zip([0] + cuts, cuts + [len(text)]))]
+    tok = stream.train_from_counts(RegexTokenizer(), files, 420, tie_break=rule,
+                                   record_ties=True)
+    same_rule_training(tok, expected_by_rule[rule])
+
+
+@pytest.mark.parametrize("rule", TIE_BREAKS)
+def test_every_tie_rule_from_files_and_iterators_equals_train(rule, corpus_cuts,
+                                                              expected_by_rule, tmp_path):
+    text, cuts = corpus_cuts
+    paths = []
+    for i, (a, b) in enumerate(zip([0] + cuts, cuts + [len(text)])):
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_bytes(text[a:b].encode("utf-8"))
+    by_files = stream.train_from_files(RegexTokenizer(), paths, 420, tie_break=rule,
+                                       record_ties=True)
+    same_rule_training(by_files, expected_by_rule[rule])
+    pieces = [text[i:i + 777] for i in range(0, len(text), 777)]
+    by_iter = RegexTokenizer().train_from_iterator(iter(pieces), 420, tie_break=rule,
+                                                   record_ties=True)
+    same_rule_training(by_iter, expected_by_rule[rule])
+
+
+@pytest.mark.parametrize("rule", TIE_BREAKS)
+def test_every_tie_rule_from_worker_processes_equals_train(rule, shakespeare, tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_bytes(shakespeare[:120_000].encode("utf-8"))
+    tok = RegexTokenizer("gpt2")
+    part = stream.count_files(tok, [path], workers=2, range_bytes=30_011)
+    same_rule_training(stream.train_from_part(tok, part, 380, tie_break=rule,
+                                              record_ties=True),
+                       trained(shakespeare[:120_000], 380, rule, "gpt2"))
+
+
+@pytest.mark.parametrize("rule", TIE_BREAKS)
+def test_basic_and_custom_patterns_pass_the_tie_rule_on(rule, taylorswift):
+    text = taylorswift[:8_000]
+    pieces = [text[i:i + 999] for i in range(0, len(text), 999)]
+    want = BasicTokenizer().train(text, 300, tie_break=rule, record_ties=True)
+    same_rule_training(stream.train_from_iterator(BasicTokenizer(), pieces, 300,
+                                                  tie_break=rule, record_ties=True), want)
+    custom = r"\w+|\s+|[^\w\s]+"
+    same_rule_training(stream.train_from_iterator(RegexTokenizer(custom), pieces, 300,
+                                                  tie_break=rule, record_ties=True),
+                       trained(text, 300, rule, custom))
+
+
+@pytest.fixture(scope="module")
+def counts_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("counts")
+
+
+TIE_HEAVY = ["ab", "ba", "bab", " ab", " ba", "a", "b", "  ", "\n", "\r\n", "9", "'s", "é😉",
+             "한", ".!", "\t"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(TIE_HEAVY), min_size=2, max_size=80).map("".join),
+       st.lists(st.integers(min_value=0, max_value=300), max_size=5),
+       st.sampled_from(PRESETS), st.sampled_from(TIE_BREAKS),
+       st.integers(min_value=1, max_value=3), st.integers(min_value=1, max_value=40))
+def test_random_text_every_rule_through_counts_files(counts_dir, text, cuts, pattern, rule,
+                                                     min_frequency, merges):
+    """Tie-heavy random text (few distinct pieces: many pairs share a count, in chunks
+    met in any order), cut at random places, each piece counted into its own counts
+    file, trained from them in order."""
+    cuts = sorted(c for c in set(cuts) if 0 < c < len(text))
+    tok = RegexTokenizer(pattern)
+    paths = []
+    for i, (a, b) in enumerate(zip([0] + cuts, cuts + [len(text)])):
+        counter = PartCounter(tok._split, piece_chars=5)
+        counter.feed(text[a:b])
+        paths.append(counts_dir / f"{i}.counts")
+        write_counts(paths[-1], tok.pattern, counter.part())
+    got = stream.train_from_counts(tok, paths, 256 + merges, min_frequency=min_frequency,
+                                   tie_break=rule, record_ties=True)
+    want = trained(text, 256 + merges, rule, pattern, min_frequency=min_frequency)
+    same_training(got, want)
+    assert got.merge_ties == want.merge_ties
+
+
+def test_a_bad_tie_rule_is_refused_before_counting():
+    def never():
+        raise AssertionError("counted before checking the arguments")
+        yield
+    with pytest.raises(ValueError, match="tie_break must be one of 'first', 'smallest_ids', "
+                                         "'greatest_bytes', not 'random'"):
+        stream.train_from_iterator(RegexTokenizer(), never(), 300, tie_break="random")
+    with pytest.raises(ValueError, match="record_ties must be True or False"):
+        stream.train_from_files(RegexTokenizer(), ["/nonexistent"], 300, record_ties="yes")
+    with pytest.raises(ValueError, match="tie_break must be one of"):
+        stream.train_from_part(RegexTokenizer(), count.Part([], Counter(), ""), 300,
+                               tie_break="smallest")
