@@ -179,7 +179,8 @@ class Tokenizer:
     def train_from_files(self, paths, vocab_size, **options):
         """Train on UTF-8 files read a piece at a time: the same merges as train() on
         their concatenated text, in memory that grows with the distinct chunks only
-        (options: min_frequency, progress, count_progress, workers). See bpe.stream."""
+        (options: min_frequency, tie_break, record_ties, progress, count_progress,
+        workers). See bpe.stream."""
         from .stream import train_from_files  # subtle: stream imports this module
         return train_from_files(self, paths, vocab_size, **options)
 

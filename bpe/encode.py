@@ -17,7 +17,6 @@ It does not split text or cache anything; callers do.
 """
 from bisect import bisect_left, bisect_right
 from heapq import heapify, heappop, heappush
-from functools import partial
 from itertools import compress, repeat
 from operator import add, mul, not_
 import re
@@ -269,11 +268,6 @@ def _apply_ranks_levels(text_bytes, ranks, pause=False):
                 paused.append((r, sweep))
                 break
     return list(map(ranks.__getitem__, filter(None, parts)))
-
-
-# the name tests/test_tokenizers.py knows: a heap of (rank, start) pairs was the fallback
-# before the levels learned to pause
-_apply_ranks_heap = partial(_apply_ranks_levels, pause=True)
 
 
 def _apply_ranks_replace(text_bytes, ranks):

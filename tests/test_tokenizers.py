@@ -259,11 +259,11 @@ LONG_HARD = ["x" * 3000, "👍" * 500, "^" * 999, " " * 777, "0" * 500, "ab" * 3
 
 @pytest.mark.parametrize("text", LONG_HARD)
 def test_long_chunk_paths_agree_with_tiktoken(text, gpt4, cl100k):
-    from bpe.encode import _apply_ranks_heap, _apply_ranks_levels
+    from bpe.encode import _apply_ranks_levels
     data = text.encode()
     expected = cl100k._encode_single_piece(data)  # tiktoken's merge loop on one piece
     assert _apply_ranks_levels(data, gpt4.ranks) == expected
-    assert _apply_ranks_heap(data, gpt4.ranks) == expected
+    assert _apply_ranks_levels(data, gpt4.ranks, pause=True) == expected
 
 
 @settings(max_examples=60, deadline=None)
@@ -277,7 +277,7 @@ def test_long_chunk_levels_fuzz(gpt4, cl100k, text):
 
 def test_long_chunk_falls_back_when_a_merge_makes_a_lower_rank():
     # "ab" (rank 257) merges first, then "c"+"ab" has rank 256, lower than its own:
-    # no sweep by rank is right, so the heap takes over
+    # a plain sweep by rank is wrong (it returns None); apply_ranks pauses the sweep
     tiktoken = pytest.importorskip("tiktoken")
     from bpe.encode import _apply_ranks_levels
     from bpe.gpt4 import RanksTokenizer
