@@ -108,6 +108,8 @@ BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N
 # Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
 WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+# they only add ids around a sequence (and mend offsets), which encode leaves out
+POST_PROCESSORS = ("ByteLevel", "TemplateProcessing", "RobertaProcessing")
 SPLIT_BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
 
@@ -118,8 +120,8 @@ class Pipeline:
     normalizers NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace, Prepend, Sequence;
     pre-tokenizers ByteLevel (add_prefix_space, use_regex), Split (String or Regex
     pattern, every behavior, invert), Digits, Sequence; decoders ByteLevel (or none);
-    post-processors ByteLevel, TemplateProcessing (their added ids are not part of
-    encode, which is HF's add_special_tokens=False)."""
+    post-processors ByteLevel, TemplateProcessing, RobertaProcessing (the ids they add are
+    not part of encode, which is HF's add_special_tokens=False)."""
 
     def __init__(self, normalizers, steps):
         self.normalizers = normalizers  # list of str -> str
@@ -158,7 +160,12 @@ class Pipeline:
         return text
 
     def pieces(self, text):
-        pieces = [self.normalize(text)] if text else []
+        return self.pre_tokenize(self.normalize(text))
+
+    def pre_tokenize(self, normalized):
+        """Normalized text -> the pieces BPE merges (an added token's leftovers come here
+        already normalized: bpe.hf_added)."""
+        pieces = [normalized] if normalized else []
         for step in self.steps:
             pieces = [piece for piece in step(pieces) if piece]
         return pieces
@@ -311,9 +318,10 @@ def _check_decoder(decoder):
 
 def _check_post_processor(post):
     for step in _flatten(post, "processors"):
-        if step.get("type") not in ("ByteLevel", "TemplateProcessing"):
+        if step.get("type") not in POST_PROCESSORS:
             raise ValueError(f"the post-processor {step.get('type')!r} is not implemented "
-                             "here (only ByteLevel and TemplateProcessing are)")
+                             "here (only ByteLevel, TemplateProcessing and RobertaProcessing "
+                             "are)")
 
 
 def _our_pattern(normalizers, pre):
