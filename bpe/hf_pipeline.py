@@ -20,6 +20,15 @@ def hf_pattern(pattern):
     >>> hf_pattern(r"\\p{N}{1,3}+|\\s++$")
     '(?>\\\\p{N}{1,3})|\\\\s++\\\\Z'
     """
+    return _rewrite(pattern, escape=lambda piece: piece, anchor={"$": "\\Z", "^": "\\A"},
+                    wrap=lambda interval, after: ("(?>", 1) if after == "+" else None)
+
+
+def _rewrite(pattern, escape, anchor, wrap):
+    """The walk both flavour rewrites share: pattern with each escape replaced by
+    escape(piece), each `$`/`^` by anchor[c], and each interval `X{m,n}` followed by the
+    character `after` turned into head + X{m,n} + ")" when wrap(interval, after) gives
+    (head, skip) (skip: how many characters of after that eats; None keeps it as it is)."""
     out = []        # pieces of the rewritten pattern
     atom = None     # index in out where the last complete atom starts
     groups = []     # indexes in out where open groups start
@@ -31,7 +40,7 @@ def hf_pattern(pattern):
             if pattern[i + 1:i + 2] in ("p", "P", "x", "N") and pattern[j:j + 1] == "{":
                 j = pattern.index("}", j) + 1
             atom = len(out)
-            out.append(pattern[i:j])
+            out.append(escape(pattern[i:j]))
             i = j
         elif c == "[":
             j = _class_end(pattern, i)
@@ -48,15 +57,19 @@ def hf_pattern(pattern):
             i += 1
         elif c == "{" and atom is not None and _interval_end(pattern, i):
             j = _interval_end(pattern, i)
-            if pattern[j:j + 1] == "+":
-                out[atom:] = ["(?>" + "".join(out[atom:]) + pattern[i:j] + ")"]
-                j += 1
+            how = wrap(pattern[i:j], pattern[j:j + 1])
+            if how:
+                head, skip = how
+                out[atom:] = [head + "".join(out[atom:]) + pattern[i:j] + ")"]
+                # what wrap left of after (a `+` or `?`) applies to the wrapped group
+                atom = None if skip else len(out) - 1
+                j += skip
             else:
                 out.append(pattern[i:j])
-            atom = None
+                atom = None
             i = j
         elif c in "$^":
-            out.append("\\Z" if c == "$" else "\\A")
+            out.append(anchor[c])
             atom = None
             i += 1
         else:
@@ -360,49 +373,9 @@ def pattern_from_hf(onig):
     >>> pattern_from_hf(r"\\p{N}{1,3}+|\\s+$|\\z")
     '(?:\\\\p{N}{1,3})+|\\\\s+(?m:$)|\\\\Z'
     """
-    out, atom, groups = [], None, []
-    i, n = 0, len(onig)
-    while i < n:
-        c = onig[i]
-        if c == "\\":
-            j = i + 2
-            if onig[i + 1:i + 2] in ("p", "P", "x", "N") and onig[j:j + 1] == "{":
-                j = onig.index("}", j) + 1
-            piece = onig[i:j]
-            atom = len(out)
-            out.append("\\Z" if piece == "\\z" else piece)
-            i = j
-        elif c == "[":
-            j = _class_end(onig, i)
-            atom = len(out)
-            out.append(onig[i:j])
-            i = j
-        elif c == "(":
-            groups.append(len(out))
-            out.append(c)
-            i += 1
-        elif c == ")":
-            atom = groups.pop() if groups else len(out)
-            out.append(c)
-            i += 1
-        elif c == "{" and atom is not None and _interval_end(onig, i):
-            j = _interval_end(onig, i)
-            if onig[j:j + 1] == "+" or (onig[j:j + 1] == "?" and "," not in onig[i:j]):
-                # Oniguruma (Ruby syntax): {m,n}+ repeats the interval (not possessive),
-                # and {n}? makes it optional (not lazy)
-                out[atom:] = ["(?:" + "".join(out[atom:]) + onig[i:j] + ")"]
-                atom = len(out) - 1
-                i = j
-                continue
-            out.append(onig[i:j])
-            atom = None
-            i = j
-        elif c in "$^":
-            out.append("(?m:$)" if c == "$" else "(?m:^)")
-            atom = None
-            i += 1
-        else:
-            atom = None if c in "|*+?" else len(out)
-            out.append(c)
-            i += 1
-    return "".join(out)
+    # Oniguruma (Ruby syntax): {m,n}+ repeats the interval (not possessive), and {n}?
+    # makes it optional (not lazy)
+    return _rewrite(onig, escape=lambda piece: "\\Z" if piece == "\\z" else piece,
+                    anchor={"$": "(?m:$)", "^": "(?m:^)"},
+                    wrap=lambda interval, after: ("(?:", 0) if after == "+" or (
+                        after == "?" and "," not in interval) else None)
