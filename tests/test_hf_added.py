@@ -9,14 +9,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 tk = pytest.importorskip("tokenizers")
-from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers  # noqa: E402
-from tokenizers import pre_tokenizers, processors, trainers  # noqa: E402
+from tokenizers import AddedToken, Tokenizer, normalizers, pre_tokenizers, processors  # noqa: E402
 
 from bpe import RegexTokenizer, load_bytes  # noqa: E402
 from bpe.hf import HFTokenizer, hf_json  # noqa: E402
+from test_hf import CORPUS, load_pairs, same, same_in_all, train  # noqa: E402
 
-CORPUS = ("Hello world! It's a mask: <b>tags</b>, words\tand\ntabs; café 東京 12345 "
-          "the quick brown fox jumps over the lazy dog.  ") * 20
 WHITESPACE = ["", " ", "  ", "\n", "\t ", " \n\n ", "\u3000"]
 NEIGHBOURS = WHITESPACE + ["x", "x ", " x", "é", "_", "1", ".", "!"]
 # (content, flags): every flag alone and together, a token made only of whitespace (which
@@ -40,31 +38,25 @@ NORMALIZED = {  # matched after the normalizer, by their normalized form
 }
 
 
-def train(pre, normalizer=None, post=None, added=ADDED):
-    hf = Tokenizer(models.BPE())
-    if normalizer is not None:
-        hf.normalizer = normalizer
-    hf.pre_tokenizer = pre
-    hf.decoder = decoders.ByteLevel()
+def with_added(pre, normalizer=None, post=None, added=ADDED):
+    """test_hf's small trained tokenizer, with these added tokens (content -> flags)."""
+    hf = train(pre, normalizer)
     if post is not None:
         hf.post_processor = post
-    trainer = trainers.BpeTrainer(vocab_size=360, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    hf.train_from_iterator([CORPUS], trainer)
     hf.add_special_tokens([AddedToken(content, **flags) for content, flags in added.items()])
     return hf
 
 
 CASES = {
-    "RoBERTa style (ByteLevel, RobertaProcessing)": lambda: train(
+    "RoBERTa style (ByteLevel, RobertaProcessing)": lambda: with_added(
         pre_tokenizers.ByteLevel(add_prefix_space=False),
         post=processors.RobertaProcessing(("</s>", 2), ("<s>", 0))),
-    "prefix space": lambda: train(pre_tokenizers.ByteLevel(add_prefix_space=True)),
-    "Lowercase NFKC Strip, normalized tokens": lambda: train(
+    "prefix space": lambda: with_added(pre_tokenizers.ByteLevel(add_prefix_space=True)),
+    "Lowercase NFKC Strip, normalized tokens": lambda: with_added(
         pre_tokenizers.ByteLevel(add_prefix_space=False),
         normalizers.Sequence([normalizers.NFKC(), normalizers.Strip(), normalizers.Lowercase()]),
         added={**ADDED, **NORMALIZED}),
-    "Prepend, normalized tokens": lambda: train(
+    "Prepend, normalized tokens": lambda: with_added(
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
         normalizers.Prepend("_"), added={**ADDED, **NORMALIZED}),
 }
@@ -72,15 +64,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def pairs():
-    """case -> (tokenizers' Tokenizer, ours read from its tokenizer.json)."""
-    return {name: (hf, load_bytes(hf.to_str().encode(), "tokenizer.json"))
-            for name, hf in ((name, make()) for name, make in CASES.items())}
-
-
-def same(hf, ours, text):
-    expected = hf.encode(text, add_special_tokens=False).ids
-    assert ours.encode(text, allowed_special="all") == expected, (text, expected)
-    return expected
+    return load_pairs(CASES)
 
 
 def tricky():
@@ -93,7 +77,7 @@ def tricky():
     for a, b in itertools.product(contents, repeat=2):
         for gap in ("", " ", " \n ", "x"):
             yield a + gap + b
-    yield CORPUS[:500].replace("mask", "<mask>").replace("the ", " <both> the\n\n")
+    yield CORPUS[:500].replace("world", "world  <mask>").replace("the ", " <both> the\n\n")
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -112,8 +96,7 @@ FRAGMENTS = list(ADDED) + list(NORMALIZED) + ["<MASK>", "DAY", "day", "a", "é",
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=12).map("".join)
        | st.text(alphabet="<>maskMASKsepbothqwzv \n\t\u3000xé2Day_", max_size=40))
 def test_fuzz(pairs, text):
-    for hf, ours in pairs.values():
-        same(hf, ours, text)
+    same_in_all(pairs, text)
 
 
 def test_the_flags_do_what_tokenizers_says(pairs):
@@ -198,17 +181,16 @@ def test_our_own_layout_with_flags_is_an_hf_tokenizer():
     assert type(load_bytes(json.dumps(doc).encode(), "tokenizer.json")) is RegexTokenizer
 
 
-def with_added(added, normalizer=None):
-    """The tokenizer.json of a small file with these AddedTokens."""
-    hf = train(pre_tokenizers.ByteLevel(add_prefix_space=False), normalizer, added={})
-    hf.add_special_tokens(added)
-    return hf.to_str()
+def file_with(added, normalizer=None):
+    """The tokenizer.json of a small file with these added tokens (content -> flags)."""
+    return with_added(pre_tokenizers.ByteLevel(add_prefix_space=False), normalizer,
+                      added=added).to_str()
 
 
 def test_text_tokenizers_itself_fails_on_is_refused():
     """An lstrip token inside whitespace the rstrip token before it took: tokenizers
     panics ('AddedVocabulary bad split'); ours says why instead of inventing ids."""
-    doc = with_added([AddedToken("<a>", rstrip=True), AddedToken(" ", lstrip=True)])
+    doc = file_with({"<a>": dict(rstrip=True), " ": dict(lstrip=True)})
     hf = Tokenizer.from_str(doc)
     ours = load_bytes(doc.encode(), "tokenizer.json")
     same(hf, ours, "<a> x")  # one space: the space token is squeezed to nothing
@@ -220,15 +202,30 @@ def test_text_tokenizers_itself_fails_on_is_refused():
 
 def test_tokens_that_normalize_alike_are_refused():
     """tokenizers picks either token at random for '<mask>' here (a hash map's order)."""
-    doc = with_added([AddedToken("<MASK>", normalized=True), AddedToken("<Mask>", normalized=True)],
-                     normalizers.Lowercase())
+    doc = file_with({"<MASK>": dict(normalized=True), "<Mask>": dict(normalized=True)},
+                    normalizers.Lowercase())
     with pytest.raises(ValueError, match=r"'<MASK>' and '<Mask>' both read '<mask>'"):
         load_bytes(doc.encode(), "tokenizer.json")
 
 
 def test_a_flag_that_is_not_a_bool_is_refused():
-    doc = json.loads(with_added([AddedToken("<m>", lstrip=True)]))
+    doc = json.loads(file_with({"<m>": dict(lstrip=True)}))
     doc["added_tokens"][-1]["lstrip"] = "yes"
     with pytest.raises(ValueError, match=r"tokenizer.json: added token '<m>' has lstrip=yes; "
                                          "expected true or false"):
         load_bytes(json.dumps(doc).encode(), "tokenizer.json")
+
+
+def test_single_word_knows_words_as_tokenizers_does():
+    """A word character is Rust regex's Unicode \\w: every code point of planes 0 and 1
+    (nearly all scripts) after a single_word token, in one text."""
+    from bpe.hf_added import WORD
+    from tokenizers import models
+    hf = Tokenizer(models.BPE(vocab={"a": 0}, merges=[]))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    hf.add_special_tokens([AddedToken("Q", single_word=True)])
+    chars = [ch for ch in map(chr, range(0x20000)) if not 0xD800 <= ord(ch) < 0xE000]
+    found = hf.encode("".join(" Q" + ch for ch in chars), add_special_tokens=False)
+    starts = {start for idx, (start, _) in zip(found.ids, found.offsets) if idx == 1}
+    assert hf.token_to_id("Q") == 1
+    assert starts == {3 * i + 1 for i, ch in enumerate(chars) if not WORD.match(ch)}
