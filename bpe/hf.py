@@ -5,9 +5,11 @@ rewritten for HF's regex engine (Oniguruma: `hf_pattern`); every special token k
 id (it is written to the model's vocab as well as to added_tokens, which is how
 `tokenizers` keeps an id that does not follow the vocabulary).
 In: any byte-level BPE file, whatever its id layout, with the normalizers and
-pre-tokenizers such files use (run by bpe.hf_pipeline); files in minbpe's layout and our
-own pipeline shape come back as Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal
-`tokenizers`' own (tests/test_hf.py). This file imports neither tokenizers nor tiktoken.
+pre-tokenizers such files use (run by bpe.hf_pipeline), and added tokens with their
+single_word / lstrip / rstrip / normalized flags (cut out by bpe.hf_added); files in
+minbpe's layout, our own pipeline shape and plain added tokens come back as
+Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal `tokenizers`' own
+(tests/test_hf.py, tests/test_hf_added.py). This file imports neither tokenizers nor tiktoken.
 """
 import json
 import os
@@ -339,7 +341,7 @@ class HFTokenizer(Tokenizer):
         text = clean_text(text)
         allowed, disallowed = self._policy(allowed_special, disallowed_special)
         if disallowed:
-            for special, _ in self._cut(text, allowed | disallowed):
+            for special, _ in self._cut(text, allowed | disallowed, specials_only=True):
                 if special in disallowed:
                     raise_disallowed(special)
         if not allowed:
@@ -356,8 +358,9 @@ class HFTokenizer(Tokenizer):
                 ids.append(self.special_tokens[special])
         return ids
 
-    def _cut(self, text, specials):
-        return self.added.cut(text, specials, self.pipeline.normalize, self._special_finder)
+    def _cut(self, text, specials, specials_only=False):
+        return self.added.cut(text, specials, self.pipeline.normalize, self._special_finder,
+                              specials_only)
 
     def _encode_chunk(self, text_bytes):
         layout = self.layout

@@ -62,12 +62,14 @@ class AddedTokens:
                        for token in self.flags.values()) \
             and len({token.normalized for token in self.flags.values()}) <= 1
 
-    def cut(self, text, specials, normalize, finder):
+    def cut(self, text, specials, normalize, finder, specials_only=False):
         """[(special, piece)]: text cut as tokenizers cuts it, for the added tokens named
         in specials (a set of contents). special is the content a piece stands for, or
         None for ordinary text, which comes back normalized (ready to pre-tokenize).
         normalize: the file's normalizer (str -> str); finder: a set of strings -> a
         compiled regex finding any of them, longest first (leftmost-longest).
+        specials_only: the caller reads only the specials (a policy check), so leftovers
+        are normalized only if a normalized=true token is to be looked for in them.
 
         >>> added = AddedTokens({"<mask>": AddedToken(lstrip=True)}, str)
         >>> added.cut("a <mask>b", {"<mask>"}, str, lambda s: regex.compile("|".join(s)))
@@ -80,6 +82,9 @@ class AddedTokens:
                 raw[special] = special
             elif form:  # an empty form matches nothing in tokenizers
                 forms[form] = special
+        if specials_only and not forms:
+            return [(special, piece) for special, piece in self._find(text, raw, finder)
+                    if special is not None and piece]
         out = []
         for special, piece in self._find(text, raw, finder):
             if special is None:
