@@ -5,20 +5,25 @@ rewritten for HF's regex engine (Oniguruma: `hf_pattern`); every special token k
 id (it is written to the model's vocab as well as to added_tokens, which is how
 `tokenizers` keeps an id that does not follow the vocabulary).
 In: any byte-level BPE file, whatever its id layout, with the normalizers and
-pre-tokenizers such files use (run by bpe.hf_pipeline); files in minbpe's layout and our
-own pipeline shape come back as Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal
-`tokenizers`' own (tests/test_hf.py). This file imports neither tokenizers nor tiktoken.
+pre-tokenizers such files use (run by bpe.hf_pipeline), and added tokens with their
+single_word / lstrip / rstrip / normalized flags (cut out by bpe.hf_added); files in
+minbpe's layout, our own pipeline shape and plain added tokens come back as
+Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal `tokenizers`' own
+(tests/test_hf.py, tests/test_hf_added.py). This file imports neither tokenizers nor tiktoken.
 """
 import json
 import os
+from itertools import chain
 
 from . import files, limits
-from .base import Tokenizer
+from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
 from .basic import BasicTokenizer
 from .encode import apply_merges
+from .hf_added import FLAGS, AddedToken, AddedTokens
 from .hf_pipeline import Pipeline, hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
 from .ranks import mergeable_ranks
 from .regex import RegexTokenizer
+from .text import clean_text
 
 
 def bytes_to_unicode():
@@ -91,13 +96,18 @@ def _document_with_specials(tok):
     """An HFTokenizer's source file, with the special tokens registered since added."""
     doc = json.loads(json.dumps(tok.document))
     known = {added.get("content") for added in doc.get("added_tokens") or []}
+    new = {special: idx for special, idx in tok.special_tokens.items() if special not in known}
+    if not new:
+        return doc
     doc["added_tokens"] = list(doc.get("added_tokens") or []) + [
         {"id": idx, "content": special, "single_word": False, "lstrip": False,
          "rstrip": False, "normalized": False, "special": True}
-        for special, idx in tok.special_tokens.items() if special not in known]
+        for special, idx in new.items()]
+    vocab = doc["model"]["vocab"]
     for special, idx in tok.special_tokens.items():
-        if special not in known:
-            doc["model"]["vocab"][special] = idx  # as in hf_json: keeps the id in tokenizers
+        # as in hf_json: keeps the id in tokenizers. subtle: the file's own added tokens
+        # too, which tokenizers numbers on from the vocab's size, which this just changed
+        vocab.setdefault(special, idx)
     return doc
 
 
@@ -140,28 +150,54 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
                  "SentencePiece or WordPiece style, or random); it cannot be imported")
     try:
         pipeline = Pipeline.from_json(data)
-        added = _added_tokens(data, pipeline)
+        added, flags = _added_tokens(data)
+        added_tokens = AddedTokens(flags, pipeline.normalize)
         layout = _Layout(vocab, merges, model, set(added.values()))
     except ValueError as e:
         fail(str(e))
-    if layout.is_ours() and pipeline.is_ours():
+    if layout.is_ours() and pipeline.is_ours() and added_tokens.is_plain():
         merges_ = layout.merges_in_order()
         if pipeline.pattern:
             tok = RegexTokenizer.from_merges(merges_, pattern=pipeline.pattern)
         else:
             tok = BasicTokenizer.from_merges(merges_)
     else:
-        tok = HFTokenizer(pipeline, layout, name=source, document=data)
+        tok = HFTokenizer(pipeline, layout, name=source, document=data, added=added_tokens)
     try:
         tok.register_special_tokens(added)
     except ValueError as e:
         fail(str(e))
+    for content, idx in _ids_tokenizers_gives(vocab, added).items():
+        if added[content] != idx:
+            fail(f"added token {content[:40]!r} has id {added[content]}, but tokenizers reads "
+                 f"it as id {idx} (it ignores the id written there: it takes the token's id "
+                 f"from the model's vocab, else counts on from the vocab's size, "
+                 f"{len(vocab)}); add {content[:40]!r} to the model's vocab with id "
+                 f"{added[content]}")
     return tok
 
 
-def _added_tokens(data, pipeline):
-    """added_tokens -> {content: id}; refuses the options we do not implement."""
-    added = {}
+def _ids_tokenizers_gives(vocab, added):
+    """{content: id} as tokenizers numbers a file's added tokens when it reads it (its
+    added_vocabulary.add_tokens): the vocab's id, else the next after the vocab, in order.
+
+    >>> _ids_tokenizers_gives({"a": 0, "b": 1}, {"<x>": 7, "b": 1, "<y>": 9})
+    {'<x>': 2, 'b': 1, '<y>': 3}
+    """
+    out, next_id = {}, len(vocab)
+    for content in added:
+        if content in vocab:
+            out[content] = vocab[content]
+        else:
+            out[content] = next_id
+            next_id += 1
+    return out
+
+
+def _added_tokens(data):
+    """added_tokens -> ({content: id}, {content: AddedToken}: how tokenizers matches it).
+    A flag left out counts as false (tokenizers itself would refuse such a file)."""
+    added, flags = {}, {}
     for token in limits.expect(data.get("added_tokens") or [], list, '"added_tokens"'):
         if not isinstance(token, dict) or not isinstance(token.get("content"), str) \
                 or not isinstance(token.get("id"), int) or isinstance(token.get("id"), bool):
@@ -169,16 +205,13 @@ def _added_tokens(data, pipeline):
         limits.check_id(token["id"], f'"added_tokens" {token["content"][:40]!r}')
         if token["content"] in added:
             raise ValueError(f'"added_tokens": {token["content"][:40]!r} appears twice')
-        for option in ("single_word", "lstrip", "rstrip"):
-            if token.get(option):
-                raise ValueError(f"added token {token['content']!r} has {option}=true, which "
-                                 "this importer does not implement")
-        if token.get("normalized") and pipeline.normalizers:
-            raise ValueError(f"added token {token['content']!r} is matched after "
-                             "normalization (normalized=true), which this importer does not "
-                             "implement")
+        for flag in FLAGS:
+            if not isinstance(token.get(flag, False), bool):
+                raise ValueError(f"added token {token['content'][:40]!r} has "
+                                 f"{flag}={str(token[flag])[:20]}; expected true or false")
         added[token["content"]] = token["id"]
-    return added
+        flags[token["content"]] = AddedToken(*(token.get(flag, False) for flag in FLAGS))
+    return added, flags
 
 
 class _Layout:
@@ -249,17 +282,20 @@ class HFTokenizer(Tokenizer):
     pre-tokenizers: ids identical to `tokenizers`' encode(text, add_special_tokens=False).
     It merges as HF does (the pair of lowest merge rank, leftmost first), in internal ids
     where a merge's id is its rank, then maps them to the file's ids. It cannot be trained
-    or saved as a .model file; export it again with save_hf."""
+    or saved as a .model file; export it again with save_hf.
+    Its added tokens are cut out of the text as tokenizers cuts them, flags and all
+    (single_word, lstrip, rstrip, normalized: bpe.hf_added)."""
 
-    def __init__(self, pipeline, layout, name="tokenizer.json", document=None):
+    def __init__(self, pipeline, layout, name="tokenizer.json", document=None, added=None):
         self.pipeline = pipeline
         self.layout = layout
         self.name = name
         self.document = document  # the tokenizer.json it came from, for export
-        # read by bpe.ranks: tiktoken has no normalizers or prefix spaces
+        self.added = added or AddedTokens({}, pipeline.normalize)
+        # read by bpe.ranks: tiktoken has no normalizers, prefix spaces or stripping tokens
         self.not_tiktoken = (f"{name} is a Hugging Face pipeline (normalizers, "
-                             "pre-tokenizers) that tiktoken ranks cannot express; export it "
-                             "as tokenizer.json")
+                             "pre-tokenizers, added-token flags) that tiktoken ranks cannot "
+                             "express; export it as tokenizer.json")
         self.pattern = ""
         Tokenizer.__init__(self)
         self.pattern = pipeline.pattern or ""
@@ -289,6 +325,42 @@ class HFTokenizer(Tokenizer):
 
     def _split(self, text):
         return self.pipeline.pieces(text)
+
+    def encode(self, text, *policy, allowed_special=frozenset(), disallowed_special="all"):
+        """Tokenizer.encode's policy (tiktoken's), with the added tokens cut out as
+        tokenizers cuts them: allowed_special="all" gives tokenizers' own
+        encode(text, add_special_tokens=False). A disallowed token raises only where it
+        would be cut out (a single_word token inside a word is ordinary text there too).
+
+        subtle: only the allowed tokens are looked for, as tiktoken does; tokenizers has no
+        such subset (it looks for all and can skip specials), so with a subset a skipped
+        token cannot hide an allowed one that overlaps it.
+        """
+        if policy:
+            return Tokenizer.encode(self, text, *policy)  # its TypeError says how to write it
+        text = clean_text(text)
+        allowed, disallowed = self._policy(allowed_special, disallowed_special)
+        if disallowed:
+            for special, _ in self._cut(text, allowed | disallowed, specials_only=True):
+                if special in disallowed:
+                    raise_disallowed(special)
+        if not allowed:
+            return self.encode_ordinary(text)
+        cache = self._cache
+        if len(cache) > CACHE_LIMIT:
+            cache.clear()
+        ids = []
+        for special, piece in self._cut(text, allowed):
+            if special is None:
+                ids += chain.from_iterable(map(cache.__getitem__,
+                                               self.pipeline.pre_tokenize(piece)))
+            else:
+                ids.append(self.special_tokens[special])
+        return ids
+
+    def _cut(self, text, specials, specials_only=False):
+        return self.added.cut(text, specials, self.pipeline.normalize, self._special_finder,
+                              specials_only)
 
     def _encode_chunk(self, text_bytes):
         layout = self.layout

@@ -20,6 +20,15 @@ def hf_pattern(pattern):
     >>> hf_pattern(r"\\p{N}{1,3}+|\\s++$")
     '(?>\\\\p{N}{1,3})|\\\\s++\\\\Z'
     """
+    return _rewrite(pattern, escape=lambda piece: piece, anchor={"$": "\\Z", "^": "\\A"},
+                    wrap=lambda interval, after: ("(?>", 1) if after == "+" else None)
+
+
+def _rewrite(pattern, escape, anchor, wrap):
+    """The walk both flavour rewrites share: pattern with each escape replaced by
+    escape(piece), each `$`/`^` by anchor[c], and each interval `X{m,n}` followed by the
+    character `after` turned into head + X{m,n} + ")" when wrap(interval, after) gives
+    (head, skip) (skip: how many characters of after that eats; None keeps it as it is)."""
     out = []        # pieces of the rewritten pattern
     atom = None     # index in out where the last complete atom starts
     groups = []     # indexes in out where open groups start
@@ -31,7 +40,7 @@ def hf_pattern(pattern):
             if pattern[i + 1:i + 2] in ("p", "P", "x", "N") and pattern[j:j + 1] == "{":
                 j = pattern.index("}", j) + 1
             atom = len(out)
-            out.append(pattern[i:j])
+            out.append(escape(pattern[i:j]))
             i = j
         elif c == "[":
             j = _class_end(pattern, i)
@@ -48,15 +57,19 @@ def hf_pattern(pattern):
             i += 1
         elif c == "{" and atom is not None and _interval_end(pattern, i):
             j = _interval_end(pattern, i)
-            if pattern[j:j + 1] == "+":
-                out[atom:] = ["(?>" + "".join(out[atom:]) + pattern[i:j] + ")"]
-                j += 1
+            how = wrap(pattern[i:j], pattern[j:j + 1])
+            if how:
+                head, skip = how
+                out[atom:] = [head + "".join(out[atom:]) + pattern[i:j] + ")"]
+                # what wrap left of after (a `+` or `?`) applies to the wrapped group
+                atom = None if skip else len(out) - 1
+                j += skip
             else:
                 out.append(pattern[i:j])
-            atom = None
+                atom = None
             i = j
         elif c in "$^":
-            out.append("\\Z" if c == "$" else "\\A")
+            out.append(anchor[c])
             atom = None
             i += 1
         else:
@@ -108,6 +121,53 @@ BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N
 # Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
 WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+# The characters Unicode assigned after 9.0 that normalization changes or combines (their
+# canonical parts included). tokenizers normalizes with Unicode 9.0's tables (its crate
+# unicode-normalization-alignments), where they are unassigned: it leaves them as they
+# are, and nothing combines across them. Python's unicodedata (14.0 in 3.11) would not.
+# Listed with Perl's \p{In=9.0} (Unicode 14); tests/test_hf.py checks every code point.
+NEWER_THAN_HF = regex.compile(
+    "([\u07FD\u0898-\u089F\u08CA-\u08D3\u09FE\u0C3C\u0D3B-\u0D3C\u0EBA\u1715"
+    "\u1ABF-\u1ACE\u1DF6-\u1DFA\u32FF\uA7F2-\uA7F4\uA82C\uAB66-\uAB67\uAB69"
+    "\U00010781-\U00010785\U00010787-\U000107B0\U000107B2-\U000107BA"
+    "\U00010D24-\U00010D27\U00010EAB-\U00010EAC\U00010F46-\U00010F50"
+    "\U00010F82-\U00010F85\U00011070\U0001133B\U0001145E\U00011839-\U0001183A"
+    "\U00011930\U00011935\U00011938\U0001193D-\U0001193E\U00011943\U000119E0"
+    "\U00011A34\U00011A47\U00011A99\U00011D42\U00011D44-\U00011D45\U00011D97"
+    "\U00016FF0-\U00016FF1\U0001DF04-\U0001DF06\U0001DF08\U0001DF0A\U0001DF1E"
+    "\U0001E130-\U0001E136\U0001E2AE\U0001E2EC-\U0001E2EF\U0001F16C"
+    "\U0001FBF0-\U0001FBF9])")
+
+
+# Capital letters of Unicode 15 and 16 that Rust's to_lowercase (so tokenizers' Lowercase)
+# knows and Python 3.11's str.lower (Unicode 14) does not: (first, last, offset to small)
+NEWER_CAPITALS = ((0x1C89, 0x1C89, 1), (0xA7CB, 0xA7CB, -42343), (0xA7CC, 0xA7CC, 1),
+                  (0xA7CE, 0xA7CE, 1), (0xA7D2, 0xA7D2, 1), (0xA7D4, 0xA7D4, 1),
+                  (0xA7DA, 0xA7DA, 1), (0xA7DC, 0xA7DC, -42561), (0x10D50, 0x10D65, 32),
+                  (0x16EA0, 0x16EB8, 27))
+LOWER_NEWER = {c: c + offset for first, last, offset in NEWER_CAPITALS
+               for c in range(first, last + 1)}  # str.translate's table
+
+
+def unicode_9_normalize(form, text):
+    """unicodedata.normalize(form, text) as tokenizers does it, with Unicode 9.0's tables:
+    the characters of NEWER_THAN_HF stay as they are, and each stretch between them is
+    normalized on its own.
+
+    >>> unicode_9_normalize("NFKC", "\U0001FBF0 ①")  # SEGMENTED DIGIT ZERO is from 13.0
+    '\U0001fbf0 1'
+    """
+    if text.isascii():
+        return text
+    parts = NEWER_THAN_HF.split(text)
+    if len(parts) == 1:
+        return unicodedata.normalize(form, text)
+    return "".join(part if i % 2 else unicodedata.normalize(form, part)
+                   for i, part in enumerate(parts))
+
+
+# they only add ids around a sequence (and mend offsets), which encode leaves out
+POST_PROCESSORS = ("ByteLevel", "TemplateProcessing", "RobertaProcessing")
 SPLIT_BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
 
@@ -118,8 +178,8 @@ class Pipeline:
     normalizers NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace, Prepend, Sequence;
     pre-tokenizers ByteLevel (add_prefix_space, use_regex), Split (String or Regex
     pattern, every behavior, invert), Digits, Sequence; decoders ByteLevel (or none);
-    post-processors ByteLevel, TemplateProcessing (their added ids are not part of
-    encode, which is HF's add_special_tokens=False)."""
+    post-processors ByteLevel, TemplateProcessing, RobertaProcessing (the ids they add are
+    not part of encode, which is HF's add_special_tokens=False)."""
 
     def __init__(self, normalizers, steps):
         self.normalizers = normalizers  # list of str -> str
@@ -158,7 +218,12 @@ class Pipeline:
         return text
 
     def pieces(self, text):
-        pieces = [self.normalize(text)] if text else []
+        return self.pre_tokenize(self.normalize(text))
+
+    def pre_tokenize(self, normalized):
+        """Normalized text -> the pieces BPE merges (an added token's leftovers come here
+        already normalized: bpe.hf_added)."""
+        pieces = [normalized] if normalized else []
         for step in self.steps:
             pieces = [piece for piece in step(pieces) if piece]
         return pieces
@@ -181,10 +246,12 @@ def _flatten(component, key):
 def _normalizer(spec):
     kind = spec.get("type")
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
-        return lambda text: unicodedata.normalize(kind, text)
+        return lambda text: unicode_9_normalize(kind, text)
     if kind == "Lowercase":
-        # Rust lowercases char by char (no final-sigma rule, unlike str.lower())
-        return lambda text: "".join(map(str.lower, text)) if not text.isascii() else text.lower()
+        # Rust lowercases char by char (no final-sigma rule, unlike str.lower()), and knows
+        # capitals newer than Python's Unicode
+        return lambda text: text.lower() if text.isascii() else "".join(
+            map(str.lower, text)).translate(LOWER_NEWER)
     if kind == "Strip":
         left, right = spec.get("strip_left", True), spec.get("strip_right", True)
 
@@ -311,9 +378,10 @@ def _check_decoder(decoder):
 
 def _check_post_processor(post):
     for step in _flatten(post, "processors"):
-        if step.get("type") not in ("ByteLevel", "TemplateProcessing"):
+        if step.get("type") not in POST_PROCESSORS:
             raise ValueError(f"the post-processor {step.get('type')!r} is not implemented "
-                             "here (only ByteLevel and TemplateProcessing are)")
+                             "here (only ByteLevel, TemplateProcessing and RobertaProcessing "
+                             "are)")
 
 
 def _our_pattern(normalizers, pre):
@@ -352,49 +420,9 @@ def pattern_from_hf(onig):
     >>> pattern_from_hf(r"\\p{N}{1,3}+|\\s+$|\\z")
     '(?:\\\\p{N}{1,3})+|\\\\s+(?m:$)|\\\\Z'
     """
-    out, atom, groups = [], None, []
-    i, n = 0, len(onig)
-    while i < n:
-        c = onig[i]
-        if c == "\\":
-            j = i + 2
-            if onig[i + 1:i + 2] in ("p", "P", "x", "N") and onig[j:j + 1] == "{":
-                j = onig.index("}", j) + 1
-            piece = onig[i:j]
-            atom = len(out)
-            out.append("\\Z" if piece == "\\z" else piece)
-            i = j
-        elif c == "[":
-            j = _class_end(onig, i)
-            atom = len(out)
-            out.append(onig[i:j])
-            i = j
-        elif c == "(":
-            groups.append(len(out))
-            out.append(c)
-            i += 1
-        elif c == ")":
-            atom = groups.pop() if groups else len(out)
-            out.append(c)
-            i += 1
-        elif c == "{" and atom is not None and _interval_end(onig, i):
-            j = _interval_end(onig, i)
-            if onig[j:j + 1] == "+" or (onig[j:j + 1] == "?" and "," not in onig[i:j]):
-                # Oniguruma (Ruby syntax): {m,n}+ repeats the interval (not possessive),
-                # and {n}? makes it optional (not lazy)
-                out[atom:] = ["(?:" + "".join(out[atom:]) + onig[i:j] + ")"]
-                atom = len(out) - 1
-                i = j
-                continue
-            out.append(onig[i:j])
-            atom = None
-            i = j
-        elif c in "$^":
-            out.append("(?m:$)" if c == "$" else "(?m:^)")
-            atom = None
-            i += 1
-        else:
-            atom = None if c in "|*+?" else len(out)
-            out.append(c)
-            i += 1
-    return "".join(out)
+    # Oniguruma (Ruby syntax): {m,n}+ repeats the interval (not possessive), and {n}?
+    # makes it optional (not lazy)
+    return _rewrite(onig, escape=lambda piece: "\\Z" if piece == "\\z" else piece,
+                    anchor={"$": "(?m:$)", "^": "(?m:^)"},
+                    wrap=lambda interval, after: ("(?:", 0) if after == "+" or (
+                        after == "?" and "," not in interval) else None)

@@ -90,14 +90,18 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def pairs():
+def load_pairs(cases):
     """case -> (tokenizers' Tokenizer, ours read from its tokenizer.json)."""
     out = {}
-    for name, make in CASES.items():
+    for name, make in cases.items():
         hf = make()
         out[name] = hf, load_bytes(hf.to_str().encode(), "tokenizer.json")
     return out
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return load_pairs(CASES)
 
 
 def same(hf, ours, text):
@@ -118,6 +122,10 @@ def test_tricky_strings_and_corpus(pairs, name):
 @given(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=60)
        | st.text(alphabet="aA ΣσßİfiＡ1２!'\n\t\u3000\u0301é👍<|>endoftxpad", max_size=60))
 def test_fuzz_every_case(pairs, text):
+    same_in_all(pairs, text)
+
+
+def same_in_all(pairs, text):
     for hf, ours in pairs.values():
         same(hf, ours, text)
 
@@ -196,3 +204,24 @@ def test_replay_refuses_a_shuffled_layout(pairs):
     _, ours = pairs["GPT-2 style ids"]
     with pytest.raises(ValueError, match="laid out otherwise"):
         token_counts_by_merge(ours, "hello world")
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD", "Lowercase"])
+def test_unicode_normalizers_on_every_code_point(form):
+    """tokenizers normalizes with Unicode 9.0's tables and lowercases with Rust's (16.0),
+    Python with its own (14.0): every code point alone, and (for the normal forms) between
+    "e" and two combining marks to compose and reorder with, normalizes alike."""
+    import unicodedata
+    from bpe.hf_pipeline import _normalizer
+    ours, theirs = _normalizer({"type": form}), getattr(normalizers, form)()
+    chars = [ch for ch in map(chr, range(0x110000)) if not 0xD800 <= ord(ch) < 0xE000]
+    shapes = ["\n{}"]
+    if form != "Lowercase":  # Unicode 9.0 has no more
+        chars = [ch for ch in chars if unicodedata.category(ch) not in ("Cn", "Co")]
+        shapes.append("\ne{}\u0323\u0301")
+    for shape in shapes:
+        text = "".join(shape.format(ch) for ch in chars)
+        if ours(text) != theirs.normalize_str(text):  # find the first code point that differs
+            for ch in chars:
+                one = shape.format(ch)
+                assert ours(one) == theirs.normalize_str(one), hex(ord(ch))
