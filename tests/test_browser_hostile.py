@@ -9,40 +9,10 @@
 
 Few and focused: the whole catalogue (10 app attempts) is bench/hostile.py's.
 """
-import http.server
-import threading
-
-import pytest
-
 from conftest import screenshot
 from hostile_cases import _model, go, paste_live, pick, settle, upload
 
 SLOW = r"(?:a|a)+$|."
-
-
-class _Counter(http.server.BaseHTTPRequestHandler):
-    hits = []
-
-    def do_GET(self):
-        self.hits.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "image/gif")
-        self.end_headers()
-        self.wfile.write(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;")
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def probe():
-    """(base URL of a local server that counts requests, the list of paths asked)"""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", _Counter.hits
-    finally:
-        server.shutdown()
 
 
 def _errors(tab):
@@ -87,8 +57,8 @@ def test_a_backtracking_model_on_tokenize_ends_in_a_message_and_the_page_recover
     assert [int(i) for i in ids.split()] == cl100k.encode(text)
 
 
-def test_markdown_in_names_and_specials_renders_as_typed_and_fetches_nothing(page, probe):
-    base, hits = probe
+def test_markdown_in_names_and_specials_renders_as_typed_and_fetches_nothing(page, fetch_counter):
+    base, hits = fetch_counter
     special = f"![s]({base}/special)"          # a .model special token holds no spaces
     name = f"**b** ![i]({base}/name)"
     fetched = []
