@@ -22,10 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, wait_rendered  # noqa: E402
-from hostile_cases import (CASES, _model, rss_mb, run_case, streamlit_server,  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
+from hostile_cases import (CASES, _hf_doc, _model, run_case,  # noqa: E402
                            upload as _upload, go as _go, pick as _pick, type_text as _type,
                            settle as _settle, paste_live)
+from hostile_tools import rss_mb  # noqa: E402
 
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here
@@ -43,7 +44,7 @@ APP = [
      lambda tab: _upload(tab, "chain.model", _model("", "0", "97 97", *(
          f"{255 + i} 97" for i in range(1, 20_000))))),
     ("app-upload-hf-shape", "sidebar upload: tokenizer.json with \"pre_tokenizer\": [1]",
-     lambda tab: _upload(tab, "t.json", __import__("hostile_cases")._hf_doc(pre_tokenizer=[1]))),
+     lambda tab: _upload(tab, "t.json", _hf_doc(pre_tokenizer=[1]))),
     ("app-upload-special-name", "sidebar upload: special token named like Markdown",
      lambda tab: _upload(tab, "s.model", _model("", "1", f"{INJECT} 300"))),
     ("app-capture-tokenize", ".model with (\\w+)|(\\W+), then Tokenize",
@@ -71,7 +72,8 @@ APP = [
 def run_app(only=(), width=1400):
     from playwright.sync_api import sync_playwright
     rows = []
-    with streamlit_server(ROOT / "app.py", SERVER_CAP) as (url, server), sync_playwright() as p:
+    with (streamlit_server(ROOT / "app.py", cap_bytes=SERVER_CAP) as (url, server),
+          sync_playwright() as p):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         for name, what, attack in APP:
             if only and name not in only:
