@@ -31,6 +31,7 @@ from hostile_tools import rss_mb  # noqa: E402
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here
 RETAINED_MB = 50      # more than this still held after the tab closed: not passed
+QUIET_MS = 3000       # after an attempt settles, the page must send nothing this long
 INJECT = f"**b** ![i]({MARK}-img) [l]({MARK}-link)"
 
 
@@ -62,7 +63,7 @@ APP = [
      lambda tab: (_go(tab, "Train"), _settle(tab), _type(tab, "Name", INJECT),
                   tab.get_by_role("button", name="Train").first.click(),
                   _settle(tab, 120_000))),
-    # last: today it pins a server thread for good
+    # last: it used to rerun every second for good (the box resent, each run encoded anew)
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
                   _settle(tab), _pick(tab, "slow"), paste_live(tab, "a" * 40 + "b"))),
@@ -80,8 +81,9 @@ def run_app(only=(), width=1400):
                 continue
             context = browser.new_context(viewport={"width": width, "height": 1000})
             tab = context.new_page()
-            fetched = []
+            fetched, sent = [], []
             tab.on("request", lambda r: fetched.append(r.url) if MARK in r.url else None)
+            tab.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
             tab.goto(url)
             _settle(tab, 60_000)
             before = rss_mb(server.pid)
@@ -93,7 +95,10 @@ def run_app(only=(), width=1400):
             except Exception as e:  # a widget never appeared: the page is stuck or broken
                 done, message = False, f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
             seconds = time.monotonic() - start
-            tab.wait_for_timeout(1000)
+            # settled for good? a rerun loop has quiet moments the settle can land on
+            quiet_from = len(sent)
+            tab.wait_for_timeout(QUIET_MS)
+            loud = len(sent) - quiet_from
             shot = ROOT / "screenshots" / f"hostile_{name}.png"
             shot.parent.mkdir(exist_ok=True)
             tab.screenshot(path=str(shot))
@@ -107,6 +112,9 @@ def run_app(only=(), width=1400):
                 message = tab.locator('[data-testid="stException"]').first.inner_text()[:160]
             elif not done:
                 status, message = "hang", message or "the page was still running after 40 s"
+            elif loud:
+                status, message = "hang", (f"the page kept rerunning: {loud} messages to the "
+                                           f"server in the {QUIET_MS / 1000:g} s after it settled")
             elif injected:
                 status, message = "injected", f"{injected} injected elements or fetches"
             elif rss_mb(server.pid) - before > RETAINED_MB:
