@@ -22,14 +22,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, wait_rendered  # noqa: E402
-from hostile_cases import (CASES, _model, rss_mb, run_case, streamlit_server,  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
+from hostile_cases import (CASES, _hf_doc, _model, run_case,  # noqa: E402
                            upload as _upload, go as _go, pick as _pick, type_text as _type,
                            settle as _settle, paste_live)
+from hostile_tools import rss_mb  # noqa: E402
 
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here
 RETAINED_MB = 50      # more than this still held after the tab closed: not passed
+QUIET_MS = 3000       # after an attempt settles, the page must send nothing this long
 INJECT = f"**b** ![i]({MARK}-img) [l]({MARK}-link)"
 
 
@@ -43,7 +45,7 @@ APP = [
      lambda tab: _upload(tab, "chain.model", _model("", "0", "97 97", *(
          f"{255 + i} 97" for i in range(1, 20_000))))),
     ("app-upload-hf-shape", "sidebar upload: tokenizer.json with \"pre_tokenizer\": [1]",
-     lambda tab: _upload(tab, "t.json", __import__("hostile_cases")._hf_doc(pre_tokenizer=[1]))),
+     lambda tab: _upload(tab, "t.json", _hf_doc(pre_tokenizer=[1]))),
     ("app-upload-special-name", "sidebar upload: special token named like Markdown",
      lambda tab: _upload(tab, "s.model", _model("", "1", f"{INJECT} 300"))),
     ("app-capture-tokenize", ".model with (\\w+)|(\\W+), then Tokenize",
@@ -61,7 +63,7 @@ APP = [
      lambda tab: (_go(tab, "Train"), _settle(tab), _type(tab, "Name", INJECT),
                   tab.get_by_role("button", name="Train").first.click(),
                   _settle(tab, 120_000))),
-    # last: today it pins a server thread for good
+    # last: it used to rerun every second for good (the box resent, each run encoded anew)
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
                   _settle(tab), _pick(tab, "slow"), paste_live(tab, "a" * 40 + "b"))),
@@ -71,15 +73,17 @@ APP = [
 def run_app(only=(), width=1400):
     from playwright.sync_api import sync_playwright
     rows = []
-    with streamlit_server(ROOT / "app.py", SERVER_CAP) as (url, server), sync_playwright() as p:
+    with (streamlit_server(ROOT / "app.py", cap_bytes=SERVER_CAP) as (url, server),
+          sync_playwright() as p):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         for name, what, attack in APP:
             if only and name not in only:
                 continue
             context = browser.new_context(viewport={"width": width, "height": 1000})
             tab = context.new_page()
-            fetched = []
+            fetched, sent = [], []
             tab.on("request", lambda r: fetched.append(r.url) if MARK in r.url else None)
+            tab.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
             tab.goto(url)
             _settle(tab, 60_000)
             before = rss_mb(server.pid)
@@ -91,7 +95,10 @@ def run_app(only=(), width=1400):
             except Exception as e:  # a widget never appeared: the page is stuck or broken
                 done, message = False, f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
             seconds = time.monotonic() - start
-            tab.wait_for_timeout(1000)
+            # settled for good? a rerun loop has quiet moments the settle can land on
+            quiet_from = len(sent)
+            tab.wait_for_timeout(QUIET_MS)
+            loud = len(sent) - quiet_from
             shot = ROOT / "screenshots" / f"hostile_{name}.png"
             shot.parent.mkdir(exist_ok=True)
             tab.screenshot(path=str(shot))
@@ -105,6 +112,9 @@ def run_app(only=(), width=1400):
                 message = tab.locator('[data-testid="stException"]').first.inner_text()[:160]
             elif not done:
                 status, message = "hang", message or "the page was still running after 40 s"
+            elif loud:
+                status, message = "hang", (f"the page kept rerunning: {loud} messages to the "
+                                           f"server in the {QUIET_MS / 1000:g} s after it settled")
             elif injected:
                 status, message = "injected", f"{injected} injected elements or fetches"
             elif rss_mb(server.pid) - before > RETAINED_MB:

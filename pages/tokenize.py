@@ -87,12 +87,24 @@ def load_sample():
         set_text(SAMPLES[name])
 
 
+def encode_or_refuse(tok, text, specials):
+    """(ids, None), or (None, the core's message) when it refuses the text."""
+    try:
+        return tok.encode(text, allowed_special="all" if specials else "none"), None
+    except ValueError as e:
+        return None, str(e)
+
+
 def once(slot, key, make):
     """make()'s value, remembered for one key per slot in this session: a toggle that
     leaves the text alone does not encode 1 MB again."""
-    held = st.session_state.setdefault("tokenize_memo", {}).get(slot)
+    memo = st.session_state.setdefault("tokenize_memo", {})
+    held = memo.get(slot)
     if held is None or held[0] != key:
-        held = st.session_state["tokenize_memo"][slot] = (key, make())
+        # subtle: stored in the dict, not through st.session_state: a newer rerun abandons
+        # this one (Streamlit's fast reruns) and touching st.* is where it stops, so a slow
+        # result would be lost; kept, the newer run for the same text finds it
+        held = memo[slot] = (key, make())
     return held[1]
 
 
@@ -142,12 +154,12 @@ elif text:
                 "untrusted input; turn on **Encode special tokens** to encode it as the "
                 "special token.")
     run = (name, id(tok), specials, text)  # what the ids depend on; toggles do not
-    try:
-        ids = once("ids", run, lambda: tok.encode(text, allowed_special="all" if specials
-                                                  else "none"))
-    except ValueError as e:  # e.g. a custom split pattern that skips characters
-        st.error(f"{md(name)} cannot encode this text: {md(e)}")
-        ids = None
+    # a refusal is remembered like ids: a pattern the core stops costs a second of CPU a
+    # try, the box resends a text unanswered after a second, and each resend starts a new
+    # run; encoding again every time, the page reran every second for good
+    ids, refusal = once("ids", run, lambda: encode_or_refuse(tok, text, specials))
+    if refusal:  # e.g. a custom split pattern that skips characters or runs away
+        st.error(f"{md(name)} cannot encode this text: {md(refusal)}")
     if ids is not None:
         whitespace = "gpt2" if gpt2 else "markers" if markers else None
         row = once("row", (run, whitespace), lambda: view_row(

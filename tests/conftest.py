@@ -90,17 +90,29 @@ def _free_port():
 
 
 @contextlib.contextmanager
-def app_server():
-    """Run `streamlit run app.py` on a free local port; yields its URL."""
+def streamlit_server(script, *, cap_bytes=None, env=None, cwd=ROOT):
+    """`streamlit run script` on a free local port; yields (its URL, the process).
+    cap_bytes: cap its address space (a memory bomb that works fails there instead of
+    taking the machine); env: extra environment variables; cwd: where it runs (Streamlit
+    reads .streamlit/config.toml there). Its output goes to a file, shown if it does not
+    start: a pipe nobody reads would stall the server once full."""
     import subprocess
+    import tempfile
     import time
     import urllib.request
+
+    def cap():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+
     port = _free_port()
+    log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        [sys.executable, "-m", "streamlit", "run", str(script),
          "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=cwd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
+        preexec_fn=cap if cap_bytes else None)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     try:
@@ -110,17 +122,26 @@ def app_server():
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    proc.kill()
-                    raise RuntimeError("streamlit did not start: " +
-                                       proc.stdout.read().decode(errors="replace")[-2000:])
+                    log.seek(0)
+                    raise RuntimeError(f"streamlit did not start for {script}: " +
+                                       log.read().decode(errors="replace")[-2000:]) from None
                 time.sleep(0.3)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
+        log.close()
+
+
+@contextlib.contextmanager
+def app_server():
+    """The app (`streamlit run app.py`) on a free local port; yields its URL."""
+    with streamlit_server(ROOT / "app.py") as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -128,6 +149,35 @@ def app_url():
     """One app server for the whole test session."""
     with app_server() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def fetch_counter():
+    """(base URL of a local HTTP server that answers every GET with a 1-pixel GIF, the
+    list of paths it was asked for): a page tricked into fetching an image or following
+    a link shows up in that list."""
+    import http.server
+    import threading
+    hits = []
+
+    class Counter(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/gif")
+            self.end_headers()
+            self.wfile.write(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counter)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="session")

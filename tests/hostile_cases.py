@@ -9,7 +9,6 @@ An attempt passes when it ends in the expected outcome within its bounds: for "e
 a ValueError/TypeError (core) or one `bpe: error: ...` line and a non-zero exit (CLI)
 whose message matches `match`; for "ok", the code's own assertions hold.
 """
-import contextlib
 import json
 import os
 import subprocess
@@ -18,6 +17,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from hostile_tools import fill, mount_full, status_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 CAP_BYTES = 1 << 30  # address-space cap per attempt: a bomb fails fast instead of swapping
@@ -56,23 +57,6 @@ def _model(*lines):
     return ("\n".join(("minbpe v1",) + lines) + "\n").encode("utf-8")
 
 
-CHAINED = _model("", "0", "97 97", *(f"{255 + i} 97" for i in range(1, 40_000)))
-RANKS_OK = b"".join(b"%s %d\n" % (__import__("base64").b64encode(bytes([b])), b)
-                    for b in range(256))
-_TINY_HF = """
-from bpe import RegexTokenizer
-from bpe import load_bytes
-from bpe.hf import hf_json
-doc = hf_json(RegexTokenizer().train("aaab " * 20, 258))
-"""
-_BOMB = r"c{10000000}|[\s\S]"
-_CAPTURE_MODEL = _model(r"(\w+)|(\W+)", "0", "97 97")
-_SLOW = r"(?:a|a)+$|."
-NL = b"\n"
-TIME = r"(?i)took (longer|more) than|time ?out|timed out|too long|seconds"
-SLOW_BOUND = 12.0  # a pattern's limit is 1 s of CPU time; wall time stretches under load
-BIG = r"(?i)repeat|too (large|big|long)|budget|limit|exceed"
-
 def _hf_doc(**changes):
     """A small valid tokenizer.json with some keys replaced, as bytes."""
     from bpe import RegexTokenizer
@@ -81,121 +65,135 @@ def _hf_doc(**changes):
     return json.dumps({**doc, **changes}).encode("utf-8")
 
 
-ROUNDTRIP = "assert tok.decode(tok.encode_ordinary(text)) == text, tok.encode_ordinary(text)"
+# core attempts are Python source run in a fresh process; these write the usual ones
+def _regex(pattern, *then):
+    """RegexTokenizer(pattern) as `tok`, then the lines in then."""
+    return "\n".join(("from bpe import RegexTokenizer", f"tok = RegexTokenizer({pattern!r})")
+                     + then)
+
+
+def _load(data, name="x.model", *then):
+    """bpe.load_bytes(data, name) (a file a visitor hands over) as `tok`, then the lines in then."""
+    return "\n".join(("from bpe import load_bytes", f"tok = load_bytes({data!r}, {name!r})")
+                     + then)
+
+
+def _roundtrip(text):
+    """Lines asserting that tok gives text back."""
+    return (f"text = {text!r}",
+            "assert tok.decode(tok.encode_ordinary(text)) == text, tok.encode_ordinary(text)")
+
+
+CHAINED = _model("", "0", "97 97", *(f"{255 + i} 97" for i in range(1, 40_000)))
+RANKS_OK = b"".join(b"%s %d\n" % (__import__("base64").b64encode(bytes([b])), b)
+                    for b in range(256))
+_BOMB = r"c{10000000}|[\s\S]"
+_SLOW = r"(?:a|a)+$|."
+_SLOW_TEXT = "a" * 40 + "b"
+NL = b"\n"
+TIME = r"(?i)took (longer|more) than|time ?out|timed out|too long|seconds"
+SLOW_BOUND = 12.0  # a pattern's limit is 1 s of CPU time; wall time stretches under load
+BIG = r"(?i)repeat|too (large|big|long)|budget|limit|exceed"
+TWICE = r"(?i)both|already|same id|twice|collid"
+DIGITS = r"(?i)ascii|digit"
+HUGE_ID = r"(?i)large|range|limit"
+
+
+def _slow(name, what, kind="core", **how):
+    """An attempt that must be stopped by the pattern's CPU-time limit."""
+    return Case(name, what, kind, TIME, seconds=SLOW_BOUND, **how)
+
+
+def _encode(name, what, match, model, data, **how):
+    """A CLI attempt: `python -m bpe encode --model MODEL`, the file holding data."""
+    return Case(name, what, "cli", match, argv=("encode", "--model", model),
+                files={model: data}, **how)
+
 
 CASES = [
     # -- split patterns, straight into the core
     Case("pattern-bomb", "RegexTokenizer('c{10000000}|[\\s\\S]')", "core", BIG,
-         code=f"from bpe import RegexTokenizer\nRegexTokenizer({_BOMB!r})"),
+         code=_regex(_BOMB)),
     Case("pattern-bomb-a", "RegexTokenizer('a{10000000}')", "core", BIG,
-         code="from bpe import RegexTokenizer\nRegexTokenizer('a{10000000}')"),
+         code=_regex("a{10000000}")),
     Case("pattern-slow-compile", "RegexTokenizer('a{1000000000}') (ran past 60 s)", "core",
-         BIG, code="from bpe import RegexTokenizer\nRegexTokenizer('a{1000000000}')"),
+         BIG, code=_regex("a{1000000000}")),
     Case("pattern-nested-repeat", "(?:(?:a{100}){100}){100}: 10^6 by nesting", "core", BIG,
-         code="from bpe import RegexTokenizer\nRegexTokenizer('(?:(?:a{100}){100}){100}')"),
+         code=_regex("(?:(?:a{100}){100}){100}")),
     Case("pattern-compile-module", "bpe.compile_pattern on the bomb", "core", BIG,
          code=f"from bpe import compile_pattern\ncompile_pattern({_BOMB!r})"),
-    Case("pattern-backtracking", "encode 40×a+b with (?:a|a)+$|. (100% CPU forever)", "core",
-         TIME, seconds=SLOW_BOUND, code=f"from bpe import RegexTokenizer\n"
-                    f"RegexTokenizer({_SLOW!r}).encode_ordinary('a' * 40 + 'b')"),
-    Case("pattern-backtracking-thread", "the same on a worker thread (Streamlit's)", "core",
-         TIME, seconds=SLOW_BOUND, code=f"""
+    _slow("pattern-backtracking", "encode 40×a+b with (?:a|a)+$|. (100% CPU forever)",
+          code=_regex(_SLOW, f"tok.encode_ordinary({_SLOW_TEXT!r})")),
+    _slow("pattern-backtracking-thread", "the same on a worker thread (Streamlit's)", code=f"""
 import threading
 from bpe import RegexTokenizer
 box = {{}}
 def run():
     try:
-        RegexTokenizer({_SLOW!r}).encode_ordinary('a' * 40 + 'b')
+        RegexTokenizer({_SLOW!r}).encode_ordinary({_SLOW_TEXT!r})
     except Exception as e:
         box['e'] = e
 t = threading.Thread(target=run, daemon=True); t.start(); t.join(11)
 assert not t.is_alive(), 'the thread is still matching'
 if 'e' in box: raise box['e']
 """),
-    Case("pattern-backtracking-train", "train on 40×a+b with (?:a|a)+$|.", "core", TIME,
-         seconds=SLOW_BOUND, code=f"from bpe import RegexTokenizer\n"
-              f"RegexTokenizer({_SLOW!r}).train('a' * 40 + 'b', 257)"),
+    _slow("pattern-backtracking-train", "train on 40×a+b with (?:a|a)+$|.",
+          code=_regex(_SLOW, f"tok.train({_SLOW_TEXT!r}, 257)")),
     Case("pattern-capture-groups", "(\\w+)|(\\W+) encodes (AttributeError today)", "core",
-         expect="ok", code=f"from bpe import RegexTokenizer\ntok = RegexTokenizer(r'(\\w+)|(\\W+)')"
-                           f"\ntok.train('hi you, hi me ' * 5, 260)\ntext = 'hi you!'\n{ROUNDTRIP}"),
+         expect="ok", code=_regex(r"(\w+)|(\W+)", "tok.train('hi you, hi me ' * 5, 260)",
+                                  *_roundtrip("hi you!"))),
     Case("pattern-capture-core", "RegexTokenizer(r'(a|a)+$|.').encode('aab')", "core",
-         expect="ok", code=f"from bpe import RegexTokenizer\ntok = RegexTokenizer(r'(a|a)+$|.')"
-                           f"\ntext = 'aab'\n{ROUNDTRIP}"),
+         expect="ok", code=_regex(r"(a|a)+$|.", *_roundtrip("aab"))),
     Case("pattern-backreference", "(a)\\1|. is refused (exponential matching)", "core",
-         r"(?i)backreference|reference", code="from bpe import RegexTokenizer\n"
-                                              "RegexTokenizer(r'(a)\\1|.')"),
+         r"(?i)backreference|reference", code=_regex(r"(a)\1|.")),
     Case("pattern-huge", "a 1 MB pattern", "core", r"(?i)long|limit|characters",
          code="from bpe import RegexTokenizer\nRegexTokenizer('a|' * 500_000 + '.')"),
     # -- .model files
     Case("model-pattern-bomb", ".model whose line 2 is the bomb", "core", BIG,
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({_model(_BOMB, '0')!r}, 'x.model')"),
-    Case("model-slow-pattern", ".model with (?:a|a)+$|., encode 40×a+b", "core", TIME,
-         seconds=SLOW_BOUND, code=f"from bpe import load_bytes\ntok = load_bytes({_model(_SLOW, '0', '97 97')!r},"
-              f" 'x.model')\ntok.encode_ordinary('a' * 40 + 'b')"),
+         code=_load(_model(_BOMB, "0"))),
+    _slow("model-slow-pattern", ".model with (?:a|a)+$|., encode 40×a+b",
+          code=_load(_model(_SLOW, "0", "97 97"), "x.model",
+                     f"tok.encode_ordinary({_SLOW_TEXT!r})")),
     Case("model-capture-groups", ".model with (\\w+)|(\\W+) encodes", "core", expect="ok",
-         code=f"from bpe import load_bytes\n"
-              f"tok = load_bytes({_CAPTURE_MODEL!r}, 'x.model')\n"
-              f"text = 'aa b'\n{ROUNDTRIP}"),
+         code=_load(_model(r"(\w+)|(\W+)", "0", "97 97"), "x.model", *_roundtrip("aa b"))),
     Case("model-chained", "40k-line chained .model (token i = token i-1 + 'a'; +1.5 GB)",
-         "core", r"(?i)bytes|long|limit|memory", mb=200,
-         code=f"from bpe import load_bytes\nload_bytes({CHAINED!r}, 'x.model')"),
+         "core", r"(?i)bytes|long|limit|memory", mb=200, code=_load(CHAINED)),
     Case("model-duplicate-merge", "a merge line twice (drops id 256 today)", "core",
-         r"(?i)twice|once|duplicate|again",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({_model('', '0', '97 97', '97 97')!r}, 'x.model')"),
-    Case("model-arabic-digits", "merge ids in Arabic-Indic digits", "core",
-         r"(?i)ascii|digit",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({_model('', '0', '٩٧ ٩٧')!r}, 'x.model')"),
-    Case("model-arabic-special", "special-token id in Arabic-Indic digits", "core",
-         r"(?i)ascii|digit",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({_model('', '1', '<s> ٣٠٠')!r}, 'x.model')"),
-    Case("model-special-collision", "two special tokens with id 300", "core",
-         r"(?i)both|already|same id|twice|collid",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({_model('', '2', '<a> 300', '<b> 300')!r}, 'x.model')"),
-    Case("model-special-huge", "special-token id 10^30", "core", r"(?i)large|range|limit",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({_model('', '1', '<s> ' + '1' + '0' * 30)!r}, 'x.model')"),
+         r"(?i)twice|once|duplicate|again", code=_load(_model("", "0", "97 97", "97 97"))),
+    Case("model-arabic-digits", "merge ids in Arabic-Indic digits", "core", DIGITS,
+         code=_load(_model("", "0", "٩٧ ٩٧"))),
+    Case("model-arabic-special", "special-token id in Arabic-Indic digits", "core", DIGITS,
+         code=_load(_model("", "1", "<s> ٣٠٠"))),
+    Case("model-special-collision", "two special tokens with id 300", "core", TWICE,
+         code=_load(_model("", "2", "<a> 300", "<b> 300"))),
+    Case("model-special-huge", "special-token id 10^30", "core", HUGE_ID,
+         code=_load(_model("", "1", "<s> 1" + "0" * 30))),
     Case("special-collision", "register_special_tokens({'<a>': 300, '<b>': 300})", "core",
-         r"(?i)both|already|same id|twice|collid",
-         code="from bpe import BasicTokenizer\n"
-              "BasicTokenizer().register_special_tokens({'<a>': 300, '<b>': 300})"),
+         TWICE, code="from bpe import BasicTokenizer\n"
+                     "BasicTokenizer().register_special_tokens({'<a>': 300, '<b>': 300})"),
     # -- .tiktoken ranks
-    Case("ranks-huge", ".tiktoken with a rank of 10^30", "core", r"(?i)large|range|limit",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({RANKS_OK + b'YWE= 1' + b'0' * 30 + NL!r}, 'x.tiktoken')"),
+    Case("ranks-huge", ".tiktoken with a rank of 10^30", "core", HUGE_ID,
+         code=_load(RANKS_OK + b"YWE= 1" + b"0" * 30 + NL, "x.tiktoken")),
     Case("ranks-negative", ".tiktoken with a negative rank", "core",
-         r"(?i)negative|ascii|digit|range",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({RANKS_OK + b'YWE= -5' + NL!r}, 'x.tiktoken')"),
+         r"(?i)negative|ascii|digit|range", code=_load(RANKS_OK + b"YWE= -5" + NL, "x.tiktoken")),
     Case("ranks-arabic", ".tiktoken rank in Arabic-Indic digits", "core",
          r"(?i)ascii|digit|expected .*rank",
-         code=f"from bpe import load_bytes\n"
-              f"load_bytes({RANKS_OK + 'YWE= ٣٠٠'.encode() + NL!r}, 'x.tiktoken')"),
+         code=_load(RANKS_OK + "YWE= ٣٠٠".encode() + NL, "x.tiktoken")),
     # -- tokenizer.json shapes
     Case("hf-pre-tokenizer-list", '"pre_tokenizer": [1]', "core", r"(?i)pre.?tokenizer|expected",
-         code=_TINY_HF + "doc['pre_tokenizer'] = [1]\n"
-                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+         code=_load(_hf_doc(pre_tokenizer=[1]), "t.json")),
     Case("hf-split-string", 'Split "pattern": "x"', "core", r"(?i)pattern|regex|expected",
-         code=_TINY_HF + "doc['pre_tokenizer'] = {'type': 'Split', 'pattern': 'x'}\n"
-                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+         code=_load(_hf_doc(pre_tokenizer={"type": "Split", "pattern": "x"}), "t.json")),
     Case("hf-added-tokens-int", '"added_tokens": 5', "core", r"(?i)added.?tokens|expected|list",
-         code=_TINY_HF + "doc['added_tokens'] = 5\n"
-                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+         code=_load(_hf_doc(added_tokens=5), "t.json")),
     Case("hf-nested", "100,000 nested '['", "core", r"(?i)nest|deep|json",
-         code="from bpe import load_bytes\nload_bytes(b'[' * 100_000, 't.json')"),
+         code=_load(b"[" * 100_000, "t.json")),
     Case("hf-split-bomb", "tokenizer.json whose Split regex is the bomb", "core", BIG,
-         code=_TINY_HF + f"doc['pre_tokenizer'] = {{'type': 'Split', 'behavior': 'Isolated', "
-                         f"'pattern': {{'Regex': {_BOMB!r}}}}}\n"
-                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
-    Case("hf-special-collision", "added_tokens with one id twice", "core",
-         r"(?i)both|already|same id|twice|collid",
-         code=_TINY_HF + "doc['added_tokens'] = [{'id': 300, 'content': '<a>'}, "
-                         "{'id': 300, 'content': '<b>'}]\n"
-                         "import json; load_bytes(json.dumps(doc).encode(), 't.json')"),
+         code=_load(_hf_doc(pre_tokenizer={"type": "Split", "behavior": "Isolated",
+                                           "pattern": {"Regex": _BOMB}}), "t.json")),
+    Case("hf-special-collision", "added_tokens with one id twice", "core", TWICE,
+         code=_load(_hf_doc(added_tokens=[{"id": 300, "content": "<a>"},
+                                           {"id": 300, "content": "<b>"}]), "t.json")),
     # -- saving
     Case("save-empty-prefix", "save('') (writes a hidden ./.model today)", "core",
          r"(?i)name|prefix|empty",
@@ -217,9 +215,8 @@ finally:
     assert open('full/m.vocab').read() == old.vocab_text(), 'the .vocab no longer matches'
 """),
     # -- the command line
-    Case("cli-stdin-closed", "encode with standard input closed (<&-)", "cli",
-         r"(?i)standard input|stdin", argv=("encode", "--model", "m.model"),
-         files={"m.model": _model("", "0")}, stdin=None),
+    _encode("cli-stdin-closed", "encode with standard input closed (<&-)",
+            r"(?i)standard input|stdin", "m.model", _model("", "0"), stdin=None),
     Case("cli-empty-output", "train -o '' (writes ./.model today)", "cli",
          r"(?i)name|prefix|empty", argv=("train", "c.txt", "--vocab-size", "260", "-o", ""),
          files={"c.txt": b"hello world " * 50},
@@ -227,19 +224,14 @@ finally:
     Case("cli-pattern-bomb", "train --pattern 'c{10000000}|[\\s\\S]'", "cli", BIG,
          argv=("train", "c.txt", "--vocab-size", "260", "--pattern", _BOMB, "-o", "m"),
          files={"c.txt": b"hello world " * 50}),
-    Case("cli-slow-model", "encode 40×a+b with a backtracking .model", "cli", TIME,
-         seconds=SLOW_BOUND,
-         argv=("encode", "--model", "m.model"), files={"m.model": _model(_SLOW, "0")},
-         stdin=b"a" * 40 + b"b"),
-    Case("cli-hf-pre-tokenizer", "encode --model with \"pre_tokenizer\": [1]", "cli",
-         r"(?i)pre.?tokenizer|expected", argv=("encode", "--model", "t.json"),
-         files={"t.json": _hf_doc(pre_tokenizer=[1])}),
-    Case("cli-hf-nested", "encode --model with 100,000 nested '['", "cli",
-         r"(?i)nest|deep|json", argv=("encode", "--model", "t.json"),
-         files={"t.json": b"[" * 100_000}),
-    Case("cli-hf-added-tokens", "encode --model with \"added_tokens\": 5", "cli",
-         r"(?i)added.?tokens|expected|list", argv=("encode", "--model", "t.json"),
-         files={"t.json": _hf_doc(added_tokens=5)}),
+    _encode("cli-slow-model", "encode 40×a+b with a backtracking .model", TIME, "m.model",
+            _model(_SLOW, "0"), stdin=_SLOW_TEXT.encode(), seconds=SLOW_BOUND),
+    _encode("cli-hf-pre-tokenizer", "encode --model with \"pre_tokenizer\": [1]",
+            r"(?i)pre.?tokenizer|expected", "t.json", _hf_doc(pre_tokenizer=[1])),
+    _encode("cli-hf-nested", "encode --model with 100,000 nested '['", r"(?i)nest|deep|json",
+            "t.json", b"[" * 100_000),
+    _encode("cli-hf-added-tokens", "encode --model with \"added_tokens\": 5",
+            r"(?i)added.?tokens|expected|list", "t.json", _hf_doc(added_tokens=5)),
     Case("cli-full-disk", "train -o on a full disk: the message names the file", "cli",
          r"full/m\.(model|vocab).*No space left", needs_mount=True,
          argv=("train", "c.txt", "--kind", "basic", "--vocab-size", "600", "-o", "full/m"),
@@ -250,51 +242,6 @@ finally:
                "assert load('full/m.model').merges == "
                "BasicTokenizer().train('hello world ' * 50, 260).merges, 'the old .model was lost'"),
 ]
-
-
-# ------------------------------------------------------------------ a server to attack
-@contextlib.contextmanager
-def streamlit_server(script, cap_bytes=None):
-    """`streamlit run script` on a free local port (its address space capped at cap_bytes,
-    if given, so a bomb that works cannot take the machine); yields (url, process)."""
-    import socket
-    import urllib.request
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script),
-                             "--server.headless", "true", "--server.port", str(port),
-                             "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=_cap(cap_bytes) if cap_bytes else None)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start for {script}") from None
-                time.sleep(0.3)
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-def rss_mb(pid):
-    """Resident memory of a process, in MB."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 # ------------------------------------------------------------------ driving the app
@@ -344,22 +291,8 @@ def _wait_rendered(tab, timeout):
 
 # ------------------------------------------------------------------ the runner
 _PRELUDE = r'''
-import gc, json, os, subprocess, sys, traceback
-def rss_mb():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) / 1024
-def mount_full(path, size="64k"):
-    os.makedirs(path, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path], check=True)
-def fill(path):
-    with open(os.path.join(path, "filler"), "wb", buffering=0) as f:
-        try:
-            while True:
-                f.write(b"x" * 512)
-        except OSError:
-            pass
+import gc, json, traceback
+from hostile_tools import fill, mount_full, rss_mb
 import bpe  # imported before the baseline, so its own memory does not count as retained
 gc.collect()
 before = rss_mb()
@@ -408,7 +341,7 @@ def _run_process(cmd, cwd, env, stdin, seconds):
     # of the forking parent (a long pytest run's 200+ MB) across exec
     peak = 0.0
     while time.monotonic() - start < seconds:
-        peak = max(peak, _hwm_mb(proc.pid))
+        peak = max(peak, status_mb("VmHWM", proc.pid))
         pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
@@ -428,25 +361,14 @@ def _run_process(cmd, cwd, env, stdin, seconds):
     return code, stdout, stderr, elapsed, peak or rusage.ru_maxrss / 1024
 
 
-def _hwm_mb(pid):
-    """The peak resident memory of a running process (its VmHWM), in MB; 0 if gone."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 def run_case(case):
     """Run one attempt in a fresh process in a fresh folder; an Outcome."""
     import re
     if case.needs_mount and os.geteuid() != 0:
         return Outcome(case, "skipped", "needs root to mount a small tmpfs")
     with tempfile.TemporaryDirectory(prefix="hostile-") as cwd:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        # the attempt process imports tests/hostile_tools.py too
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(ROOT / "tests")))}
         Path(cwd, ".attempt.py").write_text(case.code, encoding="utf-8")
         for name, data in case.files.items():
             Path(cwd, name).write_bytes(data)
@@ -470,22 +392,6 @@ def run_case(case):
             full = os.path.join(cwd, "full")
             if os.path.ismount(full):
                 subprocess.run(["umount", "-l", full], check=False)
-
-
-def mount_full(path, size="64k"):
-    """A tiny tmpfs at path, to fill: a full disk without filling the machine's."""
-    os.makedirs(path, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path], check=True)
-
-
-def fill(path):
-    """Write to path until the disk is full."""
-    with open(os.path.join(path, "filler"), "wb", buffering=0) as f:
-        try:
-            while True:
-                f.write(b"x" * 512)
-        except OSError:
-            pass
 
 
 def _in_folder(cwd, code):

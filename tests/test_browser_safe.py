@@ -6,14 +6,11 @@ raw (the control: it proves the payloads do inject and the fetch counter works) 
 once through md()/code(). A local HTTP server on 127.0.0.1 counts what the browser asks
 of it: zero requests are expected from the safe half.
 """
-import http.server
 import textwrap
-import threading
 
 import pytest
 
-from conftest import ROOT, screenshot, wait_rendered
-from hostile_cases import streamlit_server
+from conftest import ROOT, screenshot, streamlit_server, wait_rendered
 
 SCRIPT = textwrap.dedent('''
     import sys
@@ -47,33 +44,15 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-class _Counter(http.server.BaseHTTPRequestHandler):
-    hits = []
-
-    def do_GET(self):
-        self.hits.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "image/gif")
-        self.end_headers()
-        self.wfile.write(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;")
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
-def counted():
+def counted(fetch_counter):
     """(url of the Streamlit script, list of paths the counter server was asked for)"""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base, hits = fetch_counter
     script = ROOT / "screenshots" / "safe_probe.py"
     script.parent.mkdir(exist_ok=True)
-    script.write_text(SCRIPT.format(root=str(ROOT), port=server.server_address[1]))
-    try:
-        with streamlit_server(script) as (url, _):
-            yield url, _Counter.hits
-    finally:
-        server.shutdown()
+    script.write_text(SCRIPT.format(root=str(ROOT), port=base.rsplit(":", 1)[1]))
+    with streamlit_server(script) as (url, _):
+        yield url, hits
 
 
 def _visit(browser, url, mode, width=1400, scheme="light"):
