@@ -36,6 +36,12 @@ SHOTS = ROOT / "screenshots"  # a session's first failure is photographed here
 WORDS = ["token", "merge", " pair", "안녕", "😉", "123", "\n", "  ", "naïve", "<b>", "the"]
 
 
+def start_server():
+    """This checkout's app on a free local port -> (process, url) (bench/train_latency.py
+    starts its server through this too)."""
+    return server(ROOT)
+
+
 def tree_rss_kib(pid):
     """Resident memory of pid and all its descendants, in KiB (Linux /proc)."""
     children = {}
@@ -143,7 +149,7 @@ async def run(args):
     from playwright.async_api import async_playwright
     from bpe import GPT4Tokenizer
     gpt4 = GPT4Tokenizer()
-    proc, url = server(ROOT)
+    proc, url = start_server()
     monitor = PeakMemory(proc.pid)
     monitor.start()
     stats = {"served": 0, "errors": [], "latency": [], "trainings": 0, "train_s": []}
