@@ -1,14 +1,18 @@
 """Keystroke -> updated token view, and 1 MB paste -> tokens, for two checkouts side by side.
 
-For each checkout (this one, and --before, e.g. /work/main with the old st.html view):
+For each checkout (this one, and --before: a directory, or a git revision of this
+repository, exported to a temporary directory; e.g. /work/main or HEAD~3):
   server   the page's rerun time for one more character in a 2 KB text (AppTest, median)
   e2e      in Chromium, one key press in a 2 KB / 10 KB text until the view shows the new
            character count (p50 / p95). The old view only updates on Ctrl+Enter, so there a
            "keystroke" is the key plus Ctrl+Enter; the new one needs no Enter and its time
            includes its 150 ms debounce.
+  ws       the websocket bytes and messages of one key press (from the press until the
+           rerun it caused has finished), server -> browser and browser -> server, as
+           Chromium saw them (median over the key presses)
   paste    a 1 MB text put into the box (one input event, as a paste; the old view: its
            textarea filled, then Ctrl+Enter) until the count shows 1,000,000 characters
-           and token boxes are drawn.
+           and token boxes are drawn, twice per checkout (A B B A; --no-paste skips it).
 
     python bench/keystroke.py --before /work/main --keys 15 > bench/results/view.md
 
@@ -20,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -78,7 +83,10 @@ def is_new_view(checkout):
     return (Path(checkout) / "lab" / "token_view.py").exists()
 
 
-def server(checkout):
+def server(checkout, wait=90):
+    """`streamlit run app.py` of checkout on a free 127.0.0.1 port, headless, writing no
+    bytecode into the checkout -> (process, url), once its health check answers (within
+    `wait` seconds). The benches' one way to start the app (bench/load.py uses it too)."""
     port = _free_port()
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     proc = subprocess.Popen(
@@ -87,7 +95,8 @@ def server(checkout):
          "--server.headless", "true"], cwd=checkout, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(url + "/_stcore/health", timeout=2)
             return proc, url
@@ -95,6 +104,41 @@ def server(checkout):
             time.sleep(0.3)
     proc.kill()
     raise RuntimeError(f"the server of {checkout} did not start")
+
+
+def checkout_dir(where, scratch):
+    """A directory as is; anything else is a git revision of this repository, exported
+    (git archive) into a new directory under scratch."""
+    if Path(where).is_dir():
+        return str(Path(where).resolve())
+    target = Path(scratch) / where.replace("/", "_")
+    target.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", where],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return str(target)
+
+
+class Wire:
+    """Counts the websocket frames a tab receives and sends (Chromium's view of them)."""
+
+    def __init__(self, tab):
+        self.got = self.sent = self.got_n = self.sent_n = 0
+        tab.on("websocket", self._watch)
+
+    def _watch(self, ws):
+        ws.on("framereceived", lambda payload: self._count(payload, True))
+        ws.on("framesent", lambda payload: self._count(payload, False))
+
+    def _count(self, payload, received):
+        size = len(payload.encode() if isinstance(payload, str) else payload)
+        if received:
+            self.got, self.got_n = self.got + size, self.got_n + 1
+        else:
+            self.sent, self.sent_n = self.sent + size, self.sent_n + 1
+
+    def totals(self):
+        return self.got, self.got_n, self.sent, self.sent_n
 
 
 def server_time(checkout, text, keys):
@@ -160,74 +204,107 @@ def put_text(tab, text, new):
     area.press("Control+Enter", timeout=300_000)
 
 
-def keystrokes(tab, text, keys, new):
-    """Seconds from a key press to the view showing the new count, `keys` times."""
-    put_text(tab, text, new)
-    wait_count(tab, f"{len(text):,}")
-    wait_rendered(tab)
-    area = (tab.locator(".tv-editor textarea").first if new
-            else tab.locator('[data-testid="stTextArea"] textarea').first)
-    area.click()
-    tab.keyboard.press("Control+End")
-    times = []
-    for k in range(keys):
+class Typist:
+    """One checkout's Tokenize tab holding `text`, ready for key presses at its end."""
+
+    def __init__(self, browser, url, text, new, init_script=None):
+        self.tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        self.wire, self.length, self.new = Wire(self.tab), len(text), new
+        if init_script:  # JS that runs in the page before Streamlit's own
+            self.tab.add_init_script(init_script)
+        self.tab.goto(url)
+        wait_rendered(self.tab)
+        put_text(self.tab, text, new)
+        wait_count(self.tab, f"{len(text):,}")
+        wait_rendered(self.tab)
+        area = (self.tab.locator(".tv-editor textarea").first if new
+                else self.tab.locator('[data-testid="stTextArea"] textarea').first)
+        area.click()
+        self.tab.keyboard.press("Control+End")
+
+    def press(self):
+        """One more "x": (seconds until the view shows the new count, the websocket
+        traffic from the press until its rerun finished, as Wire.totals)."""
+        self.tab.bring_to_front()  # the other checkout's tab may have been in front
+        before = self.wire.totals()
         start = time.perf_counter()
-        tab.keyboard.press("x")
-        if not new:
-            tab.keyboard.press("Control+Enter")
-        wait_count(tab, f"{len(text) + k + 1:,}")
-        times.append(time.perf_counter() - start)
-        wait_rendered(tab)
-    return times
+        self.tab.keyboard.press("x")
+        if not self.new:
+            self.tab.keyboard.press("Control+Enter")
+        self.length += 1
+        wait_count(self.tab, f"{self.length:,}")
+        took = time.perf_counter() - start
+        wait_rendered(self.tab)
+        return took, [b - a for a, b in zip(before, self.wire.totals())]
 
 
 def p95(values):
     return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
 
 
-def measure(checkout, keys, texts, big):
+def measure(checkouts, keys, texts, big):
+    """label -> figures, for every checkout: both servers run at once and the key
+    presses alternate between them (before, after; then after, before; ...), so a change
+    in the machine's load lands on both alike."""
     from playwright.sync_api import sync_playwright
-    new = is_new_view(checkout)
-    row = {"server_2k": server_time(checkout, texts["2 KB"], keys)}
-    proc, url = server(checkout)
+    rows = {label: {"server_2k": server_time(checkout, texts["2 KB"], keys)}
+            for label, checkout in checkouts.items()}
+    new = {label: is_new_view(checkout) for label, checkout in checkouts.items()}
+    servers = {}
     try:
+        for label, checkout in checkouts.items():
+            servers[label] = server(checkout)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for name, text in texts.items():
+                typists = {label: Typist(browser, servers[label][1], text, new[label])
+                           for label in checkouts}
+                for label in checkouts:
+                    rows[label][name], rows[label]["ws " + name] = [], []
+                for k in range(keys):
+                    for label in (list(checkouts) if k % 2 == 0 else list(checkouts)[::-1]):
+                        took, traffic = typists[label].press()
+                        rows[label][name].append(took)
+                        rows[label]["ws " + name].append(traffic)
+                for typist in typists.values():
+                    typist.tab.close()
+            order = list(checkouts)
+            for label in order + order[::-1] if big else ():  # A B B A
                 tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-                tab.goto(url)
+                tab.goto(servers[label][1])
                 wait_rendered(tab)
-                row[name] = keystrokes(tab, text, keys, new)
+                start = time.perf_counter()
+                put_text(tab, big, new[label])
+                wait_count(tab, f"{len(big):,}", timeout=300)
+                rows[label].setdefault("paste_1mb", []).append(time.perf_counter() - start)
                 tab.close()
-            tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-            tab.goto(url)
-            wait_rendered(tab)
-            start = time.perf_counter()
-            put_text(tab, big, new)
-            wait_count(tab, f"{len(big):,}", timeout=300)
-            row["paste_1mb"] = time.perf_counter() - start
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-    return row
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(timeout=20)
+    return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before", default="/work/main", help="checkout with the old view")
-    parser.add_argument("--after", default=str(ROOT), help="checkout with the new view")
+    parser.add_argument("--before", default="/work/main",
+                        help="checkout (directory) or git revision to compare against")
+    parser.add_argument("--after", default=str(ROOT), help="checkout or git revision")
     parser.add_argument("--keys", type=int, default=15, help="key presses per text size")
+    parser.add_argument("--no-paste", action="store_true", help="skip the 1 MB paste")
     args = parser.parse_args()
     corpus = read_corpus("taylorswift.txt")
     texts = {"2 KB": corpus[:2_000], "10 KB": corpus[:10_000]}
-    big = (corpus * (1_000_000 // len(corpus) + 1))[:1_000_000]
-    results = {}
+    big = None if args.no_paste else (corpus * (1_000_000 // len(corpus) + 1))[:1_000_000]
     load_start = os.getloadavg()[0]
-    for label, checkout in (("before", args.before), ("after", args.after)):
-        results[label] = measure(checkout, args.keys, texts, big)
+    with tempfile.TemporaryDirectory() as scratch:
+        checkouts = {"before": checkout_dir(args.before, scratch),
+                     "after": checkout_dir(args.after, scratch)}
+        results = measure(checkouts, args.keys, texts, big)
     b, a = results["before"], results["after"]
-    print("| measure | before (old st.html view, Ctrl+Enter) | after (token view, live) | after/before |")
+    print(f"before: {args.before}, after: {args.after}\n")
+    print("| measure | before | after | after/before |")
     print("|---|---:|---:|---:|")
     print(f"| server rerun, 2 KB, median | {b['server_2k'] * 1000:.0f} ms | "
           f"{a['server_2k'] * 1000:.0f} ms | {a['server_2k'] / b['server_2k']:.2f} |")
@@ -236,8 +313,17 @@ def main():
             bv, av = fn(b[name]), fn(a[name])
             print(f"| keystroke → view, {name}, {stat} | {bv * 1000:.0f} ms | "
                   f"{av * 1000:.0f} ms | {av / bv:.2f} |")
-    print(f"| 1 MB paste → tokens | {b['paste_1mb']:.1f} s | {a['paste_1mb']:.1f} s | "
-          f"{a['paste_1mb'] / b['paste_1mb']:.2f} |")
+    for name in texts:
+        for i, what in enumerate(("bytes server → browser", "messages server → browser",
+                                  "bytes browser → server", "messages browser → server")):
+            bv = statistics.median(t[i] for t in b["ws " + name])
+            av = statistics.median(t[i] for t in a["ws " + name])
+            print(f"| websocket per key press, {name}: {what}, median | {bv:,.0f} | "
+                  f"{av:,.0f} | {av / bv:.2f} |")
+    if big:
+        bv, av = statistics.mean(b["paste_1mb"]), statistics.mean(a["paste_1mb"])
+        print(f"| 1 MB paste → tokens, mean of 2 (before, after, after, before) | "
+              f"{bv:.1f} s | {av:.1f} s | {av / bv:.2f} |")
     print(f"\n{args.keys} key presses per size; load average (1 min) at the start: "
           f"{load_start:.1f}, at the end: {os.getloadavg()[0]:.1f}, on {os.cpu_count()} cores.")
 

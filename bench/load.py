@@ -19,20 +19,17 @@ import argparse
 import asyncio
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from keystroke import FIGURE_JS, SET_TEXT_JS, VIEW_ROOT_JS  # noqa: E402  the token view
+from keystroke import FIGURE_JS, SET_TEXT_JS, VIEW_ROOT_JS, server  # noqa: E402  the token view
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS = ROOT / "screenshots"  # a session's first failure is photographed here
@@ -40,23 +37,9 @@ WORDS = ["token", "merge", " pair", "안녕", "😉", "123", "\n", "  ", "naïve
 
 
 def start_server():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.headless", "true"], cwd=ROOT,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("the server did not start")
+    """This checkout's app on a free local port -> (process, url) (bench/train_latency.py
+    starts its server through this too)."""
+    return server(ROOT)
 
 
 def tree_rss_kib(pid):

@@ -2,7 +2,8 @@
 
 Every page that shows tokens calls `token_view`; the browser does the layout, hover and
 scrolling, Python stays the single source of token data (viz/tokens.py `view_row`).
-Its HTML/CSS/JS live in lab/token_view/ (no build step, nothing from a CDN).
+Its CSS/JS live in lab/token_view/ and are served from there as files the browser
+fetches once (no build step, no install, nothing from a CDN; see "serving" below).
 
     from lab.token_view import token_view
     from viz.tokens import view_row
@@ -69,26 +70,54 @@ summary: figures drawn between the text box and the rows: [[label, value, help?]
 (e.g. Tokens, Characters); they have data-label=label for tests.
 note: a caption line above the rows.
 
+The component is named NAME ("lab.token_view"); AppTest finds its elements by
+e.proto.component_name == NAME (tests/component_data.py).
+
 In the browser every drawn token box carries data-ids="id id" and data-bytes="START-END"
 (byte offsets in the row's text), data-r (row) and data-i (span); a line break inside a
 token continues it in a second box of class "tok cont" (data-i only, no data-ids).
 """
 import json
 import struct
+import threading
 from array import array
 from pathlib import Path
 
 import streamlit as st
+from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
+from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
 from viz.tokens import VIEW_PALETTE
 
-_HERE = Path(__file__).with_name("token_view")
-_component = st.components.v2.component(
-    "lab_token_view",
-    html='<div class="tv"></div>',
-    css=(_HERE / "token_view.css").read_text(encoding="utf-8"),
-    js=(_HERE / "token_view.js").read_text(encoding="utf-8"),
-)
+# --- serving the JS and CSS ------------------------------------------------------------
+# Given as strings, the JS and CSS (~35 KB) would travel inside every rerun's message to
+# the browser. Given as file names, the browser is sent only those names and fetches the
+# files once from /_stcore/bidi-components/lab.token_view/<file>. Streamlit serves a
+# component's files only from an asset_dir it knows from a manifest; it reads manifests
+# from the pyproject.toml of installed packages at start-up. The lab is a plain checkout,
+# not an installed package, so it hands the running server the same manifest itself:
+# package "lab", component "token_view", asset_dir lab/token_view/ (hence the name).
+NAME = "lab.token_view"
+_MANIFEST = ComponentManifest(name="lab", version="0",
+                              components=[ComponentConfig(name="token_view",
+                                                          asset_dir="token_view")])
+_lock = threading.Lock()
+_component = None
+
+
+def _mount():
+    """The component's mount function, with its asset_dir known to the running server.
+    Each Streamlit runtime (the server; every AppTest has its own) has its own component
+    manager, so this checks the current one on every call (a dict lookup)."""
+    global _component
+    manager = get_bidi_component_manager()
+    with _lock:
+        if manager.get_component_asset_root(NAME) is None:
+            manager.register_from_manifest(_MANIFEST, Path(__file__).parent)
+        if _component is None:
+            _component = st.components.v2.component(
+                NAME, html='<div class="tv"></div>', css="token_view.css", js="token_view.js")
+    return _component
 
 
 def token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
@@ -100,7 +129,7 @@ def token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
     callbacks = {}
     if editor is not None:
         callbacks["on_text_change"] = on_text_change or (lambda: None)
-    return _component(key=key, data=pack(data), **callbacks)
+    return _mount()(key=key, data=pack(data), **callbacks)
 
 
 # --- the wire format -------------------------------------------------------------------
