@@ -61,7 +61,9 @@ The box sends {"seq": int, "text": str} as the state value "text" when its text 
 at once when nothing was sent in the last 150 ms (600 ms for texts over 200k characters),
 and never while the page has not yet answered the last send (an answer is a rerun whose
 editor "echo" is at least that seq; unanswered after 1 s, 15 s for big texts, it sends
-again: a rerun can be lost, e.g. when it meets a run_every fragment's rerun), so a
+again, a rerun can be lost, e.g. when it meets a run_every fragment's rerun; each resend
+waits twice as long as the one before, up to 30 s, until an answer comes, so a page that
+is slow to answer is not restarted over and over), so a
 single key press costs one round trip and fast typing one rerun at a time. Read it in
 `on_text_change` from st.session_state[key].text and echo its seq back in editor["echo"].
 A rerun that hands the view the same data as the last one does not redraw it.

@@ -1,11 +1,11 @@
 """What a page hands the token view (lab.token_view), read back in AppTest."""
-from lab.token_view import unpack
+from lab.token_view import NAME, unpack
 
 
 def token_view_data(at, key):
     """The data the token view mounted under key was given."""
     found = [e for e in at.get("bidi_component")
-             if e.proto.component_name == "lab_token_view" and e.proto.id.endswith("-" + key)]
+             if e.proto.component_name == NAME and e.proto.id.endswith("-" + key)]
     assert len(found) == 1, f"{len(found)} token views with key {key!r}"
     return unpack(found[0].proto.bytes)
 

@@ -170,7 +170,7 @@ function mount(parent) {
 
   const view = {
     root, area, status, summary, note, rows, lists, card, setStateValue: null,
-    data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null,
+    data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null, patience: 0,
     dirty: false, inflight: false, sentAt: -Infinity, payload: null,
     source: [], index: [], hovered: null, pinned: null, observers: [],
   };
@@ -232,7 +232,9 @@ function schedule(view) {
 
 // how long a send may go unanswered before the box sends again (a rerun can be lost,
 // e.g. when it meets a run_every fragment's rerun; a 1 MB text takes seconds to encode)
-function answerWait(view) { return view.area.value.length > 200_000 ? 15_000 : 1_000; }
+function answerWait(view) {
+  return Math.max(view.patience, view.area.value.length > 200_000 ? 15_000 : 1_000);
+}
 
 function send(view) {
   view.dirty = false;
@@ -255,7 +257,10 @@ function send(view) {
   const seq = view.seq;
   clearTimeout(view.watchdog);
   view.watchdog = setTimeout(() => {
-    if (view.inflight && view.seq === seq) { view.dirty = true; schedule(view); }
+    if (view.inflight && view.seq === seq) {
+      view.patience = Math.min(2 * answerWait(view), 30_000);
+      view.inflight = false; view.dirty = true; schedule(view);
+    }
   }, answerWait(view) + 50);
 }
 
@@ -287,7 +292,7 @@ function update(view, data) {
       editorText = view.sent.has(editor.echo) ? view.sent.get(editor.echo) : view.area.value;
     }
     const fresh = editor.echo === null || editor.echo === undefined || editor.echo >= view.seq;
-    if (fresh) view.inflight = false;
+    if (fresh) { view.inflight = false; view.patience = 0; }
     if (fresh && !view.dirty && !view.status.classList.contains("over")) view.status.textContent = editor.status || "";
     if (fresh && view.dirty) schedule(view);  // typed on while the page answered
   }
