@@ -241,18 +241,23 @@ def _tie_key(tie_break, vocab):
     """pair -> the heap's tie key for the static rules (smallest key wins)."""
     if tie_break == "smallest_ids":
         return lambda pair: pair
-    # subtle: the heap wants the smallest key, CS336 the greatest (bytes0, bytes1). Each
-    # byte b becomes chr(255 - b) and a chr(256) ends the string, so a longer string
-    # sorts before its own prefix, as b"ab" > b"a" demands.
-    flip = {b: 255 - b for b in range(256)}
-    backwards = {}
+    return lambda pair: _Greatest((vocab[pair[0]], vocab[pair[1]]))
 
-    def key_of(idx):
-        key = backwards.get(idx)
-        if key is None:
-            key = backwards[idx] = vocab[idx].decode("latin-1").translate(flip) + "\u0100"
-        return key
-    return lambda pair: (key_of(pair[0]), key_of(pair[1]))
+
+class _Greatest(tuple):
+    """(bytes0, bytes1) that sorts backwards, so the heap's smallest is CS336's greatest.
+
+    subtle: it holds the vocab's own bytes objects, not a copy; a key string per token
+    (bytes flipped, plus an end mark above every byte so b"ab" still beats b"a") took 2
+    bytes a character, twice the vocab again (measured: 750 MB of keys beside a 350 MB
+    vocab at 42,000 Basic merges on tinyshakespeare). Only `<` is reversed: heapq
+    compares with nothing else, and equal keys stay equal.
+
+    >>> sorted([_Greatest((b"a", b"b")), _Greatest((b"ab", b"")), _Greatest((b"a", b"c"))])
+    [(b'ab', b''), (b'a', b'c'), (b'a', b'b')]
+    """
+    __slots__ = ()
+    __lt__ = tuple.__gt__  # a C slot, not a Python method: ~1.4x faster heap compares
 
 
 def _tied_pairs(heap, stats, winner, count, max_ties):
