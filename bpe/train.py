@@ -56,14 +56,15 @@ MAX_TIES = 20  # tied pairs kept per merge by record_ties: late merges tie by th
 class TrainResult(NamedTuple):
     merges: dict        # (int, int) -> int, in merge order
     merge_counts: dict  # int -> int
-    stop_reason: str    # "vocab_size", "no_pairs" or "min_frequency"
+    stop_reason: str    # "vocab_size", "no_pairs", "min_frequency" or "vocab_bytes"
     merge_ties: dict = None  # idx -> [pair, ...] tied at the top (winner first); record_ties
 
 
 def train_merges(words, vocab_size: int, min_frequency: int = 1,
                  progress: Optional[Callable[[MergeProgress], None]] = None, *,
                  tie_break: str = "first", record_ties: bool = False,
-                 vocab: Optional[dict] = None, max_ties: int = MAX_TIES) -> TrainResult:
+                 vocab: Optional[dict] = None, max_ties: int = MAX_TIES,
+                 max_vocab_bytes: Optional[int] = None) -> TrainResult:
     """Learn merges from words = [(bytes, freq), ...] given in order of first occurrence.
 
     A word may also be a sequence of token ids; then vocab (int -> bytes) gives the bytes
@@ -71,6 +72,12 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     between pairs of equal count are broken by tie_break (see the module docstring);
     record_ties=True keeps, for each merge, the pairs that had the top count (the winner
     first; at most max_ties of them, so a list of max_ties pairs may be cut short).
+
+    max_vocab_bytes (off by default, as in minbpe) stops training, with stop_reason
+    "vocab_bytes", before the merge that would take the sum of len(vocab[idx]) past it.
+    It is what a dict of bytes costs: once every pair occurs once, the "first" rule
+    keeps lengthening one token, so Basic training's vocab grows quadratically (1.5 GB
+    at 54,000 merges on a 1.1 MB text; bench/results/basicmem.md).
 
     >>> train_merges([(b"aaabdaaabac", 1)], 259).merges
     {(97, 97): 256, (256, 97): 257, (257, 98): 258}
@@ -138,6 +145,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     stop_reason = "no_pairs"
     start = time.perf_counter()
     idx = first_idx
+    vocab_bytes = sum(map(len, vocab.values())) if max_vocab_bytes is not None else 0
     while heap:
         if idx >= vocab_size:
             stop_reason = "vocab_size"
@@ -165,6 +173,11 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         if count < min_frequency:
             stop_reason = "min_frequency"
             break
+        if max_vocab_bytes is not None:
+            vocab_bytes += len(vocab[a]) + len(vocab[b])
+            if vocab_bytes > max_vocab_bytes:
+                stop_reason = "vocab_bytes"
+                break
         if record_ties:
             merge_ties[idx] = _tied_pairs(heap, stats, pair, count, max_ties)
         vocab[idx] = vocab[a] + vocab[b]  # before the new pairs: greatest_bytes keys read it
