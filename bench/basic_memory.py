@@ -19,7 +19,6 @@ can go below, and the memory the trainer itself takes when no bytes are built.
 import argparse
 import hashlib
 import json
-import os
 import resource
 import subprocess
 import sys
