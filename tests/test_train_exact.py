@@ -5,8 +5,9 @@ import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.regex import GPT4_SPLIT_PATTERN, PATTERNS
-from bpe.train import train_merges
+from bpe.train import TIE_BREAKS, train_merges
 from reference import textbook_train
+from test_train_ties import textbook_rule_train
 
 UNICODE_TEXT = (
     "Ｕｎｉｃｏｄｅ! 🅤🅝🅘🅒🅞🅓🅔‽ 🇺🇳🇮🇨🇴🇩🇪! a12a12a12a12a1212😄 안녕하세요 👋 (hello in Korean!) "
@@ -108,3 +109,14 @@ def test_vocab_bytes_budget_stops_before_the_merge_past_it(shakespeare):
     next_token = lengths[256 + len(cut.merges)]
     assert held <= budget < held + len(next_token)
     assert train_merges(words, 256 + 2000, max_vocab_bytes=10**9) == full
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+def test_every_tie_rule_exact_down_to_one_token(shakespeare, tie_break):
+    # count-1 pairs, long tokens and tokens that are prefixes of others: where the
+    # greatest_bytes key (the vocab's own bytes, compared backwards) has to be right
+    text = shakespeare[3000:3600]
+    merges, counts, _ = textbook_rule_train(text, 256 + 1000, None, tie_break)
+    result = train_merges([(text.encode(), 1)], 256 + 1000, tie_break=tie_break)
+    assert list(result.merges.items()) == list(merges.items())
+    assert result.merge_counts == counts and result.stop_reason == "no_pairs"
