@@ -56,14 +56,15 @@ MAX_TIES = 20  # tied pairs kept per merge by record_ties: late merges tie by th
 class TrainResult(NamedTuple):
     merges: dict        # (int, int) -> int, in merge order
     merge_counts: dict  # int -> int
-    stop_reason: str    # "vocab_size", "no_pairs" or "min_frequency"
+    stop_reason: str    # "vocab_size", "no_pairs", "min_frequency" or "vocab_bytes"
     merge_ties: dict = None  # idx -> [pair, ...] tied at the top (winner first); record_ties
 
 
 def train_merges(words, vocab_size: int, min_frequency: int = 1,
                  progress: Optional[Callable[[MergeProgress], None]] = None, *,
                  tie_break: str = "first", record_ties: bool = False,
-                 vocab: Optional[dict] = None, max_ties: int = MAX_TIES) -> TrainResult:
+                 vocab: Optional[dict] = None, max_ties: int = MAX_TIES,
+                 max_vocab_bytes: Optional[int] = None) -> TrainResult:
     """Learn merges from words = [(bytes, freq), ...] given in order of first occurrence.
 
     A word may also be a sequence of token ids; then vocab (int -> bytes) gives the bytes
@@ -71,6 +72,12 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     between pairs of equal count are broken by tie_break (see the module docstring);
     record_ties=True keeps, for each merge, the pairs that had the top count (the winner
     first; at most max_ties of them, so a list of max_ties pairs may be cut short).
+
+    max_vocab_bytes (off by default, as in minbpe) stops training, with stop_reason
+    "vocab_bytes", before the merge that would take the sum of len(vocab[idx]) past it.
+    It is what a dict of bytes costs: once every pair occurs once, the "first" rule
+    keeps lengthening one token, so Basic training's vocab grows quadratically (1.5 GB
+    at 54,000 merges on a 1.1 MB text; bench/results/basicmem.md).
 
     >>> train_merges([(b"aaabdaaabac", 1)], 259).merges
     {(97, 97): 256, (256, 97): 257, (257, 98): 258}
@@ -99,8 +106,13 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     new_array = partial(array, typecode) if compact else list
     # subtle: iter(), because array(typecode, bytes) would read the bytes as raw machine words
     tok = new_array(iter(layout))       # token id starting at each position, -1 once absorbed
-    nxt = new_array(range(1, n + 1))    # next token's position in its word, -1 at the end
-    prv = new_array(range(-1, n - 1))   # previous token's position in its word, -1 at the start
+    # subtle: in lists, prv, nxt and where share one int object per position (ints[p + 1]
+    # is p) instead of making three equal ones: 56 bytes a position less (measured on a
+    # 1.1 MB Basic training: peak RSS 60-70 MB lower, bench/basic_memory.py)
+    ints = range(-1, n + 1) if compact else list(range(-1, n + 1))
+    prv = new_array(ints[:n])           # previous token's position in its word, -1 at the start
+    nxt = new_array(ints[2:])           # next token's position in its word, -1 at the end
+    del ints
     big_freq = max((freq for _, freq in words), default=0) >= 1 << 31
     wt = (partial(array, "q" if big_freq else typecode) if compact else list)(
         chain.from_iterable(repeat(freq, len(word)) for word, freq in words))
@@ -115,7 +127,8 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         nxt[end - 1] = -1
         if end < n:
             prv[end] = -1
-        for pos, pair in enumerate(zip(word, word[1:]), start):
+        # the pairs start at start .. end - 2, which prv[start + 1:end] holds (and shares)
+        for pos, pair in zip(prv[start + 1:end], zip(word, word[1:])):
             where[pair].append(pos)
     weight = wt.__getitem__
     for pair, positions in where.items():
@@ -132,6 +145,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     stop_reason = "no_pairs"
     start = time.perf_counter()
     idx = first_idx
+    vocab_bytes = sum(map(len, vocab.values())) if max_vocab_bytes is not None else 0
     while heap:
         if idx >= vocab_size:
             stop_reason = "vocab_size"
@@ -159,6 +173,11 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         if count < min_frequency:
             stop_reason = "min_frequency"
             break
+        if max_vocab_bytes is not None:
+            vocab_bytes += len(vocab[a]) + len(vocab[b])
+            if vocab_bytes > max_vocab_bytes:
+                stop_reason = "vocab_bytes"
+                break
         if record_ties:
             merge_ties[idx] = _tied_pairs(heap, stats, pair, count, max_ties)
         vocab[idx] = vocab[a] + vocab[b]  # before the new pairs: greatest_bytes keys read it
@@ -235,18 +254,23 @@ def _tie_key(tie_break, vocab):
     """pair -> the heap's tie key for the static rules (smallest key wins)."""
     if tie_break == "smallest_ids":
         return lambda pair: pair
-    # subtle: the heap wants the smallest key, CS336 the greatest (bytes0, bytes1). Each
-    # byte b becomes chr(255 - b) and a chr(256) ends the string, so a longer string
-    # sorts before its own prefix, as b"ab" > b"a" demands.
-    flip = {b: 255 - b for b in range(256)}
-    backwards = {}
+    return lambda pair: _Greatest((vocab[pair[0]], vocab[pair[1]]))
 
-    def key_of(idx):
-        key = backwards.get(idx)
-        if key is None:
-            key = backwards[idx] = vocab[idx].decode("latin-1").translate(flip) + "\u0100"
-        return key
-    return lambda pair: (key_of(pair[0]), key_of(pair[1]))
+
+class _Greatest(tuple):
+    """(bytes0, bytes1) that sorts backwards, so the heap's smallest is CS336's greatest.
+
+    subtle: it holds the vocab's own bytes objects, not a copy; a key string per token
+    (bytes flipped, plus an end mark above every byte so b"ab" still beats b"a") took 2
+    bytes a character, twice the vocab again (measured: 750 MB of keys beside a 350 MB
+    vocab at 42,000 Basic merges on tinyshakespeare). Only `<` is reversed: heapq
+    compares with nothing else, and equal keys stay equal.
+
+    >>> sorted([_Greatest((b"a", b"b")), _Greatest((b"ab", b"")), _Greatest((b"a", b"c"))])
+    [(b'ab', b''), (b'a', b'c'), (b'a', b'b')]
+    """
+    __slots__ = ()
+    __lt__ = tuple.__gt__  # a C slot, not a Python method: ~1.4x faster heap compares
 
 
 def _tied_pairs(heap, stats, winner, count, max_ties):

@@ -5,7 +5,9 @@ import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.regex import GPT4_SPLIT_PATTERN, PATTERNS
+from bpe.train import TIE_BREAKS, train_merges
 from reference import textbook_train
+from test_train_ties import textbook_rule_train
 
 UNICODE_TEXT = (
     "Ｕｎｉｃｏｄｅ! 🅤🅝🅘🅒🅞🅓🅔‽ 🇺🇳🇮🇨🇴🇩🇪! a12a12a12a12a1212😄 안녕하세요 👋 (hello in Korean!) "
@@ -83,3 +85,38 @@ def test_verbose_prints_through_progress(capsys):
     RegexTokenizer().train("hello hello", 258, verbose=True)
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2 and out[0].startswith("merge 1/2:")
+
+
+def test_basic_merges_count_one_pairs_to_the_end(shakespeare):
+    # minbpe's loop keeps merging pairs seen once (each merge lengthens the first token)
+    # until one token is left; the fast trainer does the same, merge for merge
+    text = shakespeare[:1500]
+    assert_same(BasicTokenizer(), text, 256 + 2000)
+    tok = BasicTokenizer().train(text, 256 + 2000)
+    assert tok.stop_reason == "no_pairs" and tok.vocab[max(tok.merges.values())] == text.encode()
+    assert list(tok.merge_counts.values())[-400:] == [1] * 400
+
+
+def test_vocab_bytes_budget_stops_before_the_merge_past_it(shakespeare):
+    words = [(shakespeare[:1500].encode(), 1)]
+    full = train_merges(words, 256 + 2000)
+    lengths = BasicTokenizer.from_merges(full.merges).vocab
+    budget = sum(map(len, lengths.values())) // 3
+    cut = train_merges(words, 256 + 2000, max_vocab_bytes=budget)
+    assert cut.stop_reason == "vocab_bytes"
+    assert list(cut.merges.items()) == list(full.merges.items())[:len(cut.merges)]
+    held = 256 + sum(len(lengths[idx]) for idx in cut.merges.values())
+    next_token = lengths[256 + len(cut.merges)]
+    assert held <= budget < held + len(next_token)
+    assert train_merges(words, 256 + 2000, max_vocab_bytes=10**9) == full
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+def test_every_tie_rule_exact_down_to_one_token(shakespeare, tie_break):
+    # count-1 pairs, long tokens and tokens that are prefixes of others: where the
+    # greatest_bytes key (the vocab's own bytes, compared backwards) has to be right
+    text = shakespeare[3000:3600]
+    merges, counts, _ = textbook_rule_train(text, 256 + 1000, None, tie_break)
+    result = train_merges([(text.encode(), 1)], 256 + 1000, tie_break=tie_break)
+    assert list(result.merges.items()) == list(merges.items())
+    assert result.merge_counts == counts and result.stop_reason == "no_pairs"
