@@ -154,13 +154,17 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ train
     def train(self, text, vocab_size, verbose=False, *, min_frequency=1, progress=None,
-              tie_break="first", record_ties=False):
+              tie_break="first", record_ties=False, max_vocab_bytes=None):
         """Learn vocab_size - 256 merges from text (fewer if pairs run out or the best
         pair occurs fewer than min_frequency times; see self.stop_reason).
 
         tie_break: which pair wins among equal counts: "first" (the one occurring first
         in the text, minbpe's rule), "smallest_ids" (rustbpe's) or "greatest_bytes"
         (CS336's). record_ties=True fills self.merge_ties (about 2x slower).
+        max_vocab_bytes, if given, stops training (stop_reason "vocab_bytes") before the
+        merge that would take the vocab's total bytes past it: Basic training's tokens
+        grow without end once every pair occurs once (bpe.limits.MAX_VOCAB_BYTES is what
+        bpe.load accepts).
 
         progress, if given, is called after each merge with a MergeProgress
         (done, total, idx, pair, token, count, elapsed, merges_per_s).
@@ -173,7 +177,8 @@ class Tokenizer:
         words = [(chunk.encode("utf-8"), freq)
                  for chunk, freq in self._count_chunks(text).items()]
         result = train_merges(words, vocab_size, min_frequency, progress,
-                              tie_break=tie_break, record_ties=record_ties)
+                              tie_break=tie_break, record_ties=record_ties,
+                              max_vocab_bytes=max_vocab_bytes)
         return self._apply_training(result)
 
     def train_from_files(self, paths, vocab_size, **options):

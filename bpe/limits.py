@@ -15,7 +15,7 @@ ends in one ValueError that says what to do, instead of gigabytes or a hung thre
   any thread, and `runaway` words the error: the one home of that limit (bpe.regex,
   bpe.hf_pipeline and the app's pattern pages call it; the presets run unlimited).
 - `parse_id`, `check_special_ids`, `MergeTable`, `VocabBudget`: ids are ASCII digits
-  and bounded, merges and ids unique, tokens and the whole vocabulary bounded in bytes,
+  and bounded, merges and ids unique, the whole vocabulary bounded in bytes,
   computed incrementally so a chained file is refused before it is built; special
   tokens bounded in number, length and total length (encode compiles them to a regex).
 - `parse_json`, `expect`: a tokenizer.json's structure checked before use.
@@ -35,8 +35,12 @@ PATTERN_BUDGET = 50_000      # units of compiled program (~250 bytes each at mos
 MATCH_SECONDS = 1.0          # CPU seconds for one findall over a text of up to 1 MB
 MATCH_SECONDS_PER_MB = 1.0   # and this much more per MB (a sane pattern runs at >10 MB/s)
 MAX_ID = 10_000_000          # the largest vocabularies in use hold ~1M ids
-MAX_TOKEN_BYTES = 4096       # the longest token of cl100k/o200k is ~128 bytes
+# A token itself has no limit of its own: Basic training past the point where every pair
+# occurs once makes one token longer each merge (27 KB at 36k merges of tinyshakespeare),
+# and a file we save must load back. The total bounds memory, and the app's trainings stop
+# at the same total (bpe.train's max_vocab_bytes), so what they make always loads.
 MAX_VOCAB_BYTES = 64 << 20   # o200k's tokens total ~1.5 MB
+MAX_SPECIAL_LENGTH = 4096    # characters in one special token; real ones are < 30
 MAX_SPECIAL_TOKENS = 10_000  # Llama 3 reserves 256; encode compiles them into one regex
 # ...so their total length is bounded too (measured: 1,000 tokens of 4 KB took 22 s and
 # 1.1 GB to compile; 128 K characters take ~0.6 s and ~25 MB; Llama 3's are ~8 K)
@@ -396,9 +400,9 @@ def check_special_ids(special_tokens, ordinary_ids=(), where="special tokens"):
     for special, idx in special_tokens.items():
         if not isinstance(special, str) or not special:
             raise ValueError(f"{where}: {special!r:.40} must be a non-empty str")
-        if len(special) > MAX_TOKEN_BYTES:
+        if len(special) > MAX_SPECIAL_LENGTH:
             raise ValueError(f"{where}: {special[:40]!r}… is {len(special):,} characters; a "
-                             f"special token may have at most {MAX_TOKEN_BYTES:,}")
+                             f"special token may have at most {MAX_SPECIAL_LENGTH:,}")
         check_id(idx, f"{where}: {special!r:.40}")
         if idx in owners:
             raise ValueError(f"{where}: {owners[idx]!r:.40} and {special!r:.40} both have id "
@@ -442,32 +446,29 @@ class MergeTable:
 
 
 class VocabBudget:
-    """Running totals of a vocabulary's bytes: each token at most max_token_bytes, all
-    at most max_total_bytes. The 256 byte tokens are there from the start.
+    """A running total of a vocabulary's bytes, at most max_total_bytes: a file whose
+    merges chain ever longer tokens is refused at the line that would pass it, before
+    the tokens are built. The 256 byte tokens are there from the start.
 
-    >>> b = VocabBudget(max_token_bytes=3)
+    >>> b = VocabBudget(max_total_bytes=261)
     >>> b.add(256, 2, "line 4"); b.add(257, 4, "line 5")
     Traceback (most recent call last):
     ...
-    ValueError: line 5: token 257 would be 4 bytes long; the limit is 3 bytes per token (is this file built to exhaust memory?)
+    ValueError: line 5: the vocabulary would exceed 261 bytes of token bytes; the limit keeps one file from exhausting the server's memory
     """
 
-    def __init__(self, max_token_bytes=MAX_TOKEN_BYTES, max_total_bytes=MAX_VOCAB_BYTES):
-        self.max_token_bytes = max_token_bytes
+    def __init__(self, max_total_bytes=MAX_VOCAB_BYTES):
         self.max_total_bytes = max_total_bytes
         self.lengths = dict.fromkeys(range(256), 1)  # idx -> token length in bytes
         self.total = 256
 
     def add(self, idx, n_bytes, where):
-        if n_bytes > self.max_token_bytes:
-            raise ValueError(f"{where}: token {idx} would be {n_bytes:,} bytes long; the limit "
-                             f"is {self.max_token_bytes:,} bytes per token (is this file built "
-                             "to exhaust memory?)")
         self.total += n_bytes
         if self.total > self.max_total_bytes:
-            raise ValueError(f"{where}: the vocabulary would exceed "
-                             f"{self.max_total_bytes >> 20} MB of token bytes; the limit "
-                             "keeps one file from exhausting the server's memory")
+            limit = self.max_total_bytes
+            shown = f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit:,} bytes"
+            raise ValueError(f"{where}: the vocabulary would exceed {shown} of token bytes; "
+                             "the limit keeps one file from exhausting the server's memory")
         self.lengths[idx] = n_bytes
 
 

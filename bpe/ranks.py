@@ -133,7 +133,7 @@ def parse_ranks(data, source="ranks", require_bytes=True):
         raise TypeError(f"data must be the file's bytes, not {type(data).__name__}")
     ranks = {}
     owner = {}  # rank -> token, to name both tokens of a rank given twice
-    budget = limits.VocabBudget()  # each token and all of them bounded in bytes
+    budget = limits.VocabBudget()  # all the tokens together bounded in bytes
     for lineno, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from .text import clean_text
 from .count import PIECE_CHARS, Part, PartCounter, chunk_items, join, join_all
-from .train import TIE_BREAKS, train_merges
+from .train import check_tie_break, train_merges
 
 READ_BYTES = 1 << 20         # bytes read from a file at a time
 RANGE_BYTES = 64 << 20       # bytes of a file one worker counts as one task
@@ -258,9 +258,7 @@ def _check_args(tok, vocab_size, min_frequency, tie_break, record_ties):
     """ValueError for arguments no training can use, before any counting (an hour of
     reading should not end in a typo); the tie options as keyword arguments for train."""
     tok._check_train_args(vocab_size, min_frequency)
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, "
-                         f"not {tie_break!r}")
+    check_tie_break(tie_break)
     if not isinstance(record_ties, bool):
         raise ValueError(f"record_ties must be True or False, not {record_ties!r}")
     return dict(tie_break=tie_break, record_ties=record_ties)

@@ -60,6 +60,13 @@ class TrainResult(NamedTuple):
     merge_ties: dict = None  # idx -> [pair, ...] tied at the top (winner first); record_ties
 
 
+def check_tie_break(tie_break):
+    """ValueError unless tie_break is one of TIE_BREAKS (asked before any counting)."""
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, "
+                         f"not {tie_break!r}")
+
+
 def train_merges(words, vocab_size: int, min_frequency: int = 1,
                  progress: Optional[Callable[[MergeProgress], None]] = None, *,
                  tie_break: str = "first", record_ties: bool = False,
@@ -86,9 +93,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     >>> train_merges([([7, 9, 7, 9], 1)], 11, vocab={7: b"x", 9: b"y"}).merges
     {(7, 9): 10}
     """
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, "
-                         f"not {tie_break!r}")
+    check_tie_break(tie_break)
     vocab = {i: bytes([i]) for i in range(256)} if vocab is None else dict(vocab)
     first_idx = max(vocab) + 1
     total = vocab_size - first_idx

@@ -23,9 +23,14 @@ def train_bpe(progress, *, kind, pattern, text, vocab_size, min_frequency=1,
     tokens get the ids right after the trained vocabulary. tie_break and record_ties
     as in tok.train (record_ties fills tok.merge_ties, about 2x slower)."""
     from bpe import BasicTokenizer, RegexTokenizer
+    from bpe.limits import MAX_VOCAB_BYTES
     tok = BasicTokenizer() if kind == "basic" else RegexTokenizer(pattern)
+    # stop where bpe.load would refuse the file: past every pair occurring once, Basic's
+    # tokens only grow (GBs by 54k merges of 1.1 MB), and the worker's memory cap would
+    # end the training with nothing to show
     tok.train(text, vocab_size, min_frequency=min_frequency, progress=progress,
-              tie_break=tie_break, record_ties=record_ties)
+              tie_break=tie_break, record_ties=record_ties,
+              max_vocab_bytes=MAX_VOCAB_BYTES)
     _add_specials(tok, special_tokens)
     counts = None
     if held_out:

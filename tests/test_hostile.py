@@ -216,24 +216,42 @@ def test_merge_table_refuses_duplicates_and_undefined_ids():
 
 
 def test_a_chained_model_is_refused_early_and_small():
-    """token i = token i-1 + 'a' for 40k lines cost +1.5 GB; the lengths alone stop it."""
+    """token i = token i-1 + 'a' for 40k lines cost +1.5 GB; the lengths alone stop it,
+    at the first line whose token takes the total past MAX_VOCAB_BYTES."""
     import tracemalloc
+    from bpe.limits import MAX_VOCAB_BYTES
     tracemalloc.start()
     table = MergeTable()
-    with pytest.raises(ValueError, match="bytes long") as e:
+    with pytest.raises(ValueError, match="exceed 64 MB") as e:
         table.add((97, 97), 256, "line 4")
         for i in range(1, 40_000):
             table.add((255 + i, 97), 256 + i, f"line {4 + i}")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert "line 4099" in str(e.value) and peak < 5_000_000
+    # token 256 + i is i + 2 bytes long: find the first i past the budget by counting
+    total, i = 256, 0
+    while total + i + 2 <= MAX_VOCAB_BYTES:
+        total += i + 2
+        i += 1
+    assert f"line {4 + i}:" in str(e.value) and peak < 5_000_000
 
 
 def test_the_vocab_budget_counts_total_bytes():
-    budget = VocabBudget(max_token_bytes=100, max_total_bytes=1000)
-    with pytest.raises(ValueError, match="exceed"):
+    budget = VocabBudget(max_total_bytes=1000)
+    with pytest.raises(ValueError, match="exceed 1,000 bytes") as e:
         for idx in range(256, 300):
             budget.add(idx, 50, f"line {idx}")
+    assert str(e.value).startswith("line 270:")  # ids 256-270: 256 + 15 * 50 = 1,006
+
+
+def test_a_long_token_alone_is_no_reason_to_refuse_a_file():
+    """Basic training makes tokens of tens of KB; what we save must load back."""
+    from bpe import BasicTokenizer, load_bytes
+    tok = BasicTokenizer().train("ab" * 20_000, 256 + 14)  # tokens double: 2, 4, ... 16 KB
+    assert max(map(len, tok.vocab.values())) == 16_384
+    data = "\n".join(["minbpe v1", "", "0"] + [f"{a} {b}" for a, b in tok.merges]) + "\n"
+    assert load_bytes(data.encode(), "long.model").encode_ordinary("ab" * 20_000) == \
+        tok.encode_ordinary("ab" * 20_000)
 
 
 # ------------------------------------------------------------------ json

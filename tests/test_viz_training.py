@@ -259,3 +259,28 @@ def test_stop_messages():
 def test_durations():  # the ETA itself is lab.training.estimate_left's (test_training)
     assert vt.format_duration(59.6) == "1 min 0 s"
     assert vt.format_duration(-3) == "0 s"
+
+
+def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
+    """lab.trainers.train_bpe trains under bpe.limits.MAX_VOCAB_BYTES, so what the app
+    makes always loads back; the stop is explained, and the merges are a prefix of the
+    unbudgeted run."""
+    from lab.trainers import train_bpe
+    from bpe.formats import load_bytes
+    import bpe.limits
+
+    class Quiet:
+        def __call__(self, step): pass
+        def phase(self, name): pass
+
+    text = "the cat sat on the mat; " * 200
+    full = BasicTokenizer().train(text, 400)
+    monkeypatch.setattr(bpe.limits, "MAX_VOCAB_BYTES", 4000)
+    tok = train_bpe(Quiet(), kind="basic", pattern=None, text=text, vocab_size=400).tok
+    assert tok.stop_reason == "vocab_bytes" and 0 < len(tok.merges) < len(full.merges)
+    assert sum(map(len, tok.vocab.values())) <= 4000
+    assert list(tok.merges) == list(full.merges)[:len(tok.merges)]
+    early, message = vt.stop_message(tok, 400)
+    assert early and "minimum frequency of 2" in message
+    model = "\n".join(["minbpe v1", "", "0"] + [f"{a} {b}" for a, b in tok.merges]) + "\n"
+    assert load_bytes(model.encode(), "x.model").merges == tok.merges

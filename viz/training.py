@@ -10,6 +10,7 @@ import math
 import altair as alt
 import pandas as pd
 
+from bpe.limits import MAX_VOCAB_BYTES
 from viz.ties import tie_marks
 from viz.vocab import visible  # the one renderer, on one line
 
@@ -148,6 +149,12 @@ def stop_message(tok, vocab_size, min_frequency=1):
         return True, (f"Stopped early at {merges} of {total:,}: no pairs left to merge, "
                       "every chunk of the corpus is already a single token. Use a bigger "
                       "corpus or a smaller vocab size.")
+    if tok.stop_reason == "vocab_bytes":
+        return True, (f"Stopped early at {merges} of {total:,}: the vocabulary reached "
+                      f"{MAX_VOCAB_BYTES >> 20} MB of token bytes, the most a tokenizer file "
+                      "may hold. Past the point where every pair occurs once, each merge "
+                      "only makes one token longer. Use a minimum frequency of 2 or a "
+                      "smaller vocab size.")
     return False, f"Reached the vocab size: {merges}, {256 + n:,} tokens."
 
 
