@@ -115,12 +115,14 @@ st.title("Tokenize")
 st.caption("Type or paste text and watch a tokenizer cut it into tokens as you type. "
            "Hover a token for its id, bytes and offsets; click it to pin the card.")
 
-pick_col, sample_col = st.columns([1, 2], vertical_alignment="bottom")
-with pick_col:
+# one row that wraps: on a narrow screen the samples go under the picker rather than
+# being cut off at the column's edge
+pick_row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+with pick_row.container(width=320):
     name, tok = widgets.tokenizer_picker("tokenize_tokenizer",
                                        help="GPT-4's cl100k_base, or one you trained or "
                                             "loaded in this session.")
-with sample_col:
+with pick_row.container(width="stretch"):
     # the pill lights up while the text is that sample, and goes dark once it is edited
     st.session_state["tokenize_sample"] = next(
         (s for s, t in SAMPLES.items() if t == st.session_state["tokenize_text"]), None)
