@@ -11,6 +11,7 @@ import streamlit as st
 from bpe import hf, ranks
 from lab import training
 from lab.safe import code, md
+from lab.widgets import figures
 from viz import corpus as vc
 from viz import training as vt
 
@@ -73,13 +74,12 @@ def progress_panel(slot=TRAIN):
             if p.phase == "merging":
                 st.progress(p.fraction, text=f"{p.done:,} of {p.total:,} "
                                              f"{md(p.label or 'merges')}")
-            c1, c2, c3, c4 = st.columns(4)
-            c1.metric("Merges done", f"{p.done:,}")
-            c2.metric("Merges per second", f"{p.rate:,.0f}", help="over the last few seconds")
-            c3.metric("Time left", "…" if p.eta is None else vt.format_duration(p.eta),
-                      help="estimated from how the merge rate has changed so far (later "
-                           "merges are cheaper), once 5% of the merges are done")
-            c4.metric("Elapsed", vt.format_duration(p.elapsed))
+            figures(("Merges done", f"{p.done:,}"),
+                    ("Merges per second", f"{p.rate:,.0f}", "over the last few seconds"),
+                    ("Time left", "…" if p.eta is None else vt.format_duration(p.eta),
+                     "estimated from how the merge rate has changed so far (later merges "
+                     "are cheaper), once 5% of the merges are done"),
+                    ("Elapsed", vt.format_duration(p.elapsed)))
             if p.recent:
                 st.caption("The latest merges, newest first")
                 st.dataframe(vt.recent_merges_table(p.recent), hide_index=True,
@@ -148,15 +148,16 @@ def result_panel(t, text_fingerprint):
         "and the other pages.", icon=":material/info:" if early else ":material/check_circle:")
     counts = o.value.held_out_counts
     compression = vt.compression_frame(counts) if counts else None
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Merges", f"{len(tok.merges):,}")
-    c2.metric("Vocab size", f"{tok.n_vocab:,}",
-              help="256 bytes + merges + special tokens" if tok.special_tokens else None)
-    c3.metric("Training time", vt.format_duration(o.elapsed),
-              help=f"{o.rate:,.0f} merges per second" if o.rate else None)
+    shown = [("Merges", f"{len(tok.merges):,}"),
+             ("Vocab size", f"{tok.n_vocab:,}",
+              "256 bytes + merges + special tokens" if tok.special_tokens else None),
+             ("Training time", vt.format_duration(o.elapsed),
+              f"{o.rate:,.0f} merges per second" if o.rate else None)]
     if compression is not None:
-        c4.metric("Bytes per token (held out)", f"{compression['bytes_per_token'].iloc[-1]:.2f}",
-                  help="On the held-out end of the corpus, which training never saw")
+        shown.append(("Bytes per token (held out)",
+                      f"{compression['bytes_per_token'].iloc[-1]:.2f}",
+                      "On the held-out end of the corpus, which training never saw"))
+    figures(*shown)
     if tok.special_tokens:
         st.caption("Special tokens: " + ", ".join(f"{code(s_)} → {idx}"
                                                   for s_, idx in tok.special_tokens.items()))

@@ -37,3 +37,12 @@ def sample_text(prefix, *, height, max_chars):
         st.session_state[f"{prefix}_text_sample"] = sample
         st.session_state[f"{prefix}_text"] = SAMPLES[sample]
     return st.text_area("Text", key=f"{prefix}_text", height=height, max_chars=max_chars)
+
+
+def figures(*items):
+    """A row of st.metric figures, each as wide as its own label and value, that wraps
+    onto the next line on a narrow screen instead of cutting them short ("100,…"), as
+    equal st.columns do. items: (label, value) or (label, value, help)."""
+    with st.container(horizontal=True, gap="medium"):
+        for label, value, *help in items:
+            st.metric(label, value, help=help[0] if help else None, width="content")

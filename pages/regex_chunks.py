@@ -7,7 +7,6 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab.widgets import sample_text
 from lab import state, widgets
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
@@ -53,10 +52,13 @@ def mark_custom():
         st.session_state["chunks_preset"] = CUSTOM
 
 
-c1, c2 = st.columns([1, 4])
-c1.selectbox("Pattern", choices, key="chunks_preset", on_change=load_preset)
-pattern = c2.text_area("Split pattern (a regex; edit it freely)", key="chunks_pattern",
-                       height=90, on_change=mark_custom)
+# one row that wraps: on a narrow screen the pattern box goes under the preset picker
+pattern_row = st.container(horizontal=True, gap="medium")
+with pattern_row.container(width=200):
+    st.selectbox("Pattern", choices, key="chunks_preset", on_change=load_preset)
+with pattern_row.container(width="stretch"):
+    pattern = st.text_area("Split pattern (a regex; edit it freely)", key="chunks_pattern",
+                           height=90, on_change=mark_custom)
 st.caption("Try GPT-4 with the GPT-2 pattern on the Python code sample: GPT-4's pattern "
            "lets punctuation take a letter or a newline along, so tokens such as “(ids” "
            "and “):↵” cross GPT-2's chunks.")
@@ -64,7 +66,7 @@ if not tok.pattern:
     st.caption(f"“{md(name)}” has no split pattern (a BasicTokenizer merges "
                "across everything), so its tokens may cross any pattern's chunks.")
 
-text = sample_text("chunks", height=110, max_chars=MAX_CHARS)
+text = widgets.sample_text("chunks", height=110, max_chars=MAX_CHARS)
 
 try:
     found = regex_chunks.find_chunks(pattern, text)
@@ -77,10 +79,8 @@ row = tokens_row(tok, ids)
 crossing = regex_chunks.crossing_spans(row, found)
 skipped = [c for c in found if not c.matched]
 
-m1, m2, m3 = st.columns(3)
-m1.metric("Chunks", f"{len(found):,}")
-m2.metric("Tokens", f"{len(ids):,}")
-m3.metric("Tokens crossing a chunk", f"{len(crossing):,}")
+widgets.figures(("Chunks", f"{len(found):,}"), ("Tokens", f"{len(ids):,}"),
+                ("Tokens crossing a chunk", f"{len(crossing):,}"))
 if crossing:
     st.warning(f"{len(crossing):,} of “{md(name)}”'s tokens cross a boundary "
                "of this pattern (outlined in red): the tokenizer was built with a different "

@@ -35,13 +35,16 @@ if st.session_state["budget_text"] is None:  # the first visit: read the sample 
         encoding="utf-8")[:DEFAULT_TEXT_CHARS]
 name, tok = widgets.tokenizer_picker("budget_tokenizer")
 
-c1, c2 = st.columns([1, 2])
-max_tokens = c1.number_input("Tokens per piece, at most", min_value=1, max_value=1_000_000,
-                             step=64, key="budget_max_tokens")
-prefer = c2.segmented_control("Cut", list(token_budget.PREFER), format_func=token_budget.PREFER.get,
-                              key="budget_prefer",
-                              help="A line or sentence end is taken when one falls in the "
-                                   "second half of the budget; else the piece fills it.")
+# one row that wraps: on a narrow screen the cut choice goes under the budget whole
+settings = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+with settings.container(width=220):
+    max_tokens = st.number_input("Tokens per piece, at most", min_value=1,
+                                 max_value=1_000_000, step=64, key="budget_max_tokens")
+with settings.container(width="content"):
+    prefer = st.segmented_control(
+        "Cut", list(token_budget.PREFER), format_func=token_budget.PREFER.get,
+        key="budget_prefer", help="A line or sentence end is taken when one falls in the "
+                                  "second half of the budget; else the piece fills it.")
 uploaded = st.file_uploader("A text file (UTF-8), or type below", type=["txt", "md", "csv",
                             "json", "jsonl", "py"], key="budget_file")
 if uploaded is not None:
@@ -73,16 +76,17 @@ if st.session_state.get("budget_made_for") != made_for:
 pieces = st.session_state["budget_pieces"]
 
 numbers = token_budget.summary(pieces)
-m1, m2, m3 = st.columns(3)
-m1.metric("Pieces", f"{numbers['pieces']:,}")
-m2.metric("Largest piece", f"{numbers['largest']:,} tokens")
-m3.metric("Tokens in all", f"{numbers['tokens']:,}")
+widgets.figures(("Pieces", f"{numbers['pieces']:,}"),
+                ("Largest piece", f"{numbers['largest']:,} tokens"),
+                ("Tokens in all", f"{numbers['tokens']:,}"))
 
-d1, d2 = st.columns(2)
-d1.download_button("Download the pieces (.zip of .txt)", token_budget.to_zip(pieces), "pieces.zip",
-                   mime="application/zip", icon=":material/folder_zip:", key="budget_zip")
-d2.download_button("Download the pieces (.jsonl)", token_budget.to_jsonl(pieces), "pieces.jsonl",
-                   mime="application/jsonl", icon=":material/download:", key="budget_jsonl")
+with st.container(horizontal=True):
+    st.download_button("Download the pieces (.zip of .txt)", token_budget.to_zip(pieces),
+                       "pieces.zip", mime="application/zip", icon=":material/folder_zip:",
+                       key="budget_zip")
+    st.download_button("Download the pieces (.jsonl)", token_budget.to_jsonl(pieces),
+                       "pieces.jsonl", mime="application/jsonl", icon=":material/download:",
+                       key="budget_jsonl")
 
 frame = pd.DataFrame({
     "piece": [p.index for p in pieces],

@@ -10,7 +10,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import corpora, training
+from lab import corpora, training, widgets
 from lab import train_panels as panels
 from lab.memory import remember
 from lab.safe import md
@@ -72,10 +72,8 @@ elif source == SOURCES[2]:
     st.info("Upload a counts file made by `python -m bpe count FILES... -o corpus.counts`, "
             "or pick a sample corpus.", icon=":material/upload_file:")
 elif text:
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Files", f"{files_used:,}")
-    c2.metric("Characters", f"{len(text):,}")
-    c3.metric("Bytes (UTF-8)", f"{n_bytes:,}")
+    widgets.figures(("Files", f"{files_used:,}"), ("Characters", f"{len(text):,}"),
+                    ("Bytes (UTF-8)", f"{n_bytes:,}"))
     st.caption(f"Training uses the first {cut:,} characters; the last {len(text) - cut:,} "
                f"(a tenth of the corpus, at most {vc.HELD_OUT_LIMIT:,}) are held out to "
                "measure compression on text the tokenizer never saw." if cut < len(text) else

@@ -40,25 +40,30 @@ name, tok = widgets.tokenizer_picker("vocab_tokenizer")
 frame = tokenizer_cache.vocab_table(tok)
 counts_recorded = bool(tok.merge_counts)
 
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Tokens", f"{len(frame):,}")
-c2.metric("Merges", f"{int(frame['merge'].notna().sum()):,}")
-c3.metric("Special tokens", f"{int(frame['special'].sum()):,}")
-c4.metric("Not whole UTF-8 characters", f"{int((~frame['whole_chars']).sum()):,}",
-          help="Tokens whose bytes end or start inside a character (part of an emoji, "
-               "say): they never decode on their own.")
+widgets.figures(
+    ("Tokens", f"{len(frame):,}"),
+    ("Merges", f"{int(frame['merge'].notna().sum()):,}"),
+    ("Special tokens", f"{int(frame['special'].sum()):,}"),
+    ("Not whole UTF-8 characters", f"{int((~frame['whole_chars']).sum()):,}",
+     "Tokens whose bytes end or start inside a character (part of an emoji, say): they "
+     "never decode on their own."))
 if not counts_recorded:
     st.info("This tokenizer has no merge counts recorded (reference vocabularies such as "
             "GPT-4's, .model files and SentencePiece models do not keep them), so the table "
             "has no count column.")
 
 # ------------------------------------------------------------------ search and sort
-q1, q2, q3, q4 = st.columns([3, 1.3, 1.3, 1.2])
-query = q1.text_input("Search tokens", key="vocab_query",
-                      placeholder="e.g.  token   or, as a regex,  ^·[A-Z]")
-mode = q2.radio("Match", ["substring", "regex"], key="vocab_mode", horizontal=True)
-sort_by = q3.selectbox("Sort by", list(vocab.SORTS), key="vocab_sort")
-descending = q4.toggle("Descending", key="vocab_desc")
+# one row that wraps on a narrow screen, rather than squeezing "substring" onto two lines
+search_row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+with search_row.container(width="stretch"):
+    query = st.text_input("Search tokens", key="vocab_query",
+                          placeholder="e.g.  token   or, as a regex,  ^·[A-Z]")
+with search_row.container(width=190):
+    mode = st.radio("Match", ["substring", "regex"], key="vocab_mode", horizontal=True)
+with search_row.container(width=160):
+    sort_by = st.selectbox("Sort by", list(vocab.SORTS), key="vocab_sort")
+with search_row.container(width="content"):
+    descending = st.toggle("Descending", key="vocab_desc")
 only_partial = st.checkbox("Only tokens that are not whole UTF-8 characters",
                            key="vocab_partial")
 
@@ -152,21 +157,15 @@ if detail is not None:
 
 # ------------------------------------------------------------------ a sample text
 st.subheader("Which tokens does a text use?")
-sample = st.selectbox("Sample", list(SAMPLES), index=list(SAMPLES).index(DEFAULT_SAMPLE),
-                      key="vocab_sample")
-if st.session_state.get("vocab_text_sample") != sample:
-    st.session_state["vocab_text_sample"] = sample
-    st.session_state["vocab_text"] = SAMPLES[sample]
-text = st.text_area("Text", key="vocab_text", height=120)
+text = widgets.sample_text("vocab", height=120, max_chars=None)
 used, untouched = vocab.text_usage(tok, frame, text)
 ordinary = len(frame) - int(frame["special"].sum())
-u1, u2, u3 = st.columns(3)
-u1.metric("Tokens in the text", f"{int(used['uses'].sum()):,}")
-u2.metric("Distinct tokens used", f"{len(used):,}")
-u3.metric("Vocabulary never touched", f"{untouched:,}",
-          help=f"Of the {ordinary:,} ordinary tokens, this text uses "
-               f"{len(used) / ordinary:.2%}; the other {untouched / ordinary:.2%} it never "
-               "touches.")
+widgets.figures(
+    ("Tokens in the text", f"{int(used['uses'].sum()):,}"),
+    ("Distinct tokens used", f"{len(used):,}"),
+    ("Vocabulary never touched", f"{untouched:,}",
+     f"Of the {ordinary:,} ordinary tokens, this text uses {len(used) / ordinary:.2%}; the "
+     f"other {untouched / ordinary:.2%} it never touches."))
 st.dataframe(blank_missing(used[[c for c in ("id", "token", "uses", "pair", "merge",
                                             "whole_chars") if c not in empty]]),
              hide_index=True, height=300,
