@@ -504,7 +504,14 @@ def _watch(conn, heartbeat, abandon_after):
     may still count a big corpus on several cores (it only forks single-threaded).
     """
     def check(signum, frame):
-        if conn.poll() or time.monotonic() - heartbeat.value > abandon_after:
+        gone = conn.poll()
+        if gone or time.monotonic() - heartbeat.value > abandon_after:
+            # one line in the server's log, so whoever reads it knows why a training
+            # vanished (os.write: nothing buffered is lost to _exit)
+            why = ("its server process dropped it" if gone else
+                   f"nobody polled it for {abandon_after:g} s (its tab was closed?)")
+            os.write(2, f"lab.jobs: training worker {os.getpid()} stopped: {why}\n"
+                     .encode())
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             os.killpg(0, signal.SIGTERM)  # the counting processes, if any; not this one
             os._exit(ABANDONED)
