@@ -29,6 +29,15 @@ has polled it for `abandon_after` seconds (the tab was closed), and on cancel(),
 along the processes it forks to count a big corpus. `job.keep_polling(still_wanted)`
 polls from a thread while the page is not shown, so the job survives a visit to
 another page of the app.
+
+Settings a server reads from its environment when it imports this module:
+  LAB_MAX_TRAININGS      workers at once (SERVER_LIMIT; one per core, at least two)
+  LAB_WORKER_MEMORY_MB   one worker's address-space cap (WORKER_MEMORY; 2048)
+  LAB_ABANDON_AFTER_S    seconds without a poll before a worker gives up (ABANDON_AFTER;
+                         30, from 2 to 3600). Lower means a closed tab frees its worker
+                         sooner but a busy server may miss a poll; the browser tests
+                         start a server with 4 so a training can outlast it.
+A value out of range or not a number stops the import with a ValueError that says so.
 """
 import importlib
 import io
@@ -48,17 +57,40 @@ from typing import NamedTuple
 
 REPORT_EVERY = 0.1     # seconds between progress messages: one pipe write per batch
 RECENT_MERGES = 20     # latest merges carried by a progress event (and kept by the job)
-ABANDON_AFTER = 30.0   # seconds without a poll after which the worker gives up
 WATCH_EVERY = 0.5      # seconds between the worker's checks on its parent and its polls
 KINDS = ("basic", "regex")
 ABANDONED = 3          # the worker's exit code when it gave up on an absent parent
 OUT_OF_MEMORY = 4      # the worker's exit code when it hit its memory cap past recovery
 TRACE_POINTS = 2000    # (done, elapsed) points a job keeps for its ETA, thinned beyond
-# Workers at once on this server: one per core, at least two (env LAB_MAX_TRAININGS)
-SERVER_LIMIT = int(os.environ.get("LAB_MAX_TRAININGS", max(2, os.cpu_count() or 1)))
-# Address space one worker may take, in bytes (env LAB_WORKER_MEMORY_MB)
-WORKER_MEMORY = int(os.environ.get("LAB_WORKER_MEMORY_MB", 2048)) * 2**20
 TARGET_PACKAGES = ("bpe", "lab", "viz")  # where a job's function may live
+
+
+def setting(name, default, low, high, unit, *, whole=False):
+    """The number in environment variable name (default if unset), checked to lie in
+    [low, high] (and to be a whole number if whole); a ValueError that names the
+    variable and the range otherwise."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high or whole and not value.is_integer():
+        # (NaN fails the range too)
+        raise ValueError(f"{name}={raw!r} is not a {'whole ' if whole else ''}number of "
+                         f"{unit} from {low} to {high}: fix it or unset it (the default "
+                         f"is {default})")
+    return int(value) if whole else value
+
+
+# Workers at once on this server: one per core, at least two (env LAB_MAX_TRAININGS)
+SERVER_LIMIT = setting("LAB_MAX_TRAININGS", max(2, os.cpu_count() or 1), 1, 1024,
+                       "trainings", whole=True)
+# Address space one worker may take, in bytes (env LAB_WORKER_MEMORY_MB)
+WORKER_MEMORY = setting("LAB_WORKER_MEMORY_MB", 2048, 64, 2**24, "MB", whole=True) * 2**20
+# seconds without a poll after which the worker gives up (env LAB_ABANDON_AFTER_S)
+ABANDON_AFTER = setting("LAB_ABANDON_AFTER_S", 30.0, 2, 3600, "seconds")
 
 _live = weakref.WeakSet()  # the jobs started by this process, to count running workers
 _live_lock = threading.Lock()
@@ -472,7 +504,14 @@ def _watch(conn, heartbeat, abandon_after):
     may still count a big corpus on several cores (it only forks single-threaded).
     """
     def check(signum, frame):
-        if conn.poll() or time.monotonic() - heartbeat.value > abandon_after:
+        gone = conn.poll()
+        if gone or time.monotonic() - heartbeat.value > abandon_after:
+            # one line in the server's log, so whoever reads it knows why a training
+            # vanished (os.write: nothing buffered is lost to _exit)
+            why = ("its server process dropped it" if gone else
+                   f"nobody polled it for {abandon_after:g} s (its tab was closed?)")
+            os.write(2, f"lab.jobs: training worker {os.getpid()} stopped: {why}\n"
+                     .encode())
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             os.killpg(0, signal.SIGTERM)  # the counting processes, if any; not this one
             os._exit(ABANDONED)
