@@ -38,3 +38,19 @@ def test_the_server_settings_have_their_defaults_here():
     server only)."""
     assert jobs.ABANDON_AFTER == 30.0
     assert jobs.WORKER_MEMORY == 2048 * 2**20
+
+
+def test_a_misconfigured_server_says_so_on_the_page_without_a_traceback():
+    """In a fresh process (lab.jobs reads the settings once, as it is imported)."""
+    import os
+    import subprocess
+    import sys
+    probe = ("from streamlit.testing.v1 import AppTest\n"
+             "at = AppTest.from_file('app.py', default_timeout=60).run()\n"
+             "print(len(at.exception), '|', at.error[0].value if at.error else '')\n")
+    env = dict(os.environ, LAB_ABANDON_AFTER_S="abc")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                         text=True, timeout=120, cwd=os.path.dirname(os.path.dirname(__file__)))
+    shown = out.stdout.strip().splitlines()[-1]
+    assert shown.startswith("0 |"), out.stdout + out.stderr  # no exception box
+    assert "This server is misconfigured" in shown and "LAB\\_ABANDON\\_AFTER\\_S" in shown
