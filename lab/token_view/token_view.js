@@ -124,31 +124,54 @@ function luminance(color) {
 // Lazy windows inside a scroll box: a window is drawn when it comes near the visible
 // area and emptied (keeping its height) when it goes far away, so a 1 MB text keeps only
 // a few thousand elements in the DOM.
-function windowed(box, count, draw, estimate) {
+// A redraw (one per key press) starts from the last drawing, `old` (what windowed
+// returned for the same box before): a window that was drawn there is drawn at once,
+// not a frame later when the observer reports it, and is moved over as it is when its
+// signature (sig(w): a string of everything its drawing depends on) has not changed, so
+// typing at the end of a text rebuilds one window, not all the visible ones.
+// `done(slots)` gets the windows each pass drew (e.g. to measure them, in one go).
+function windowed(box, count, draw, estimate, sig, old, done) {
   box.replaceChildren();
   const slots = [];
+  const fill = (slot) => {
+    slot.style.minHeight = "";
+    slot.replaceChildren(draw(slot.index));
+    slot.sig = sig ? sig(slot.index) : null;
+    slot.drawn = true;
+  };
   const observer = new IntersectionObserver((entries) => {
+    // the entries carry their boxes' sizes: read nothing from the layout between writes
+    const drawn = [];
     for (const entry of entries) {
       const slot = entry.target;
       if (entry.isIntersecting && !slot.drawn) {
-        slot.style.minHeight = "";
-        slot.replaceChildren(draw(slot.index));
-        slot.drawn = true;
+        fill(slot);
+        drawn.push(slot);
       } else if (!entry.isIntersecting && slot.drawn) {
-        slot.style.minHeight = slot.offsetHeight + "px";
+        slot.style.minHeight = entry.boundingClientRect.height + "px";
         slot.replaceChildren();
         slot.drawn = false;
       }
     }
+    if (drawn.length && done) done(drawn);
   }, { root: box, rootMargin: "600px 0px" });
+  const drawn = [];
   for (let w = 0; w < count; w++) {
-    const slot = el("div", "win");
-    slot.index = w;
-    slot.style.minHeight = estimate(w) + "px";
-    box.append(slot);
+    const before = old && old.slots[w];
+    let slot;
+    if (before && before.drawn && sig && before.sig === sig(w)) {
+      slot = before;  // unchanged: keep its elements
+    } else {
+      slot = el("div", "win");
+      slot.index = w;
+      if (before && before.drawn) { fill(slot); drawn.push(slot); }  // it was in view
+      else slot.style.minHeight = estimate(w) + "px";
+    }
     slots.push(slot);
-    observer.observe(slot);
   }
+  box.append(...slots);
+  for (const slot of slots) observer.observe(slot);
+  if (drawn.length && done) done(drawn);
   return { slots, observer };
 }
 
@@ -173,6 +196,7 @@ function mount(parent) {
     data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null, patience: 0,
     dirty: false, inflight: false, sentAt: -Infinity, payload: null,
     source: [], index: [], hovered: null, pinned: null, observers: [],
+    windows: {}, lastWindows: {}, palette: null,
   };
 
   area.addEventListener("input", () => {
@@ -273,8 +297,13 @@ function update(view, data) {
   root.classList.toggle("dark", dark);
   const palette = data.palette || { light: ["#ddd"], dark: ["#444"] };
   const colors = dark ? palette.dark : palette.light;
-  colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
-  root.style.setProperty("--ink", dark ? palette.ink_dark : palette.ink_light);
+  const ink = dark ? palette.ink_dark : palette.ink_light;
+  const paletteKey = colors.join() + ink;
+  if (view.palette !== paletteKey) {  // the same values again would still restyle the view
+    view.palette = paletteKey;
+    colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
+    root.style.setProperty("--ink", ink);
+  }
   view.ncolors = colors.length;
 
   // the editor
@@ -312,7 +341,9 @@ function update(view, data) {
   view.observers = [];
   view.hovered = null;
   view.pinned = null;
-  view.card.hidden = true;
+  hide(view);  // also takes the highlight off windows the redraw keeps
+  view.lastWindows = view.windows;  // windows that did not change are moved over
+  view.windows = {};
 
   // per row: offsets and the bytes behind the tokens (for the hover card)
   const encoder = new TextEncoder();
@@ -446,13 +477,25 @@ function drawRow(view, ix, r, data) {
   if (windows <= 2) {
     box.append(draw(0));
     if (windows === 2) box.append(draw(1));
-    markWrapped(box);
+    markWrapped([box]);
     return;
   }
   box.classList.add("scroll");
   box.style.maxHeight = (data.box_height || 420) + "px";
-  const v = windowed(box, windows, (w) => { const f = draw(w); setTimeout(() => markWrapped(box), 0); return f; },
-    (w) => 1.9 * 16 * Math.ceil((bounds[w + 1] - bounds[w]) / 12));
+  // everything a window's spans are drawn from: text, ids, bytes, color, marks, chunk
+  const sig = (w) => {
+    const parts = [bounds[w], bounds[w + 1], view.ncolors, row.color_by];
+    for (let s = bounds[w]; s < bounds[w + 1]; s++) {
+      const t0 = ix.tokStart[s], t1 = ix.tokStart[s + 1];
+      parts.push(row.show[s], ix.byteStart[t0], spanColor(view, ix, s), ix.classes.get(s) || "",
+        row.chunk ? row.chunk[s] % 2 : "");
+      for (let t = t0; t < t1; t++) parts.push(row.ids[t], row.nb[t]);
+    }
+    return parts.join("\x04");
+  };
+  const v = windowed(box, windows, draw, (w) => 1.9 * 16 * Math.ceil((bounds[w + 1] - bounds[w]) / 12),
+    sig, view.lastWindows["row" + r], markWrapped);
+  view.windows["row" + r] = v;
   view.observers.push(v.observer);
   const ntok = row.ids.length;
   const cap = el("div", "tv-windowed",
@@ -463,14 +506,21 @@ function drawRow(view, ix, r, data) {
 }
 
 // a token wider than the line wraps inside its box: say so on the box (and a pair's run
-// wider than the line may break between its pieces: say so on the run)
-function markWrapped(box) {
-  for (const r of box.querySelectorAll(".run")) if (r.scrollWidth > r.clientWidth + 1) r.classList.add("wrapped");
-  for (const t of box.querySelectorAll(".tok")) {
-    if (t.textContent.length < 12) continue;
-    const lh = parseFloat(getComputedStyle(t).lineHeight) || 24;
-    if (t.offsetHeight > lh * 1.5) t.classList.add("wrapped");
+// wider than the line may break between its pieces: say so on the run). All sizes are
+// read first (one layout), then the classes written: a read after a write would lay the
+// page out again, once per token.
+function markWrapped(boxes) {
+  const runs = [], toks = [];
+  for (const box of boxes) {
+    for (const r of box.querySelectorAll(".run")) runs.push(r);
+    for (const t of box.querySelectorAll(".tok")) if (t.textContent.length >= 12) toks.push(t);
   }
+  if (!runs.length && !toks.length) return;
+  // a run marked wrapped lays its pieces out anew: mark the runs before measuring pieces
+  for (const r of runs.filter((r) => r.scrollWidth > r.clientWidth + 1)) r.classList.add("wrapped");
+  // every .tok has the same line height (token_view.css)
+  const lh = toks.length ? parseFloat(getComputedStyle(toks[0]).lineHeight) || 24 : 0;
+  for (const t of toks.filter((t) => t.offsetHeight > lh * 1.5)) t.classList.add("wrapped");
 }
 
 function drawLists(view, data) {
@@ -505,7 +555,18 @@ function drawLists(view, data) {
     }
     return frag;
   };
-  const v1 = windowed(idsBox, idWindows, drawIds, () => 22 * Math.ceil(ID_BLOCK / 12));
+  // a window of ids or table rows is drawn from its tokens' ids and spans (and bytes)
+  const listSig = (block, withBytes) => (w) => {
+    const parts = [ntok];
+    for (let t = w * block; t < Math.min(ntok, (w + 1) * block); t++) {
+      parts.push(row.ids[t], spanOf[t]);
+      if (withBytes) parts.push(ix.byteStart[t], row.nb[t], tokenShow(ix, spanOf[t], t));
+    }
+    return parts.join(",");
+  };
+  const v1 = windowed(idsBox, idWindows, drawIds, () => 22 * Math.ceil(ID_BLOCK / 12),
+    listSig(ID_BLOCK, false), view.lastWindows.ids);
+  view.windows.ids = v1;
   view.observers.push(v1.observer);
 
   const head = el("div", "tr th");
@@ -526,7 +587,9 @@ function drawLists(view, data) {
     }
     return frag;
   };
-  const v2 = windowed(body, Math.ceil(ntok / TABLE_BLOCK), drawRows, () => 24 * TABLE_BLOCK);
+  const v2 = windowed(body, Math.ceil(ntok / TABLE_BLOCK), drawRows, () => 24 * TABLE_BLOCK,
+    listSig(TABLE_BLOCK, true), view.lastWindows.table);
+  view.windows.table = v2;
   view.observers.push(v2.observer);
   if (ntok > ID_BLOCK)
     view.lists.append(el("div", "tv-windowed", `${ntok.toLocaleString()} ids and table rows, drawn in windows as you scroll.`));
@@ -649,7 +712,7 @@ function drawPair(view, data) {
     byteAt += pieces.nb[p];
   }
   box.append(frag);
-  markWrapped(box);
+  markWrapped([box]);
 }
 
 function spanIds(ix, s) { return ix.row.ids.slice(ix.tokStart[s], ix.tokStart[s + 1]).join(" "); }
