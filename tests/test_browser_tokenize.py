@@ -239,3 +239,33 @@ def test_compare_trains_the_pair_and_shows_both_views(page):
     for side, ids in (("A", ids_a), ("B", ids_b)):
         assert sum(len(group.split()) for group in ids) == int(shown[f"Tokens {side}"].replace(",", ""))
     tall_screenshot(page, "compare_pair", 1900)
+
+
+def test_typing_does_not_send_the_text_back_and_toggles_survive_a_visit(page):
+    """A run the box's typing started leaves the box's text alone (the box has it): the
+    text is not in the server's answer. Any other run, here a toggle's, sends it. The
+    page is a fragment: a toggle flipped in a page-only run is still on after a visit
+    to another page (lab.memory's shadow follows page-only runs)."""
+    ready(page)
+    got = []
+    page.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda p: got.append(p if isinstance(p, bytes) else p.encode())))
+    page.reload()
+    ready(page)
+    marker = "Quokkas-tokenize-marker-" * 3
+    got.clear()
+    show_text(page, PROSE + marker)
+    assert not any(marker.encode() in frame for frame in got)
+    got.clear()
+    page.get_by_text("Whitespace markers").click()
+    marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
+    assert until(lambda: page.locator(".tv").first.evaluate(marked), 30)
+    wait_rendered(page)
+    assert any(marker.encode() in frame for frame in got)  # a toggle's run sends the text
+    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("heading", name="Compare").first.wait_for(timeout=60_000)
+    wait_rendered(page)
+    page.get_by_role("link", name="Tokenize").click()
+    ready(page)
+    assert page.locator(".tv textarea").input_value() == PROSE + marker
+    assert page.locator(".tv").first.evaluate(marked)  # the toggle is still on
