@@ -131,7 +131,8 @@ function luminance(color) {
 // typing at the end of a text rebuilds one window, not all the visible ones.
 // `done(slots)` gets the windows each pass drew (e.g. to measure them, in one go).
 function windowed(box, count, draw, estimate, sig, old, done) {
-  box.replaceChildren();
+  const inPlace = old && old.box === box;  // the same box: its kept windows stay put
+  if (!inPlace) box.replaceChildren();
   const slots = [];
   const fill = (slot) => {
     slot.style.minHeight = "";
@@ -169,10 +170,21 @@ function windowed(box, count, draw, estimate, sig, old, done) {
     }
     slots.push(slot);
   }
-  box.append(...slots);
+  if (inPlace) {
+    const kids = box.children;
+    for (let w = 0; w < count; w++) {
+      const cur = kids[w];
+      if (cur === slots[w]) continue;
+      if (cur && cur === old.slots[w]) box.replaceChild(slots[w], cur);
+      else box.insertBefore(slots[w], cur || null);
+    }
+    while (kids.length > count) box.lastElementChild.remove();
+  } else {
+    box.append(...slots);
+  }
   for (const slot of slots) observer.observe(slot);
   if (drawn.length && done) done(drawn);
-  return { slots, observer };
+  return { box, slots, observer };
 }
 
 function mount(parent) {
@@ -373,13 +385,22 @@ function update(view, data) {
     return { row, bytes, tokStart, charStart, byteStart, classes, partStart };
   });
 
-  // keep where the reader was scrolled to (a redraw per keystroke must not jump)
-  const scrolled = Array.from(view.root.querySelectorAll(".scroll"), (e) => e.scrollTop);
-  view.rows.replaceChildren();
-  if (data.pair) drawPair(view, data);
-  else view.index.forEach((ix, r) => drawRow(view, ix, r, data));
+  // keep where the reader was scrolled to (a redraw per keystroke must not jump); a box
+  // the redraw keeps keeps its scroll position by itself
+  const boxes = Array.from(view.root.querySelectorAll(".scroll"));
+  const scrolled = boxes.map((e) => e.scrollTop);
+  if (data.pair) {
+    view.rows.replaceChildren();
+    drawPair(view, data);
+  } else {
+    const wraps = view.index.map((ix, r) => drawRow(view, ix, r, data));
+    const kids = view.rows.children;
+    if (wraps.length !== kids.length || wraps.some((w, k) => w !== kids[k])) view.rows.replaceChildren(...wraps);
+  }
   drawLists(view, data);
-  view.root.querySelectorAll(".scroll").forEach((e, k) => { if (scrolled[k]) e.scrollTop = scrolled[k]; });
+  view.root.querySelectorAll(".scroll").forEach((e, k) => {
+    if (scrolled[k] && e !== boxes[k]) e.scrollTop = scrolled[k];
+  });
 }
 
 function hexColor(h) {
@@ -459,16 +480,21 @@ function blockBounds(ix) {
   return bounds;
 }
 
+// -> the row's element: the last drawing's, kept in place, when both are windowed with
+// the same caption (moved or rebuilt, every token would be laid out and painted again)
 function drawRow(view, ix, r, data) {
   const row = ix.row;
-  const wrap = el("div", "tv-row");
-  if (row.caption) wrap.append(el("div", "tv-cap", row.caption));
-  const box = el("div", "tokens");
-  box.dataset.row = r;
-  wrap.append(box);
-  view.rows.append(wrap);
   const bounds = blockBounds(ix);
   const windows = bounds.length - 1;
+  const old = view.lastWindows["row" + r];
+  const keep = windows > 2 && old && old.caption === (row.caption || "");
+  const wrap = keep ? old.wrap : el("div", "tv-row");
+  const box = keep ? old.box : el("div", "tokens");
+  if (!keep) {
+    if (row.caption) wrap.append(el("div", "tv-cap", row.caption));
+    box.dataset.row = r;
+    wrap.append(box);
+  }
   const draw = (w) => {
     const frag = document.createDocumentFragment();
     for (let s = bounds[w]; s < bounds[w + 1]; s++) drawSpan(view, ix, r, s, frag);
@@ -478,10 +504,11 @@ function drawRow(view, ix, r, data) {
     box.append(draw(0));
     if (windows === 2) box.append(draw(1));
     markWrapped([box]);
-    return;
+    return wrap;
   }
   box.classList.add("scroll");
-  box.style.maxHeight = (data.box_height || 420) + "px";
+  const height = (data.box_height || 420) + "px";
+  if (box.style.maxHeight !== height) box.style.maxHeight = height;
   // everything a window's spans are drawn from: text, ids, bytes, color, marks, chunk
   const sig = (w) => {
     const parts = [bounds[w], bounds[w + 1], view.ncolors, row.color_by];
@@ -494,15 +521,15 @@ function drawRow(view, ix, r, data) {
     return parts.join("\x04");
   };
   const v = windowed(box, windows, draw, (w) => 1.9 * 16 * Math.ceil((bounds[w + 1] - bounds[w]) / 12),
-    sig, view.lastWindows["row" + r], markWrapped);
-  view.windows["row" + r] = v;
-  view.observers.push(v.observer);
+    sig, old, markWrapped);
   const ntok = row.ids.length;
-  const cap = el("div", "tv-windowed",
-    `${ntok.toLocaleString()} tokens in ${windows.toLocaleString()} windows of about ${BLOCK} spans: `
+  const cap = keep ? old.cap : wrap.appendChild(el("div", "tv-windowed"));
+  cap.textContent = `${ntok.toLocaleString()} tokens in ${windows.toLocaleString()} windows of about ${BLOCK} spans: `
     + "only the windows near the visible part of the box are drawn; scroll to see more. "
-    + "Counts, ids and table cover the whole text.");
-  wrap.append(cap);
+    + "Counts, ids and table cover the whole text.";
+  view.windows["row" + r] = Object.assign(v, { wrap, cap, caption: row.caption || "" });
+  view.observers.push(v.observer);
+  return wrap;
 }
 
 // a token wider than the line wraps inside its box: say so on the box (and a pair's run
@@ -523,21 +550,36 @@ function markWrapped(boxes) {
   for (const t of toks.filter((t) => t.offsetHeight > lh * 1.5)) t.classList.add("wrapped");
 }
 
+// the Ids and Table tabs of the first row; their boxes (and the tab shown) are kept from
+// one redraw to the next, with the windows whose ids did not change
 function drawLists(view, data) {
-  view.lists.replaceChildren();
-  if (!data.lists || !view.index.length) return;
+  if (!data.lists || !view.index.length) {
+    view.lists.replaceChildren();
+    view.listParts = null;
+    return;
+  }
+  if (!view.listParts) {
+    view.lists.replaceChildren();
+    const tabs = el("div", "tv-tabs");
+    const idsBtn = el("button", "tv-tab on", "Ids");
+    const tableBtn = el("button", "tv-tab", "Table");
+    tabs.append(idsBtn, tableBtn);
+    const idsBox = el("div", "tv-ids scroll");
+    const tableBox = el("div", "tv-table scroll");
+    tableBox.hidden = true;
+    const head = el("div", "tr th");
+    head.append(el("span", "td n", "#"), el("span", "td id", "id"), el("span", "td tx", "text"), el("span", "td hx", "bytes"));
+    const body = el("div", "tbody");
+    tableBox.append(head, body);
+    const note = el("div", "tv-windowed");
+    view.lists.append(tabs, idsBox, tableBox, note);
+    idsBtn.onclick = () => { idsBox.hidden = false; tableBox.hidden = true; idsBtn.classList.add("on"); tableBtn.classList.remove("on"); };
+    tableBtn.onclick = () => { idsBox.hidden = true; tableBox.hidden = false; tableBtn.classList.add("on"); idsBtn.classList.remove("on"); };
+    view.listParts = { idsBox, body, note };
+  }
+  const { idsBox, body, note } = view.listParts;
   const ix = view.index[0];
   const row = ix.row;
-  const tabs = el("div", "tv-tabs");
-  const idsBtn = el("button", "tv-tab on", "Ids");
-  const tableBtn = el("button", "tv-tab", "Table");
-  tabs.append(idsBtn, tableBtn);
-  const idsBox = el("div", "tv-ids scroll");
-  const tableBox = el("div", "tv-table scroll");
-  tableBox.hidden = true;
-  view.lists.append(tabs, idsBox, tableBox);
-  idsBtn.onclick = () => { idsBox.hidden = false; tableBox.hidden = true; idsBtn.classList.add("on"); tableBtn.classList.remove("on"); };
-  tableBtn.onclick = () => { idsBox.hidden = true; tableBox.hidden = false; tableBtn.classList.add("on"); idsBtn.classList.remove("on"); };
 
   const ntok = row.ids.length;
   // token -> span, for hover links from the lists
@@ -557,7 +599,7 @@ function drawLists(view, data) {
   };
   // a window of ids or table rows is drawn from its tokens' ids and spans (and bytes)
   const listSig = (block, withBytes) => (w) => {
-    const parts = [ntok];
+    const parts = [(w + 1) * block >= ntok];  // the last window ends with "]"
     for (let t = w * block; t < Math.min(ntok, (w + 1) * block); t++) {
       parts.push(row.ids[t], spanOf[t]);
       if (withBytes) parts.push(ix.byteStart[t], row.nb[t], tokenShow(ix, spanOf[t], t));
@@ -569,10 +611,6 @@ function drawLists(view, data) {
   view.windows.ids = v1;
   view.observers.push(v1.observer);
 
-  const head = el("div", "tr th");
-  head.append(el("span", "td n", "#"), el("span", "td id", "id"), el("span", "td tx", "text"), el("span", "td hx", "bytes"));
-  const body = el("div", "tbody");
-  tableBox.append(head, body);
   const drawRows = (w) => {
     const frag = document.createDocumentFragment();
     for (let t = w * TABLE_BLOCK; t < Math.min(ntok, (w + 1) * TABLE_BLOCK); t++) {
@@ -591,8 +629,8 @@ function drawLists(view, data) {
     listSig(TABLE_BLOCK, true), view.lastWindows.table);
   view.windows.table = v2;
   view.observers.push(v2.observer);
-  if (ntok > ID_BLOCK)
-    view.lists.append(el("div", "tv-windowed", `${ntok.toLocaleString()} ids and table rows, drawn in windows as you scroll.`));
+  note.hidden = ntok <= ID_BLOCK;
+  note.textContent = note.hidden ? "" : `${ntok.toLocaleString()} ids and table rows, drawn in windows as you scroll.`;
 }
 
 function tokenShow(ix, s, t) {
