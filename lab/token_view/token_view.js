@@ -214,7 +214,7 @@ function mount(parent) {
   area.addEventListener("input", () => {
     view.status.textContent = "updating…";
     view.dirty = true;
-    schedule(view);
+    schedule(view, true);
   });
   root.addEventListener("mouseover", (ev) => {
     const piece = ev.target.closest && ev.target.closest("[data-pa]");
@@ -256,14 +256,19 @@ function mount(parent) {
 // costs one round trip, no debounce wait), else at most one send per DEBOUNCE_MS and never
 // while the page is still answering the previous one (each send reruns the page; a second
 // one would only interrupt it): the next goes out when the answer (its echo) arrives.
-function schedule(view) {
+// typing: true from the box's input event, where a send that is due goes out in the event
+// itself rather than from a timer of ours (Streamlit still batches it into the websocket
+// with a timer of its own, which fires after the frame that draws the typed character)
+function schedule(view, typing) {
   if (!view.dirty) return;
   const now = performance.now();
   const big = view.area.value.length > 200_000;  // a full encode per send: fewer sends
   if (view.inflight && now - view.sentAt < answerWait(view)) return;
   const gap = big ? 4 * DEBOUNCE_MS : DEBOUNCE_MS;
   clearTimeout(view.timer);
-  view.timer = setTimeout(() => send(view), Math.max(0, view.sentAt + gap - now));
+  const wait = Math.max(0, view.sentAt + gap - now);
+  if (typing && wait === 0) send(view);
+  else view.timer = setTimeout(() => send(view), wait);
 }
 
 // how long a send may go unanswered before the box sends again (a rerun can be lost,
