@@ -3,7 +3,7 @@
 For each checkout (this one, and --before: a directory, or a git revision of this
 repository, exported to a temporary directory; e.g. /work/main or HEAD~3):
   server   the page's rerun time for one more character in a 2 KB text (AppTest, median)
-  e2e      in Chromium, one key press in a 2 KB / 10 KB text until the view shows the new
+  e2e      in Chromium, one key press in a 2 KB / 10 KB (/ 100 KB: --big) text until the view shows the new
            character count (p50 / p95). The old view only updates on Ctrl+Enter, so there a
            "keystroke" is the key plus Ctrl+Enter; the new one needs no Enter and its time
            includes its 150 ms debounce.
@@ -293,9 +293,12 @@ def main():
     parser.add_argument("--after", default=str(ROOT), help="checkout or git revision")
     parser.add_argument("--keys", type=int, default=15, help="key presses per text size")
     parser.add_argument("--no-paste", action="store_true", help="skip the 1 MB paste")
+    parser.add_argument("--big", action="store_true", help="also key presses in a 100 KB text")
     args = parser.parse_args()
     corpus = read_corpus("taylorswift.txt")
     texts = {"2 KB": corpus[:2_000], "10 KB": corpus[:10_000]}
+    if args.big:
+        texts["100 KB"] = (corpus * (100_000 // len(corpus) + 1))[:100_000]
     big = None if args.no_paste else (corpus * (1_000_000 // len(corpus) + 1))[:1_000_000]
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as scratch:

@@ -1,7 +1,7 @@
 """Where a key press's time goes on Tokenize, in the page's own clock, for checkouts side
 by side (the companion of bench/keystroke.py, which times the whole key press).
 
-For one "x" typed at the end of a 10 KB text in the token view's box, the page records
+For one "x" typed at the end of a 10 KB text (--size) in the token view's box, the page records
 (performance.now()) the keydown, every websocket message it sends and receives, and the
 frame where the view first shows the new Characters count and its tokens:
 
@@ -15,6 +15,7 @@ frame where the view first shows the new Characters count and its tokens:
 Key presses alternate between the checkouts' servers (A B, then B A, ...); medians in ms.
 
     python bench/keystroke_phases.py 24183a0 . --keys 15
+    python bench/keystroke_phases.py 75747a9 . --keys 10 --size 100000
 """
 import argparse
 import statistics
@@ -80,9 +81,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("checkouts", nargs="+", help="directories or git revisions")
     ap.add_argument("--keys", type=int, default=15, help="key presses per checkout")
+    ap.add_argument("--size", type=int, default=10_000, help="characters of text (10 KB)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
-    text = read_corpus("taylorswift.txt")[:10_000]
+    corpus = read_corpus("taylorswift.txt")
+    text = (corpus * (args.size // len(corpus) + 1))[:args.size]
     results = {where: [] for where in args.checkouts}
     with tempfile.TemporaryDirectory() as scratch:
         servers = {}
@@ -101,6 +104,7 @@ def main():
             for proc, _ in servers.values():
                 proc.terminate()
                 proc.wait(timeout=20)
+    print(f"{args.size:,} characters, {args.keys} key presses per checkout\n")
     print("| phase, median ms | " + " | ".join(args.checkouts) + " |")
     print("|---|" + "---:|" * len(args.checkouts))
     for i, name in enumerate(NAMES):

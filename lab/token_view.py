@@ -67,6 +67,11 @@ is slow to answer is not restarted over and over), so a
 single key press costs one round trip and fast typing one rerun at a time. Read it in
 `on_text_change` from st.session_state[key].text and echo its seq back in editor["echo"].
 A rerun that hands the view the same data as the last one does not redraw it.
+A redraw keeps what did not change: the box of a windowed row, the Ids/Table boxes (and
+the tab shown) and every drawn window whose spans are the same, in place; a changed window
+that was drawn is redrawn at once. So a key press at the end of a long text rebuilds one
+window. A page whose rerun comes from the box's own typing need not send the text back
+(editor "text": None; pages/tokenize.py does so): the box already holds it.
 lists: draw the Ids and Table tabs for the first row (windowed like the text).
 summary: figures drawn between the text box and the rows: [[label, value, help?], ...]
 (e.g. Tokens, Characters); they have data-label=label for tests.

@@ -75,10 +75,12 @@ def set_text(text):
 
 
 def typed():
-    """The box sent its text (debounced): it becomes the page's text."""
+    """The box sent its text (debounced): it becomes the page's text. The box holds it,
+    so this run does not send it back (10 KB less per key press on a 10 KB text)."""
     sent = st.session_state["tokenize_view"].get("text") or {}
     st.session_state["tokenize_text"] = sent.get("text", "")
     st.session_state["tokenize_echo"] = sent.get("seq")
+    st.session_state["tokenize_typed"] = True
 
 
 def load_sample():
@@ -108,100 +110,112 @@ def once(slot, key, make):
     return held[1]
 
 
-read_url_once()
-remember(DEFAULTS)
-st.session_state.setdefault("tokenize_text_version", 0)
-st.title("Tokenize")
-st.caption("Type or paste text and watch a tokenizer cut it into tokens as you type. "
-           "Hover a token for its id, bytes and offsets; click it to pin the card.")
+# The page is one fragment: a key press in the box (or any widget here) reruns this page
+# only, not the app's frame and sidebar, so the view's data leaves the server sooner and
+# the browser has fewer elements to update (bench/results/keyfast.md).
+@st.fragment
+def page():
+    """Everything the page draws."""
+    read_url_once()
+    remember(DEFAULTS)
+    st.session_state.setdefault("tokenize_text_version", 0)
+    st.title("Tokenize")
+    st.caption("Type or paste text and watch a tokenizer cut it into tokens as you type. "
+               "Hover a token for its id, bytes and offsets; click it to pin the card.")
 
-# one row that wraps: on a narrow screen the samples go under the picker rather than
-# being cut off at the column's edge
-pick_row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
-with pick_row.container(width=320):
-    name, tok = widgets.tokenizer_picker("tokenize_tokenizer",
-                                       help="GPT-4's cl100k_base, or one you trained or "
-                                            "loaded in this session.")
-with pick_row.container(width="stretch"):
-    # the pill lights up while the text is that sample, and goes dark once it is edited
-    st.session_state["tokenize_sample"] = next(
-        (s for s, t in SAMPLES.items() if t == st.session_state["tokenize_text"]), None)
-    st.pills("Samples", list(SAMPLES), key="tokenize_sample", on_change=load_sample)
+    # one row that wraps: on a narrow screen the samples go under the picker rather than
+    # being cut off at the column's edge
+    pick_row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+    with pick_row.container(width=320):
+        name, tok = widgets.tokenizer_picker("tokenize_tokenizer",
+                                           help="GPT-4's cl100k_base, or one you trained or "
+                                                "loaded in this session.")
+    with pick_row.container(width="stretch"):
+        # the pill lights up while the text is that sample, and goes dark once it is edited
+        st.session_state["tokenize_sample"] = next(
+            (s for s, t in SAMPLES.items() if t == st.session_state["tokenize_text"]), None)
+        st.pills("Samples", list(SAMPLES), key="tokenize_sample", on_change=load_sample)
 
-toggles = st.container(horizontal=True, gap="medium")  # wraps on narrow screens
-by_id = toggles.toggle("Color by token id", key="tokenize_by_id",
-                  help="Same token, same color. Off: neighbours never share a color.")
-markers = toggles.toggle("Whitespace markers", key="tokenize_markers",
-                    help="Space ·, tab →, newline ↵ (then a real line break).")
-gpt2 = toggles.toggle("Show spaces as Ġ (GPT-2 style)", key="tokenize_gpt2",
-                 help="As GPT-2's byte-level vocabulary prints them: space Ġ, newline Ċ.")
-specials = toggles.toggle("Encode special tokens", key="tokenize_specials",
-                     help="Off: text like <|endoftext|> is encoded as ordinary text "
-                          "(allowed_special='none'). On: as the special token ('all').")
-left_out = share(name)
+    toggles = st.container(horizontal=True, gap="medium")  # wraps on narrow screens
+    by_id = toggles.toggle("Color by token id", key="tokenize_by_id",
+                      help="Same token, same color. Off: neighbours never share a color.")
+    markers = toggles.toggle("Whitespace markers", key="tokenize_markers",
+                        help="Space ·, tab →, newline ↵ (then a real line break).")
+    gpt2 = toggles.toggle("Show spaces as Ġ (GPT-2 style)", key="tokenize_gpt2",
+                     help="As GPT-2's byte-level vocabulary prints them: space Ġ, newline Ċ.")
+    specials = toggles.toggle("Encode special tokens", key="tokenize_specials",
+                         help="Off: text like <|endoftext|> is encoded as ordinary text "
+                              "(allowed_special='none'). On: as the special token ('all').")
+    left_out = share(name)
 
-text = st.session_state["tokenize_text"]
-badges = st.container(horizontal=True)
-ids, rows, summary = [], [], None
-if len(text) > TEXT_LIMIT:
-    st.error(f"The text has {len(text):,} characters; this page tokenizes up to "
-             f"{TEXT_LIMIT:,}. For bigger inputs use the command line: "
-             "`python -m bpe encode`.", icon=":material/block:")
-    text = ""
-elif text:
-    found = [s for s in tok.special_tokens if s in text]
-    if found and not specials:
-        st.info(f"The text contains special-token text ({md(', '.join(found))}). It is "
-                "encoded as ordinary text (allowed_special='none'), the safe choice for "
-                "untrusted input; turn on **Encode special tokens** to encode it as the "
-                "special token.")
-    run = (name, id(tok), specials, text)  # what the ids depend on; toggles do not
-    # a refusal is remembered like ids: a pattern the core stops costs a second of CPU a
-    # try, the box resends a text unanswered after a second, and each resend starts a new
-    # run; encoding again every time, the page reran every second for good
-    ids, refusal = once("ids", run, lambda: encode_or_refuse(tok, text, specials))
-    if refusal:  # e.g. a custom split pattern that skips characters or runs away
-        st.error(f"{md(name)} cannot encode this text: {md(refusal)}")
-    if ids is not None:
-        whitespace = "gpt2" if gpt2 else "markers" if markers else None
-        row = once("row", (run, whitespace), lambda: view_row(
-            tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
-        rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
-        summary = counts(text, ids)
+    text = st.session_state["tokenize_text"]
+    badges = st.container(horizontal=True)
+    ids, rows, summary = [], [], None
+    if len(text) > TEXT_LIMIT:
+        st.error(f"The text has {len(text):,} characters; this page tokenizes up to "
+                 f"{TEXT_LIMIT:,}. For bigger inputs use the command line: "
+                 "`python -m bpe encode`.", icon=":material/block:")
+        text = ""
+    elif text:
+        found = [s for s in tok.special_tokens if s in text]
+        if found and not specials:
+            st.info(f"The text contains special-token text ({md(', '.join(found))}). It is "
+                    "encoded as ordinary text (allowed_special='none'), the safe choice for "
+                    "untrusted input; turn on **Encode special tokens** to encode it as the "
+                    "special token.")
+        run = (name, id(tok), specials, text)  # what the ids depend on; toggles do not
+        # a refusal is remembered like ids: a pattern the core stops costs a second of CPU a
+        # try, the box resends a text unanswered after a second, and each resend starts a new
+        # run; encoding again every time, the page reran every second for good
+        ids, refusal = once("ids", run, lambda: encode_or_refuse(tok, text, specials))
+        if refusal:  # e.g. a custom split pattern that skips characters or runs away
+            st.error(f"{md(name)} cannot encode this text: {md(refusal)}")
+        if ids is not None:
+            whitespace = "gpt2" if gpt2 else "markers" if markers else None
+            row = once("row", (run, whitespace), lambda: view_row(
+                tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
+            rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
+            summary = counts(text, ids)
+
+    # a run the box's own typing started leaves the box's text alone (text None: the box
+    # keeps what it has); any other run (a sample, the URL, a toggle, a visit) sends it
+    typing = st.session_state.pop("tokenize_typed", False)
+    token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_change=typed,
+               editor={"text": None if typing else st.session_state["tokenize_text"],
+                       "version": st.session_state["tokenize_text_version"],
+                       "echo": st.session_state.get("tokenize_echo"),
+                       "placeholder": "Type or paste text here: tokens follow as you type.",
+                       "height": 180, "max_chars": TEXT_LIMIT,
+                       "status": "" if text else "Type or paste some text, or pick a sample."})
+    if ids:  # the badges are checks the view need not wait for: drawn into their row after it
         with badges:
             ok = once("roundtrip", run, lambda: tok.decode(ids) == text)
             st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
                      if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
             parity.draw_badge(once("parity", run, lambda: parity.reference_check(
                 parity.name_of(name), text, tok, None if specials else ids)))
+        st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
+                           mime="application/json", key="tokenize_download_ids")
+    if left_out:
+        st.caption("Not in this page's link: " + "; ".join(left_out) + ".")
 
-token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_change=typed,
-           editor={"text": st.session_state["tokenize_text"],
-                   "version": st.session_state["tokenize_text_version"],
-                   "echo": st.session_state.get("tokenize_echo"),
-                   "placeholder": "Type or paste text here: tokens follow as you type.",
-                   "height": 180, "max_chars": TEXT_LIMIT,
-                   "status": "" if text else "Type or paste some text, or pick a sample."})
-if ids:
-    st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
-                       mime="application/json", key="tokenize_download_ids")
-if left_out:
-    st.caption("Not in this page's link: " + "; ".join(left_out) + ".")
+    with st.expander("Decode ids"):
+        typed_ids = st.text_area("Token ids to decode with this tokenizer", key="tokenize_decode",
+                                 placeholder="[15339, 1917] or 15339 1917", height=80)
+        if typed_ids.strip():
+            try:
+                decoded_ids = parse_ids(typed_ids)
+                decoded_bytes = tok.decode_tokens_bytes(decoded_ids)
+            except ValueError as e:
+                st.error(md(e), icon=":material/error:")
+            except KeyError as e:  # an id the vocabulary does not have
+                st.error(md(e.args[0]), icon=":material/error:")
+            else:
+                joined = b"".join(decoded_bytes)
+                st.caption(f"{len(decoded_ids):,} ids decode to {len(joined):,} bytes:")
+                row = view_row(decoded_bytes, decoded_ids)
+                row["hex"] = joined.hex()
+                token_view([row], key="tokenize_decoded")
 
-with st.expander("Decode ids"):
-    typed_ids = st.text_area("Token ids to decode with this tokenizer", key="tokenize_decode",
-                             placeholder="[15339, 1917] or 15339 1917", height=80)
-    if typed_ids.strip():
-        try:
-            decoded_ids = parse_ids(typed_ids)
-            decoded_bytes = tok.decode_tokens_bytes(decoded_ids)
-        except ValueError as e:
-            st.error(md(e), icon=":material/error:")
-        except KeyError as e:  # an id the vocabulary does not have
-            st.error(md(e.args[0]), icon=":material/error:")
-        else:
-            joined = b"".join(decoded_bytes)
-            st.caption(f"{len(decoded_ids):,} ids decode to {len(joined):,} bytes:")
-            row = view_row(decoded_bytes, decoded_ids)
-            row["hex"] = joined.hex()
-            token_view([row], key="tokenize_decoded")
+
+page()

@@ -239,3 +239,77 @@ def test_compare_trains_the_pair_and_shows_both_views(page):
     for side, ids in (("A", ids_a), ("B", ids_b)):
         assert sum(len(group.split()) for group in ids) == int(shown[f"Tokens {side}"].replace(",", ""))
     tall_screenshot(page, "compare_pair", 1900)
+
+
+def test_typing_does_not_send_the_text_back_and_toggles_survive_a_visit(page):
+    """A run the box's typing started leaves the box's text alone (the box has it): the
+    text is not in the server's answer. Any other run, here a toggle's, sends it. The
+    page is a fragment: a toggle flipped in a page-only run is still on after a visit
+    to another page (lab.memory's shadow follows page-only runs)."""
+    ready(page)
+    got = []
+    page.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda p: got.append(p if isinstance(p, bytes) else p.encode())))
+    page.reload()
+    ready(page)
+    marker = "Quokkas-tokenize-marker-" * 3
+    got.clear()
+    show_text(page, PROSE + marker)
+    assert not any(marker.encode() in frame for frame in got)
+    got.clear()
+    page.get_by_text("Whitespace markers").click()
+    marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
+    assert until(lambda: page.locator(".tv").first.evaluate(marked), 30)
+    wait_rendered(page)
+    assert any(marker.encode() in frame for frame in got)  # a toggle's run sends the text
+    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("heading", name="Compare").first.wait_for(timeout=60_000)
+    wait_rendered(page)
+    page.get_by_role("link", name="Tokenize").click()
+    ready(page)
+    assert page.locator(".tv textarea").input_value() == PROSE + marker
+    assert page.locator(".tv").first.evaluate(marked)  # the toggle is still on
+
+
+def drawn_tokens_match(tab, cl100k, text):
+    """Every drawn token box (in every drawn window, kept or new) holds the ids tiktoken
+    gives for its byte range of text, and every drawn id in the Ids list is tiktoken's."""
+    ids = cl100k.encode_ordinary(text)
+    starts, at = {}, 0
+    for k, b in enumerate(cl100k.decode_tokens_bytes(ids)):
+        starts[at] = k
+        at += len(b)
+    boxes = tab.locator(".tokens").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(t => [t.dataset.bytes, t.dataset.ids])")
+    listed = tab.locator(".tv-ids").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.id')).map(e => [+e.dataset.t, +e.textContent])")
+    assert len(boxes) > 100 and len(listed) > 100
+    for span, group in boxes:
+        start = int(span.split("-")[0])
+        k = starts[start]
+        want = ids[k:k + len(group.split())]
+        assert [int(i) for i in group.split()] == want, (span, group, want)
+    assert all(ids[t] == i for t, i in listed)
+    return len(ids)
+
+
+def test_typing_anywhere_in_a_windowed_text_redraws_what_changed(page, cl100k):
+    """A 10 KB text is drawn in windows; a redraw keeps the windows that did not change.
+    After typing at the end, in the middle (a window the redraw must rebuild) and at the
+    start (every window shifts), each drawn box still holds tiktoken's ids."""
+    ready(page)
+    text = (PROSE * 8)[:10_000]
+    show_text(page, text)
+    assert page.locator(".tokens.scroll .win").count() > 2  # windowed
+    area = page.locator(".tv textarea")
+    for where, typed in ((len(text), " end"), (300, " middle"), (0, "Start ")):
+        area.evaluate("(el, at) => { el.focus(); el.setSelectionRange(at, at); }", where)
+        page.keyboard.type(typed, delay=20)
+        text = text[:where] + typed + text[where:]
+        assert until(lambda: figures(page).get("Characters") == f"{len(text):,}", 30)
+        wait_rendered(page)
+        assert figures(page)["Tokens"] == f"{drawn_tokens_match(page, cl100k, text):,}"
+    # scrolled to the end, the windows drawn there hold the right ids too
+    page.locator(".tokens").first.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    page.wait_for_timeout(500)
+    drawn_tokens_match(page, cl100k, text)

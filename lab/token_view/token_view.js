@@ -124,32 +124,67 @@ function luminance(color) {
 // Lazy windows inside a scroll box: a window is drawn when it comes near the visible
 // area and emptied (keeping its height) when it goes far away, so a 1 MB text keeps only
 // a few thousand elements in the DOM.
-function windowed(box, count, draw, estimate) {
-  box.replaceChildren();
+// A redraw (one per key press) starts from the last drawing, `old` (what windowed
+// returned for the same box before): a window that was drawn there is drawn at once,
+// not a frame later when the observer reports it, and is moved over as it is when its
+// signature (sig(w): a string of everything its drawing depends on) has not changed, so
+// typing at the end of a text rebuilds one window, not all the visible ones.
+// `done(slots)` gets the windows each pass drew (e.g. to measure them, in one go).
+function windowed(box, count, draw, estimate, sig, old, done) {
+  const inPlace = old && old.box === box;  // the same box: its kept windows stay put
+  if (!inPlace) box.replaceChildren();
   const slots = [];
+  const fill = (slot) => {
+    slot.style.minHeight = "";
+    slot.replaceChildren(draw(slot.index));
+    slot.sig = sig ? sig(slot.index) : null;
+    slot.drawn = true;
+  };
   const observer = new IntersectionObserver((entries) => {
+    // the entries carry their boxes' sizes: read nothing from the layout between writes
+    const drawn = [];
     for (const entry of entries) {
       const slot = entry.target;
       if (entry.isIntersecting && !slot.drawn) {
-        slot.style.minHeight = "";
-        slot.replaceChildren(draw(slot.index));
-        slot.drawn = true;
+        fill(slot);
+        drawn.push(slot);
       } else if (!entry.isIntersecting && slot.drawn) {
-        slot.style.minHeight = slot.offsetHeight + "px";
+        slot.style.minHeight = entry.boundingClientRect.height + "px";
         slot.replaceChildren();
         slot.drawn = false;
       }
     }
+    if (drawn.length && done) done(drawn);
   }, { root: box, rootMargin: "600px 0px" });
+  const drawn = [];
   for (let w = 0; w < count; w++) {
-    const slot = el("div", "win");
-    slot.index = w;
-    slot.style.minHeight = estimate(w) + "px";
-    box.append(slot);
+    const before = old && old.slots[w];
+    let slot;
+    if (before && before.drawn && sig && before.sig === sig(w)) {
+      slot = before;  // unchanged: keep its elements
+    } else {
+      slot = el("div", "win");
+      slot.index = w;
+      if (before && before.drawn) { fill(slot); drawn.push(slot); }  // it was in view
+      else slot.style.minHeight = estimate(w) + "px";
+    }
     slots.push(slot);
-    observer.observe(slot);
   }
-  return { slots, observer };
+  if (inPlace) {
+    const kids = box.children;
+    for (let w = 0; w < count; w++) {
+      const cur = kids[w];
+      if (cur === slots[w]) continue;
+      if (cur && cur === old.slots[w]) box.replaceChild(slots[w], cur);
+      else box.insertBefore(slots[w], cur || null);
+    }
+    while (kids.length > count) box.lastElementChild.remove();
+  } else {
+    box.append(...slots);
+  }
+  for (const slot of slots) observer.observe(slot);
+  if (drawn.length && done) done(drawn);
+  return { box, slots, observer };
 }
 
 function mount(parent) {
@@ -173,12 +208,13 @@ function mount(parent) {
     data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null, patience: 0,
     dirty: false, inflight: false, sentAt: -Infinity, payload: null,
     source: [], index: [], hovered: null, pinned: null, observers: [],
+    windows: {}, lastWindows: {}, palette: null,
   };
 
   area.addEventListener("input", () => {
     view.status.textContent = "updating…";
     view.dirty = true;
-    schedule(view);
+    schedule(view, true);
   });
   root.addEventListener("mouseover", (ev) => {
     const piece = ev.target.closest && ev.target.closest("[data-pa]");
@@ -220,14 +256,19 @@ function mount(parent) {
 // costs one round trip, no debounce wait), else at most one send per DEBOUNCE_MS and never
 // while the page is still answering the previous one (each send reruns the page; a second
 // one would only interrupt it): the next goes out when the answer (its echo) arrives.
-function schedule(view) {
+// typing: true from the box's input event, where a send that is due goes out in the event
+// itself rather than from a timer of ours (Streamlit still batches it into the websocket
+// with a timer of its own, which fires after the frame that draws the typed character)
+function schedule(view, typing) {
   if (!view.dirty) return;
   const now = performance.now();
   const big = view.area.value.length > 200_000;  // a full encode per send: fewer sends
   if (view.inflight && now - view.sentAt < answerWait(view)) return;
   const gap = big ? 4 * DEBOUNCE_MS : DEBOUNCE_MS;
   clearTimeout(view.timer);
-  view.timer = setTimeout(() => send(view), Math.max(0, view.sentAt + gap - now));
+  const wait = Math.max(0, view.sentAt + gap - now);
+  if (typing && wait === 0) send(view);
+  else view.timer = setTimeout(() => send(view), wait);
 }
 
 // how long a send may go unanswered before the box sends again (a rerun can be lost,
@@ -273,8 +314,13 @@ function update(view, data) {
   root.classList.toggle("dark", dark);
   const palette = data.palette || { light: ["#ddd"], dark: ["#444"] };
   const colors = dark ? palette.dark : palette.light;
-  colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
-  root.style.setProperty("--ink", dark ? palette.ink_dark : palette.ink_light);
+  const ink = dark ? palette.ink_dark : palette.ink_light;
+  const paletteKey = colors.join() + ink;
+  if (view.palette !== paletteKey) {  // the same values again would still restyle the view
+    view.palette = paletteKey;
+    colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
+    root.style.setProperty("--ink", ink);
+  }
   view.ncolors = colors.length;
 
   // the editor
@@ -312,7 +358,9 @@ function update(view, data) {
   view.observers = [];
   view.hovered = null;
   view.pinned = null;
-  view.card.hidden = true;
+  hide(view);  // also takes the highlight off windows the redraw keeps
+  view.lastWindows = view.windows;  // windows that did not change are moved over
+  view.windows = {};
 
   // per row: offsets and the bytes behind the tokens (for the hover card)
   const encoder = new TextEncoder();
@@ -342,13 +390,22 @@ function update(view, data) {
     return { row, bytes, tokStart, charStart, byteStart, classes, partStart };
   });
 
-  // keep where the reader was scrolled to (a redraw per keystroke must not jump)
-  const scrolled = Array.from(view.root.querySelectorAll(".scroll"), (e) => e.scrollTop);
-  view.rows.replaceChildren();
-  if (data.pair) drawPair(view, data);
-  else view.index.forEach((ix, r) => drawRow(view, ix, r, data));
+  // keep where the reader was scrolled to (a redraw per keystroke must not jump); a box
+  // the redraw keeps keeps its scroll position by itself
+  const boxes = Array.from(view.root.querySelectorAll(".scroll"));
+  const scrolled = boxes.map((e) => e.scrollTop);
+  if (data.pair) {
+    view.rows.replaceChildren();
+    drawPair(view, data);
+  } else {
+    const wraps = view.index.map((ix, r) => drawRow(view, ix, r, data));
+    const kids = view.rows.children;
+    if (wraps.length !== kids.length || wraps.some((w, k) => w !== kids[k])) view.rows.replaceChildren(...wraps);
+  }
   drawLists(view, data);
-  view.root.querySelectorAll(".scroll").forEach((e, k) => { if (scrolled[k]) e.scrollTop = scrolled[k]; });
+  view.root.querySelectorAll(".scroll").forEach((e, k) => {
+    if (scrolled[k] && e !== boxes[k]) e.scrollTop = scrolled[k];
+  });
 }
 
 function hexColor(h) {
@@ -428,16 +485,21 @@ function blockBounds(ix) {
   return bounds;
 }
 
+// -> the row's element: the last drawing's, kept in place, when both are windowed with
+// the same caption (moved or rebuilt, every token would be laid out and painted again)
 function drawRow(view, ix, r, data) {
   const row = ix.row;
-  const wrap = el("div", "tv-row");
-  if (row.caption) wrap.append(el("div", "tv-cap", row.caption));
-  const box = el("div", "tokens");
-  box.dataset.row = r;
-  wrap.append(box);
-  view.rows.append(wrap);
   const bounds = blockBounds(ix);
   const windows = bounds.length - 1;
+  const old = view.lastWindows["row" + r];
+  const keep = windows > 2 && old && old.caption === (row.caption || "");
+  const wrap = keep ? old.wrap : el("div", "tv-row");
+  const box = keep ? old.box : el("div", "tokens");
+  if (!keep) {
+    if (row.caption) wrap.append(el("div", "tv-cap", row.caption));
+    box.dataset.row = r;
+    wrap.append(box);
+  }
   const draw = (w) => {
     const frag = document.createDocumentFragment();
     for (let s = bounds[w]; s < bounds[w + 1]; s++) drawSpan(view, ix, r, s, frag);
@@ -446,48 +508,83 @@ function drawRow(view, ix, r, data) {
   if (windows <= 2) {
     box.append(draw(0));
     if (windows === 2) box.append(draw(1));
-    markWrapped(box);
-    return;
+    markWrapped([box]);
+    return wrap;
   }
   box.classList.add("scroll");
-  box.style.maxHeight = (data.box_height || 420) + "px";
-  const v = windowed(box, windows, (w) => { const f = draw(w); setTimeout(() => markWrapped(box), 0); return f; },
-    (w) => 1.9 * 16 * Math.ceil((bounds[w + 1] - bounds[w]) / 12));
-  view.observers.push(v.observer);
+  const height = (data.box_height || 420) + "px";
+  if (box.style.maxHeight !== height) box.style.maxHeight = height;
+  // everything a window's spans are drawn from: text, ids, bytes, color, marks, chunk
+  const sig = (w) => {
+    const parts = [bounds[w], bounds[w + 1], view.ncolors, row.color_by];
+    for (let s = bounds[w]; s < bounds[w + 1]; s++) {
+      const t0 = ix.tokStart[s], t1 = ix.tokStart[s + 1];
+      parts.push(row.show[s], ix.byteStart[t0], spanColor(view, ix, s), ix.classes.get(s) || "",
+        row.chunk ? row.chunk[s] % 2 : "");
+      for (let t = t0; t < t1; t++) parts.push(row.ids[t], row.nb[t]);
+    }
+    return parts.join("\x04");
+  };
+  const v = windowed(box, windows, draw, (w) => 1.9 * 16 * Math.ceil((bounds[w + 1] - bounds[w]) / 12),
+    sig, old, markWrapped);
   const ntok = row.ids.length;
-  const cap = el("div", "tv-windowed",
-    `${ntok.toLocaleString()} tokens in ${windows.toLocaleString()} windows of about ${BLOCK} spans: `
+  const cap = keep ? old.cap : wrap.appendChild(el("div", "tv-windowed"));
+  cap.textContent = `${ntok.toLocaleString()} tokens in ${windows.toLocaleString()} windows of about ${BLOCK} spans: `
     + "only the windows near the visible part of the box are drawn; scroll to see more. "
-    + "Counts, ids and table cover the whole text.");
-  wrap.append(cap);
+    + "Counts, ids and table cover the whole text.";
+  view.windows["row" + r] = Object.assign(v, { wrap, cap, caption: row.caption || "" });
+  view.observers.push(v.observer);
+  return wrap;
 }
 
 // a token wider than the line wraps inside its box: say so on the box (and a pair's run
-// wider than the line may break between its pieces: say so on the run)
-function markWrapped(box) {
-  for (const r of box.querySelectorAll(".run")) if (r.scrollWidth > r.clientWidth + 1) r.classList.add("wrapped");
-  for (const t of box.querySelectorAll(".tok")) {
-    if (t.textContent.length < 12) continue;
-    const lh = parseFloat(getComputedStyle(t).lineHeight) || 24;
-    if (t.offsetHeight > lh * 1.5) t.classList.add("wrapped");
+// wider than the line may break between its pieces: say so on the run). All sizes are
+// read first (one layout), then the classes written: a read after a write would lay the
+// page out again, once per token.
+function markWrapped(boxes) {
+  const runs = [], toks = [];
+  for (const box of boxes) {
+    for (const r of box.querySelectorAll(".run")) runs.push(r);
+    for (const t of box.querySelectorAll(".tok")) if (t.textContent.length >= 12) toks.push(t);
   }
+  if (!runs.length && !toks.length) return;
+  // a run marked wrapped lays its pieces out anew: mark the runs before measuring pieces
+  for (const r of runs.filter((r) => r.scrollWidth > r.clientWidth + 1)) r.classList.add("wrapped");
+  // every .tok has the same line height (token_view.css)
+  const lh = toks.length ? parseFloat(getComputedStyle(toks[0]).lineHeight) || 24 : 0;
+  for (const t of toks.filter((t) => t.offsetHeight > lh * 1.5)) t.classList.add("wrapped");
 }
 
+// the Ids and Table tabs of the first row; their boxes (and the tab shown) are kept from
+// one redraw to the next, with the windows whose ids did not change
 function drawLists(view, data) {
-  view.lists.replaceChildren();
-  if (!data.lists || !view.index.length) return;
+  if (!data.lists || !view.index.length) {
+    view.lists.replaceChildren();
+    view.listParts = null;
+    return;
+  }
+  if (!view.listParts) {
+    view.lists.replaceChildren();
+    const tabs = el("div", "tv-tabs");
+    const idsBtn = el("button", "tv-tab on", "Ids");
+    const tableBtn = el("button", "tv-tab", "Table");
+    tabs.append(idsBtn, tableBtn);
+    const idsBox = el("div", "tv-ids scroll");
+    const tableBox = el("div", "tv-table scroll");
+    tableBox.hidden = true;
+    const head = el("div", "tr th");
+    head.append(el("span", "td n", "#"), el("span", "td id", "id"), el("span", "td tx", "text"), el("span", "td hx", "bytes"));
+    const body = el("div", "tbody");
+    tableBox.append(head, body);
+    const note = el("div", "tv-windowed");
+    view.lists.append(tabs, idsBox, tableBox, note);
+    idsBtn.onclick = () => { idsBox.hidden = false; tableBox.hidden = true; idsBtn.classList.add("on"); tableBtn.classList.remove("on"); };
+    tableBtn.onclick = () => { idsBox.hidden = true; tableBox.hidden = false; tableBtn.classList.add("on"); idsBtn.classList.remove("on"); };
+    view.listParts = { idsBox, body, note };
+  }
+  const { idsBox, body, note } = view.listParts;
   const ix = view.index[0];
   const row = ix.row;
-  const tabs = el("div", "tv-tabs");
-  const idsBtn = el("button", "tv-tab on", "Ids");
-  const tableBtn = el("button", "tv-tab", "Table");
-  tabs.append(idsBtn, tableBtn);
-  const idsBox = el("div", "tv-ids scroll");
-  const tableBox = el("div", "tv-table scroll");
-  tableBox.hidden = true;
-  view.lists.append(tabs, idsBox, tableBox);
-  idsBtn.onclick = () => { idsBox.hidden = false; tableBox.hidden = true; idsBtn.classList.add("on"); tableBtn.classList.remove("on"); };
-  tableBtn.onclick = () => { idsBox.hidden = true; tableBox.hidden = false; tableBtn.classList.add("on"); idsBtn.classList.remove("on"); };
 
   const ntok = row.ids.length;
   // token -> span, for hover links from the lists
@@ -505,13 +602,20 @@ function drawLists(view, data) {
     }
     return frag;
   };
-  const v1 = windowed(idsBox, idWindows, drawIds, () => 22 * Math.ceil(ID_BLOCK / 12));
+  // a window of ids or table rows is drawn from its tokens' ids and spans (and bytes)
+  const listSig = (block, withBytes) => (w) => {
+    const parts = [(w + 1) * block >= ntok];  // the last window ends with "]"
+    for (let t = w * block; t < Math.min(ntok, (w + 1) * block); t++) {
+      parts.push(row.ids[t], spanOf[t]);
+      if (withBytes) parts.push(ix.byteStart[t], row.nb[t], tokenShow(ix, spanOf[t], t));
+    }
+    return parts.join(",");
+  };
+  const v1 = windowed(idsBox, idWindows, drawIds, () => 22 * Math.ceil(ID_BLOCK / 12),
+    listSig(ID_BLOCK, false), view.lastWindows.ids);
+  view.windows.ids = v1;
   view.observers.push(v1.observer);
 
-  const head = el("div", "tr th");
-  head.append(el("span", "td n", "#"), el("span", "td id", "id"), el("span", "td tx", "text"), el("span", "td hx", "bytes"));
-  const body = el("div", "tbody");
-  tableBox.append(head, body);
   const drawRows = (w) => {
     const frag = document.createDocumentFragment();
     for (let t = w * TABLE_BLOCK; t < Math.min(ntok, (w + 1) * TABLE_BLOCK); t++) {
@@ -526,10 +630,12 @@ function drawLists(view, data) {
     }
     return frag;
   };
-  const v2 = windowed(body, Math.ceil(ntok / TABLE_BLOCK), drawRows, () => 24 * TABLE_BLOCK);
+  const v2 = windowed(body, Math.ceil(ntok / TABLE_BLOCK), drawRows, () => 24 * TABLE_BLOCK,
+    listSig(TABLE_BLOCK, true), view.lastWindows.table);
+  view.windows.table = v2;
   view.observers.push(v2.observer);
-  if (ntok > ID_BLOCK)
-    view.lists.append(el("div", "tv-windowed", `${ntok.toLocaleString()} ids and table rows, drawn in windows as you scroll.`));
+  note.hidden = ntok <= ID_BLOCK;
+  note.textContent = note.hidden ? "" : `${ntok.toLocaleString()} ids and table rows, drawn in windows as you scroll.`;
 }
 
 function tokenShow(ix, s, t) {
@@ -649,7 +755,7 @@ function drawPair(view, data) {
     byteAt += pieces.nb[p];
   }
   box.append(frag);
-  markWrapped(box);
+  markWrapped([box]);
 }
 
 function spanIds(ix, s) { return ix.row.ids.slice(ix.tokStart[s], ix.tokStart[s + 1]).join(" "); }
