@@ -32,8 +32,13 @@ def test_replay_slider_changes_the_token_count(page, app_url, gpt4):
     text = SAMPLES[DEFAULT_SAMPLE]
     parents = merge_parents(gpt4)
     open_view(page, app_url, "replay")
-    page.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
     k0 = 100  # the page's first k
+    # wait for the figure itself: the metrics draw one after another, so the first one
+    # on screen is no sign that "Tokens at this k" is there yet
+    page.wait_for_function(
+        """want => Array.from(document.querySelectorAll('[data-testid="stMetric"]')).some(e =>
+            e.innerText.includes('Tokens at this k') && e.innerText.includes(want))""",
+        arg=f"{len(encode_with_first_merges(gpt4, text, k0, parents)):,}", timeout=60_000)
     assert metrics(page)["Tokens at this k"] == \
         f"{len(encode_with_first_merges(gpt4, text, k0, parents)):,}"
 
