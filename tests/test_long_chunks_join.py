@@ -245,3 +245,24 @@ def test_join_is_exact_when_the_cut_itself_is_a_sure_boundary():
     got = finish(join(left, right, tok._split), tok._split)
     assert ordered(got) == ordered(Counter(tok._split("x" * 30 + "7" * 5 + " " + "7" * 20_000
                                                       + " y")))
+
+
+def test_the_counts_file_layout_is_still_version_1(tmp_path):
+    """The head is written as one block now; the bytes are the same as version 1's, built
+    here by hand from docs/SCALE.md, so files from before and after read alike."""
+    import hashlib
+    import json
+    import struct
+    head, counts, tail = ["77", "7", "é "], Counter({"ab": 3, " 東": 1 << 40}), "x\r"
+    chunks = [c.encode() for c in head + list(counts)]
+    body = (struct.pack("<2q", 3, 1 << 40) + struct.pack(f"<{len(chunks)}q", *map(len, chunks))
+            + b"".join(chunks) + tail.encode())
+    header = {"pattern": "P", "head": 3, "chunks": 2, "tail_bytes": 2,
+              "body_bytes": len(body), "sha256": hashlib.sha256(body).hexdigest(),
+              "sources": []}
+    by_hand = b"bpe-counts 1\n" + json.dumps(header).encode() + b"\n" + body
+    write_counts(tmp_path / "a.counts", "P", Part(head, counts, tail))
+    assert (tmp_path / "a.counts").read_bytes() == by_hand
+    pattern, back = read_counts(tmp_path / "a.counts")
+    assert (pattern, back.head, list(back.counts.items()), back.tail) == \
+        ("P", head, list(counts.items()), tail)
