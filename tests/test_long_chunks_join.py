@@ -42,7 +42,8 @@ def cut_points(text, n):
     start = len(PRE)
     end = len(text) - len(POST)
     inside = [start + k for k in (0, 1, 2, 3, 4, 5, n // 3, n // 3 + 1, n // 2, n // 2 + 1)]
-    return sorted({c for c in inside + [end - 2, end - 1, end, end + 1, start - 1] if 0 < c < len(text)})
+    around = [end - 2, end - 1, end, end + 1, start - 1]
+    return sorted({c for c in inside + around if 0 < c < len(text)})
 
 
 def parts_of(tok, pieces, piece_chars=None):
@@ -266,3 +267,42 @@ def test_the_counts_file_layout_is_still_version_1(tmp_path):
     pattern, back = read_counts(tmp_path / "a.counts")
     assert (pattern, back.head, list(back.counts.items()), back.tail) == \
         ("P", head, list(counts.items()), tail)
+
+
+def test_the_command_line_counts_and_joins_files_cut_inside_a_run(tmp_path):
+    """python -m bpe count on two files that cut a run of digits off its phase, then
+    train --from-counts: the merges of training on the whole text; and an old file that
+    cannot be joined is one error line naming it."""
+    import os
+    import subprocess
+    import sys
+    from conftest import ROOT
+
+    def bpe(*args):
+        return subprocess.run([sys.executable, "-m", "bpe", *args], cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              capture_output=True, text=True, timeout=120)
+    text = PRE + "7" * 40_000 + POST
+    cut = len(PRE) + 1
+    (tmp_path / "a.txt").write_text(text[:cut], encoding="utf-8")
+    (tmp_path / "b.txt").write_text(text[cut:], encoding="utf-8")
+    for name in "ab":
+        assert bpe("count", f"{name}.txt", "-o", f"{name}.counts").returncode == 0
+    done = bpe("train", "--from-counts", "a.counts", "b.counts", "--vocab-size", "280",
+               "-o", "tok")
+    assert done.returncode == 0, done.stderr
+    want = RegexTokenizer().train(text, 280)
+    got = RegexTokenizer()
+    got.load(str(tmp_path / "tok.model"))
+    assert got.merges == want.merges
+    tok = RegexTokenizer()
+    head = [text[i:i + 3] for i in range(cut, cut + 16_500, 3)]  # an old, short head
+    write_counts(tmp_path / "old.counts", tok.pattern,
+                 Part(head, Counter(tok._split(text[cut + 16_500:])), ""))
+    failed = bpe("train", "--from-counts", "a.counts", "old.counts", "--vocab-size", "280",
+                 "-o", "tok2")
+    lines = failed.stderr.splitlines()
+    assert failed.returncode == 1 and len(lines) == 1, failed.stderr
+    assert lines[0].startswith("bpe: error: old.counts: cannot join") and \
+        lines[0].endswith("count it again with this version")
+    assert not (tmp_path / "tok2.model").exists()
