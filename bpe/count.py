@@ -180,8 +180,11 @@ def sure_pairs(split):
     """The compiled regex of split's sure pairs (see above), or None when split is not a
     preset's (a custom pattern, a test's regex): then parts keep HEAD_CHARS of head and
     join looks for a boundary both splits share, as before sure pairs. split is a
-    tokenizer's _split or a compiled pattern's findall; both know their pattern."""
-    pattern = getattr(getattr(split, "__self__", None), "pattern", None)
+    RegexTokenizer's _split or a compiled pattern's findall; both know their pattern
+    (other tokenizers may name a preset's pattern but split otherwise: no rule for them)."""
+    owner = getattr(split, "__self__", None)
+    is_regex = isinstance(owner, regex.Pattern)
+    pattern = owner.pattern if is_regex or getattr(owner, "_is_preset", False) else None
     if pattern not in _sure_compiled:
         from .regex import PATTERNS  # regex.py imports this module
         name = next((k for k, v in PATTERNS.items() if v == pattern), None)
@@ -248,7 +251,7 @@ class PartCounter:
         self.head_chars = sum(map(len, self.head))
         # a part with counts had its head filled; otherwise see whether it has its anchor
         self.anchored = bool(counts) or self.sure is None or \
-            first_sure(self.sure, self.head) not in (None, 0)
+            first_sure(self.sure, self.head) is not None
         self.head_done = bool(counts)
         self._same = {}  # one str per distinct head chunk: a long head of digits is small
         self.buffer = [tail] if tail else []  # text fed but not yet split
