@@ -3,6 +3,7 @@
     nice -n 19 python bench/stream16k.py [--mb 40] [--base COMMIT] [--reps 2]
                                          [--out bench/results/stream16k.md]
     python bench/stream16k.py run TREE MODE CORPUS      # one measurement (internal)
+    python bench/stream16k.py report LOG SIZES [--mb ...]  # the table again, from its output
 
 TREE is a folder holding a `bpe` package: this tree's, and BASE's (git archive into /tmp).
 Each measurement is a fresh process that trains a GPT-4 tokenizer to V=1000 from a
@@ -103,13 +104,17 @@ def weird_corpus(path, normal):
     Path(path).write_bytes(b"".join(out))
 
 
-def main(argv):
+def main_args(argv):
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=int, default=40)
     parser.add_argument("--base", default="75747a9a69d6a3e94319fe841f96bb8038033c70")
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "stream16k.md"))
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    args = main_args(argv)
     sys.path.insert(0, str(ROOT / "bench"))
     from scale import make_corpus
     work = tempfile.mkdtemp(prefix="stream16k-")
@@ -130,44 +135,65 @@ def main(argv):
                     results[who].append(measure(trees[who], mode, corpus))
                     print(os.path.basename(corpus), mode, who, results[who][-1], flush=True)
             rows.append((os.path.basename(corpus), mode, results))
-    write_report(args, rows, normal, weird)
+    sizes = " and ".join(f"{os.path.getsize(p) / 1e6:.1f} MB" for p in (normal, weird))
+    write_report(args, rows, sizes)
     for path in (normal, weird):
         os.remove(path)
 
 
-def best(runs, key):
-    values = [r[key] for r in runs if key in r]
-    return min(values) if values else None
+def span(runs, key, digits=0):
+    """min-max of the runs' values (the peak moves by a few MB from run to run)."""
+    values = sorted(r[key] for r in runs if key in r)
+    if not values:
+        return "-"
+    lo, hi = (f"{v:.{digits}f}" for v in (values[0], values[-1]))
+    return lo if lo == hi else f"{lo}-{hi}"
 
 
-def write_report(args, rows, normal, weird):
-    lines = [f"| corpus | mode | base s | new s | new/base time | base peak MiB | new peak MiB"
-             " | new/base peak | base workers' peak | new workers' peak | same merges |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+def ratio(base, new, key):
+    b = [r[key] for r in base if key in r]
+    n = [r[key] for r in new if key in r]
+    return f"{min(n) / min(b):.3f}" if b and n and min(b) else "-"
+
+
+def write_report(args, rows, sizes):
+    lines = ["| corpus | mode | base s | new s | new/base time (best) | base peak MiB | "
+             "new peak MiB | new/base peak (best) | base workers' peak | new workers' peak "
+             "| same merges |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for corpus, mode, results in rows:
         b, n = results["base"], results["new"]
-        if any("error" in r for r in b):
-            err = next(r["error"] for r in b if "error" in r)
-            lines.append(f"| {corpus} | {mode} | fails | {best(n, 'seconds'):.1f} | | | "
-                         f"{best(n, 'peak_mib'):.0f} | | | {best(n, 'child_mib'):.0f} | "
-                         f"base: `{err[:90]}` |")
-            continue
-        same = {r["merges"] for r in b + n}
-        peak = [best(b, "peak_mib"), best(n, "peak_mib")]
-        lines.append(f"| {corpus} | {mode} | {best(b, 'seconds'):.1f} | {best(n, 'seconds'):.1f}"
-                     f" | {best(n, 'seconds') / best(b, 'seconds'):.2f} | {peak[0]:.0f} | "
-                     f"{peak[1]:.0f} | {peak[1] / peak[0]:.3f} | {best(b, 'child_mib'):.0f} | "
-                     f"{best(n, 'child_mib'):.0f} | {'yes' if len(same) == 1 else 'NO'} |")
-    sizes = f"{os.path.getsize(normal) / 1e6:.1f} MB and {os.path.getsize(weird) / 1e6:.1f} MB"
+        errors = [r["error"] for r in b if "error" in r]
+        same = "base: `" + errors[0][:90] + "`" if errors else \
+            ("yes" if len({r["merges"] for r in b + n}) == 1 else "NO")
+        lines.append(f"| {corpus} | {mode} | {span(b, 'seconds', 1) if not errors else 'fails'}"
+                     f" | {span(n, 'seconds', 1)} | {ratio(b, n, 'seconds')} | "
+                     f"{span(b, 'peak_mib')} | {span(n, 'peak_mib')} | "
+                     f"{ratio(b, n, 'peak_mib')} | {span(b, 'child_mib')} | "
+                     f"{span(n, 'child_mib')} | {same} |")
     text = (f"Command: `nice -n 19 python bench/stream16k.py --mb {args.mb} --reps {args.reps}`"
-            f" (corpora of {sizes}; best of {args.reps} per cell; base = {args.base[:7]})\n\n"
-            + "\n".join(lines) + "\n")
+            f" (corpora of {sizes}; min-max of {args.reps} runs per cell, ratios of the "
+            f"best; base = {args.base[:7]})\n\n" + "\n".join(lines) + "\n")
     Path(args.out + ".table").write_text(text)
     print(text)
+
+
+def report(log):
+    """Rebuild the table from a log of this script's lines (`CORPUS MODE WHO {json}`)."""
+    import ast
+    rows = {}
+    for line in Path(log).read_text().splitlines():
+        parts = line.split(" ", 3)
+        if len(parts) == 4 and parts[3].startswith("{"):
+            corpus, mode, who, result = parts
+            rows.setdefault((corpus, mode), {"base": [], "new": []})[who].append(
+                ast.literal_eval(result))
+    return [(c, m, r) for (c, m), r in rows.items()]
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"]:
         run(*sys.argv[2:5])
+    elif sys.argv[1:2] == ["report"]:  # report LOG SIZES [main's options]
+        write_report(main_args(sys.argv[4:]), report(sys.argv[2]), sys.argv[3])
     else:
         main(sys.argv[1:])
