@@ -241,6 +241,7 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,
             total = part if total is None else join(total, part, tok._split)
         except ValueError as e:  # a file from an older bpe, cut inside a long run
             raise ValueError(f"{path}: {e}") from None
+        del part  # its counts are in total's now; this name would keep the last file's
     total = total if total is not None else Part([], Counter(), "")
     return train_from_part(tok, total, vocab_size,
                            min_frequency=min_frequency, progress=progress, **rules)
