@@ -306,3 +306,17 @@ def test_the_command_line_counts_and_joins_files_cut_inside_a_run(tmp_path):
     assert lines[0].startswith("bpe: error: old.counts: cannot join") and \
         lines[0].endswith("count it again with this version")
     assert not (tmp_path / "tok2.model").exists()
+
+
+def test_dask_ranges_cut_inside_a_run_of_digits(tmp_path):
+    pytest.importorskip("distributed", reason="Dask is optional: pip install -r "
+                                              "requirements-scale.txt")
+    from bpe.dask_engine import count_files_dask
+    text = run_text("7", "", 120_000) + run_text("'s", "a", 60_000)
+    path = tmp_path / "a.txt"
+    path.write_bytes(text.encode("utf-8"))
+    for pattern in ("gpt4", "gpt4o"):
+        part = count_files_dask(RegexTokenizer(pattern), [path], workers=2, range_bytes=40_001)
+        got = stream.train_from_part(RegexTokenizer(pattern), part, 290)
+        want = RegexTokenizer(pattern).train(text, 290)
+        assert got.merges == want.merges and got.merge_counts == want.merge_counts
