@@ -37,14 +37,17 @@ def write_counts(path, pattern, part, sources=()):
     failure leaves no partial file. Returns the number of bytes written."""
     head, counts, tail = part
     freqs = array("q", counts.values())
-    chunks = head + list(counts)
-    encoded = [chunk.encode("utf-8") for chunk in chunks]
-    lengths = array("q", map(len, encoded))
+    # the head is encoded as one block: it is short, or a long run's many small chunks
+    # (a million digits in threes), where a bytes object per chunk would cost 40 bytes each
+    lengths = array("q", (len(c) if c.isascii() else len(c.encode("utf-8")) for c in head))
+    encoded = [chunk.encode("utf-8") for chunk in counts]
+    lengths.extend(map(len, encoded))
     tail_bytes = tail.encode("utf-8")
     if sys.byteorder != "little":
         freqs.byteswap()
         lengths.byteswap()
-    body = [freqs.tobytes(), lengths.tobytes(), *encoded, tail_bytes]
+    body = [freqs.tobytes(), lengths.tobytes(), "".join(head).encode("utf-8"), *encoded,
+            tail_bytes]
     digest = hashlib.sha256()
     for block in body:
         digest.update(block)
@@ -116,8 +119,12 @@ def read_counts(path):
         lengths.byteswap()
     blob = memoryview(body)[8 * (2 * n + n_head):]
     starts = list(accumulate(lengths, initial=0))
-    chunks = [str(blob[a:b], "utf-8") for a, b in zip(starts, starts[1:])]
+    same = {}  # one str per distinct head chunk (a long head repeats a few)
+    head = [same.setdefault(c, c) for c in
+            (str(blob[a:b], "utf-8") for a, b in zip(starts, starts[1:n_head + 1]))]
+    del same
+    chunks = (str(blob[a:b], "utf-8") for a, b in zip(starts[n_head:], starts[n_head + 1:]))
     tail = str(blob[starts[-1]:starts[-1] + tail_bytes], "utf-8")
     counts = Counter()
-    dict.update(counts, zip(chunks[n_head:], freqs))  # no second copy of a big dict
-    return pattern, Part(chunks[:n_head], counts, tail)
+    dict.update(counts, zip(chunks, freqs))  # no second copy of a big dict
+    return pattern, Part(head, counts, tail)

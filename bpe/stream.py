@@ -22,6 +22,7 @@ need only the counts.
 import codecs
 import os
 import time
+from collections import Counter
 from typing import NamedTuple
 
 from .text import clean_text
@@ -229,15 +230,20 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     _need_streamable(tok)
 
-    def parts():
-        for path in paths:
-            pattern, part = read_counts(path)
-            if pattern != tok.pattern:
-                raise ValueError(f"{path} was counted with the split pattern "
-                                 f"{pattern[:60]!r}, not this tokenizer's {tok.pattern[:60]!r};"
-                                 " count every file with the same --pattern")
-            yield part
-    return train_from_part(tok, join_all(parts(), tok._split), vocab_size,
+    total = None
+    for path in paths:
+        pattern, part = read_counts(path)
+        if pattern != tok.pattern:
+            raise ValueError(f"{path} was counted with the split pattern "
+                             f"{pattern[:60]!r}, not this tokenizer's {tok.pattern[:60]!r};"
+                             " count every file with the same --pattern")
+        try:
+            total = part if total is None else join(total, part, tok._split)
+        except ValueError as e:  # a file from an older bpe, cut inside a long run
+            raise ValueError(f"{path}: {e}") from None
+        del part  # its counts are in total's now; this name would keep the last file's
+    total = total if total is not None else Part([], Counter(), "")
+    return train_from_part(tok, total, vocab_size,
                            min_frequency=min_frequency, progress=progress, **rules)
 
 
