@@ -115,7 +115,7 @@ def row(work, ours, reference, ratio, ratio_text, goal, met, note=""):
 def train_rows(texts, repeats, report):
     import rustbpe
     from bpe import RegexTokenizer
-    from bpe.regex import GPT4_SPLIT_PATTERN
+    from bpe.patterns import GPT4_SPLIT_PATTERN
     rows = []
     for name, vocab_size in [("taylorswift", 512), ("tinyshakespeare", 4096),
                              ("tinyshakespeare", 32768)]:

@@ -115,7 +115,7 @@ def run(who, corpus, vocab_size):
         merges = stream.train_from_part(RegexTokenizer(), part, vocab_size).merges
     elif who == "rustbpe":
         import rustbpe
-        from bpe.regex import GPT4_SPLIT_PATTERN
+        from bpe.patterns import GPT4_SPLIT_PATTERN
         rust = rustbpe.Tokenizer()
         rust.train_from_iterator(rust_texts(corpus), vocab_size, pattern=GPT4_SPLIT_PATTERN)
     if who is not None:

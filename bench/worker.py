@@ -67,7 +67,7 @@ def train(who, path, vocab_size):
         RegexTokenizer().train(text, vocab_size)
     else:
         import rustbpe
-        from bpe.regex import GPT4_SPLIT_PATTERN
+        from bpe.patterns import GPT4_SPLIT_PATTERN
         start = time.perf_counter()
         rustbpe.Tokenizer().train_from_iterator(rust_pieces(text), vocab_size,
                                                 pattern=GPT4_SPLIT_PATTERN)

@@ -16,7 +16,8 @@ from .formats import load, load_bytes
 from .gpt4 import GPT4Tokenizer, RanksTokenizer
 from .health import health_report
 from .model import render_token
-from .regex import PATTERNS, RegexTokenizer, compile_pattern
+from .patterns import PATTERNS
+from .regex import RegexTokenizer, compile_pattern
 from .train import MergeProgress
 
 __all__ = [

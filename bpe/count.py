@@ -25,6 +25,8 @@ from typing import NamedTuple
 
 import regex
 
+from .patterns import PATTERNS
+
 PIECE_CHARS = 1 << 20      # characters split at a time
 CARRY = 2                  # chunks at a piece's end that are split again with the next piece
 OVERLAP = 1 << 14          # characters a worker splits before its segment, to find a boundary
@@ -186,7 +188,6 @@ def sure_pairs(split):
     is_regex = isinstance(owner, regex.Pattern)
     pattern = owner.pattern if is_regex or getattr(owner, "_is_preset", False) else None
     if pattern not in _sure_compiled:
-        from .regex import PATTERNS  # regex.py imports this module
         name = next((k for k, v in PATTERNS.items() if v == pattern), None)
         _sure_compiled[pattern] = regex.compile(SURE_PAIRS[name]) if name else None
     return _sure_compiled[pattern]

@@ -18,7 +18,8 @@ from .gpt4 import RanksTokenizer
 from .hf import load_hf_bytes
 from .model import MODEL_VERSION
 from .ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
-from .regex import PATTERNS, RegexTokenizer
+from .patterns import PATTERNS
+from .regex import RegexTokenizer
 
 FORMATS = {".model": "minbpe .model", ".tiktoken": "tiktoken ranks", ".json": "tokenizer.json"}
 

@@ -10,7 +10,8 @@ neither can be trained or saved as a .model file.
 from .base import Tokenizer
 from .encode import LONG_CHUNK, apply_ranks, joinable_table
 from .ranks import find_data_file, read_ranks_file, recover_merges  # noqa: F401 (re-exported)
-from .regex import GPT4_SPLIT_PATTERN, RegexTokenizer
+from .patterns import GPT4_SPLIT_PATTERN
+from .regex import RegexTokenizer
 
 CL100K_FILE = "cl100k_base.tiktoken"
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"

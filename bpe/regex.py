@@ -1,34 +1,19 @@
-"""Split patterns (the presets) and RegexTokenizer.
+"""RegexTokenizer: BPE within the chunks of a split pattern.
 
 A split pattern cuts text into chunks before BPE runs, so no token ever spans two
-chunks: letters, digits, punctuation and whitespace stay apart. The presets are the
-patterns tiktoken uses today (with the possessive quantifiers and `\\s++$` that
-older copies lack). This file does not train; see train.py.
+chunks: letters, digits, punctuation and whitespace stay apart. The presets, by name,
+are bpe/patterns.py's (tiktoken's patterns of today, with the possessive quantifiers
+and `\\s++$` that older copies lack). This file does not train; see train.py.
 """
 import regex
 
 from . import limits
 from .base import Tokenizer
 from .count import auto_workers, count_chunks
+# GPT2_SPLIT_PATTERN and GPT4_SPLIT_PATTERN are also minbpe's names in this module
+from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, PATTERNS  # noqa: F401
 from .split import gpt4_split
 
-GPT2_SPLIT_PATTERN = (
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-)
-GPT4_SPLIT_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
-GPT4O_SPLIT_PATTERN = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
-PATTERNS = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN, "gpt4o": GPT4O_SPLIT_PATTERN}
 # A custom pattern (a visitor's or a file's) is bounded before it compiles and split under
 # a time limit (catastrophic backtracking, e.g. "(a|a)+$"): both are bpe.limits', the one
 # home of those budgets. The presets are ours, compiled as they are and run with no limit.

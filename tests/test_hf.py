@@ -12,7 +12,7 @@ from tokenizers import trainers  # noqa: E402
 
 from bpe import load_bytes  # noqa: E402
 from bpe.hf import HFTokenizer, hf_json, hf_pattern, pattern_from_hf  # noqa: E402
-from bpe.regex import GPT4_SPLIT_PATTERN  # noqa: E402
+from bpe.patterns import GPT4_SPLIT_PATTERN  # noqa: E402
 
 CORPUS = ("Hello world! It's 2026; we'll see... DON'T you think? Straße café naïve 東京 Привет "
           "ΣΟΦΟΣ σοφός  spaces   and\ttabs\nnew lines\r\n 12345 3.14 <b>tags</b> 👍👍 "

@@ -21,7 +21,7 @@ from bpe.limits import (MATCH_SECONDS, MATCH_SECONDS_PER_MB, MAX_ID, MAX_PATTERN
                         check_id, check_pattern, check_special_ids, compile_pattern, expect,
                         findall_within, match_seconds, parse_id, parse_json,
                         pattern_weight)
-from bpe.regex import PATTERNS
+from bpe.patterns import PATTERNS
 from hostile_cases import ROOT, mount_full
 
 BOMBS = [r"c{10000000}|[\s\S]", "a{10000000}", "a{1000000000}", "(?:(?:a{100}){100}){100}",

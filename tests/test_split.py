@@ -6,7 +6,7 @@ import regex
 from hypothesis import given, settings, strategies as st
 
 import bpe.split
-from bpe.regex import GPT4_SPLIT_PATTERN
+from bpe.patterns import GPT4_SPLIT_PATTERN
 from bpe.split import gpt4_split
 
 findall = regex.compile(GPT4_SPLIT_PATTERN).findall

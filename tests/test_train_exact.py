@@ -4,7 +4,7 @@ import random
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from bpe.regex import GPT4_SPLIT_PATTERN, PATTERNS
+from bpe.patterns import GPT4_SPLIT_PATTERN, PATTERNS
 from bpe.train import TIE_BREAKS, train_merges
 from reference import textbook_train
 from test_train_ties import textbook_rule_train

@@ -7,7 +7,7 @@ import pytest
 import regex
 from hypothesis import given, settings, strategies as st
 
-from bpe.regex import GPT4_SPLIT_PATTERN, PATTERNS
+from bpe.patterns import GPT4_SPLIT_PATTERN, PATTERNS
 from bpe.train import TIE_BREAKS, train_merges
 
 
