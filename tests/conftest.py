@@ -58,6 +58,18 @@ def pages_run_inside_the_frame(monkeypatch):
     monkeypatch.setattr(PagesManager, "__init__", init)
 
 
+@pytest.fixture(autouse=True)
+def main_module_stays_pytest():
+    """AppTest runs a script as sys.modules["__main__"] and leaves it there: from_function's
+    is a temporary file that calls script(*__args), so a worker process started later
+    with "spawn" (bpe.stream's workers, Dask's nanny), which re-runs __main__, died with a
+    NameError. Put pytest's __main__ back after every test, as a fresh process has it."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
+
+
 @pytest.fixture
 def open_page():
     """open_page("pages/train.py") -> an AppTest of the whole app (frame + navigation)
