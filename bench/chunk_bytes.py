@@ -14,8 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bpe import RegexTokenizer  # noqa: E402
-from bpe.count import Part  # noqa: E402
-from bpe.stream import train_from_part  # noqa: E402
+from bpe.counting.parts import Part  # noqa: E402
+from bpe.counting.stream import train_from_part  # noqa: E402
 
 
 def kib(field):

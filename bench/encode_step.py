@@ -11,7 +11,7 @@ shared machine, wall time mostly measures the neighbours); the median of the pai
 ratios is reported, and ids must be equal or the case is not reported.
 
 - ..., tok.encode: GPT4Tokenizer().encode(text) as a user calls it (its chunk cache
-  cleared every time), with bpe.gpt4's apply_ranks set to each side's.
+  cleared every time), with bpe.ranks_tokenizer's apply_ranks set to each side's.
 - taylorswift: the corpus as it is (what encoding it costs; no chunk is long enough to
   reach the mergers, so this is the control).
 - no spaces: the corpus with white space taken out, so words run together into long
@@ -62,9 +62,9 @@ def main():
     joinable = after.joinable_table(ranks)
     corpora = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora"))
     text = (corpora / "taylorswift.txt").read_text(encoding="utf-8")
-    chunks = [c.encode() for c in tok._split(text)]
+    chunks = [c.encode() for c in tok.split(text)]
     chunks = [c for c in chunks if c not in ranks]
-    long_chunks = [c.encode() for c in tok._split(re.sub(r"\s+", "", text))]
+    long_chunks = [c.encode() for c in tok.split(re.sub(r"\s+", "", text))]
     long_chunks = [c for c in long_chunks if len(c) >= after.LONG_CHUNK]
     rng = random.Random(0)
     hand_made = {bytes([b]): b for b in range(256)} | {b"cab": 256, b"ab": 257}
@@ -81,12 +81,12 @@ def main():
           "rounds, the two sides in turn (order swapped every round); CPU seconds, medians")
     print("| case | chunks | bytes | before (s) | after (s) | after / before (paired) |")
     print("|---|---:|---:|---:|---:|---:|")
-    import bpe.gpt4
+    import bpe.ranks_tokenizer
 
     def whole_encode(module):
         """tok.encode(text) as a user calls it, through module's apply_ranks, cache cleared."""
         def run(text):
-            bpe.gpt4.apply_ranks = module.apply_ranks
+            bpe.ranks_tokenizer.apply_ranks = module.apply_ranks
             tok._cache.clear()
             return tok.encode(text)
         return run

@@ -48,7 +48,7 @@ def main():
     args = parser.parse_args()
     import tiktoken
     from bpe import GPT4Tokenizer
-    from bpe.ranks import tiktoken_kwargs
+    from bpe.formats.ranks import tiktoken_kwargs
     if args.ranks == "cl100k_base":
         ours = GPT4Tokenizer()
     else:

@@ -244,7 +244,7 @@ def chunk_list_mib(text_path, size):
     str), estimated from the chunks of text_path: the memory streaming avoids."""
     from bpe import RegexTokenizer
     text = Path(text_path).read_text(encoding="utf-8")
-    chunks = RegexTokenizer()._split(text)
+    chunks = RegexTokenizer().split(text)
     per_byte = sum(sys.getsizeof(c) + 8 for c in chunks) / len(text.encode("utf-8"))
     return per_byte * size / 2**20
 

@@ -87,11 +87,11 @@ def rust_texts(path):
 
 def run(who, corpus, vocab_size):
     from bpe import RegexTokenizer
-    from bpe import stream
+    from bpe.counting import stream
     merges = None
     if who.startswith("count-dask-"):  # counting only, N workers, the cluster started
         from distributed import Client, LocalCluster
-        from bpe.dask_engine import count_files_dask
+        from bpe.counting.dask_engine import count_files_dask
         with LocalCluster(n_workers=int(who.rsplit("-", 1)[1]), threads_per_worker=1,
                           processes=True, dashboard_address=None) as cluster, \
                 Client(cluster) as client:
@@ -110,7 +110,7 @@ def run(who, corpus, vocab_size):
         tok = stream.train_from_files(RegexTokenizer(), [corpus], vocab_size, workers=2)
         merges = tok.merges
     elif who == "dask":
-        from bpe.dask_engine import count_files_dask
+        from bpe.counting.dask_engine import count_files_dask
         part = count_files_dask(RegexTokenizer(), [corpus], workers=2)
         merges = stream.train_from_part(RegexTokenizer(), part, vocab_size).merges
     elif who == "rustbpe":

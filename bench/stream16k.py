@@ -33,8 +33,9 @@ MODES = ["one", "workers", "counts"]
 
 def run(tree, mode, corpus):
     sys.path.insert(0, tree)
-    from bpe import RegexTokenizer, stream
-    from bpe.counts import write_counts
+    from bpe import RegexTokenizer
+    from bpe.counting import stream
+    from bpe.counting.counts_file import write_counts
     start = time.perf_counter()
     tok = RegexTokenizer("gpt4")
     if mode == "one":

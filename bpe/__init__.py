@@ -1,8 +1,8 @@
 """bpe: exact, fast byte-pair encoding tokenizers, after minbpe's API and tiktoken's manners.
 
 Files: `load(path)` / `load_bytes(data, filename)` open every format (bpe.formats); each
-format has one home: bpe.model (minbpe .model/.vocab), bpe.ranks (tiktoken ranks),
-bpe.hf (Hugging Face tokenizer.json, its pipeline in bpe.hf_pipeline).
+format has one home: bpe.formats.model (minbpe .model/.vocab), bpe.formats.ranks (tiktoken ranks),
+bpe.formats.hf (Hugging Face tokenizer.json, its pipeline in bpe.formats.hf_pipeline).
 
 >>> from bpe import RegexTokenizer
 >>> tok = RegexTokenizer().train("aaabdaaabac", 256 + 3)
@@ -12,12 +12,13 @@ bpe.hf (Hugging Face tokenizer.json, its pipeline in bpe.hf_pipeline).
 from .base import Tokenizer
 from .basic import BasicTokenizer
 from .extend import ExtendedTokenizer, extend_vocabulary
-from .formats import load, load_bytes
-from .gpt4 import GPT4Tokenizer, RanksTokenizer
+from .formats.loader import load, load_bytes
+from .formats.model import render_token
 from .health import health_report
-from .model import render_token
 from .patterns import PATTERNS
-from .regex import RegexTokenizer, compile_pattern
+from .ranks_tokenizer import GPT4Tokenizer, RanksTokenizer
+from .patterns import compile_pattern
+from .regex import RegexTokenizer
 from .train import MergeProgress
 
 __all__ = [

@@ -1,8 +1,9 @@
 """The Tokenizer base: vocab building, special tokens, encode/decode, save/load.
 
-Subclasses say how text splits into chunks (`_split`) and how one chunk of bytes
+Subclasses say how text splits into chunks (`split`) and how one chunk of bytes
 becomes ids (`_encode_chunk`); everything else lives here once. Training lives in
-train.py and the .model format in model.py; this file never learns merges itself.
+train.py, the decode family in decode.py, special-token policy in specials.py and the
+.model format in formats/model.py; this file never learns merges itself.
 
 encode follows tiktoken: `encode(text, *, allowed_special=set(), disallowed_special="all")`,
 so special-token text raises unless the caller says what it means. minbpe's spellings of
@@ -12,27 +13,27 @@ allowed_special are accepted too: "all" (every special token is encoded as one),
 `disallowed_special=()`).
 """
 import copy
-import operator
 import os
-
 from collections import Counter
 from itertools import chain
 
-import regex
-
-from . import files, limits
-from .model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
-from .model import vocab_text as _vocab_text
+from . import budgets
+from .decode import MAX_ID, DecodeMethods  # noqa: F401 (MAX_ID re-exported)
+from .formats import atomic
+from .formats.model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
+from .formats.model import vocab_text as _vocab_text
+from .specials import SpecialFinders, raise_disallowed, special_policy  # noqa: F401 (re-exported)
 from .text import clean_text
-from .train import train_merges
+from .train import chain_progress, print_progress, train_merges
 
-MAX_ID = 2 ** 32  # ids are u32 in tiktoken: larger or negative ones are out of range
 CACHE_LIMIT = 200_000        # chunks remembered by encode before the cache starts over
 CACHE_CHUNK_CHARS = 256      # longer chunks are rare; caching them would only cost memory
 
 
-class Tokenizer:
+class Tokenizer(DecodeMethods):
     """Base class. Not usable on its own: see BasicTokenizer and RegexTokenizer."""
+
+    is_preset = False  # True when split is one of bpe.patterns' presets (counting in pieces)
 
     def __init__(self):
         self.merges = {}          # (int, int) -> int
@@ -42,6 +43,8 @@ class Tokenizer:
         self.pattern = ""         # str, the split pattern ("" = no split)
         self.special_tokens = {}  # str -> int, e.g. {'<|endoftext|>': 100257}
         self.stop_reason = None   # why the last train() stopped
+        # what people call it (a subclass may have set it already): "cl100k_base", "regex"...
+        self.name = self.__dict__.get("name") or type(self).__name__.removesuffix("Tokenizer").lower()
         self._reset()             # vocab (int -> bytes) and the caches derived from it
 
     # ------------------------------------------------------------------ vocab
@@ -57,7 +60,7 @@ class Tokenizer:
         """Call after merges or special tokens change: rebuild what derives from them."""
         self.vocab = self._build_vocab()  # int -> bytes
         self._cache = _ChunkCache(self._encode_chunk)  # chunk str -> list of ids
-        self._special_regex = {}  # frozenset of special tokens -> compiled regex finding them
+        self._special_regex = SpecialFinders()  # special tokens -> compiled regex finding them
         self._token_ids = None    # bytes -> id, for encode_single_token
 
     @classmethod
@@ -133,7 +136,7 @@ class Tokenizer:
                 raise ValueError(f"id {idx} is already taken by special token {owner!r}; "
                                  "pick another id")
         # ids unique among the new ones too, bounded, and not too many or too long
-        merged = limits.check_special_ids({**self.special_tokens, **special_tokens}, ordinary)
+        merged = budgets.check_special_ids({**self.special_tokens, **special_tokens}, ordinary)
         self.special_tokens = merged
         self._reset()
 
@@ -163,7 +166,7 @@ class Tokenizer:
         (CS336's). record_ties=True fills self.merge_ties (about 2x slower).
         max_vocab_bytes, if given, stops training (stop_reason "vocab_bytes") before the
         merge that would take the vocab's total bytes past it: Basic training's tokens
-        grow without end once every pair occurs once (bpe.limits.MAX_VOCAB_BYTES is what
+        grow without end once every pair occurs once (bpe.budgets.MAX_VOCAB_BYTES is what
         bpe.load accepts).
 
         progress, if given, is called after each merge with a MergeProgress
@@ -171,31 +174,33 @@ class Tokenizer:
         verbose=True prints each merge through the same path.
         """
         text = clean_text(text)
-        self._check_train_args(vocab_size, min_frequency)
+        self.check_train_args(vocab_size, min_frequency)
         if verbose:
-            progress = _chain(progress, _print_progress)
+            progress = chain_progress(progress, print_progress)
         words = [(chunk.encode("utf-8"), freq)
-                 for chunk, freq in self._count_chunks(text).items()]
+                 for chunk, freq in self.count_chunks(text).items()]
         result = train_merges(words, vocab_size, min_frequency, progress,
                               tie_break=tie_break, record_ties=record_ties,
                               max_vocab_bytes=max_vocab_bytes)
-        return self._apply_training(result)
+        return self.apply_training(result)
 
     def train_from_files(self, paths, vocab_size, **options):
         """Train on UTF-8 files read a piece at a time: the same merges as train() on
         their concatenated text, in memory that grows with the distinct chunks only
         (options: min_frequency, tie_break, record_ties, progress, count_progress,
-        workers). See bpe.stream."""
-        from .stream import train_from_files  # subtle: stream imports this module
+        workers). See bpe.counting.stream."""
+        from .counting.stream import (
+            train_from_files,  # subtle: stream imports this module
+        )
         return train_from_files(self, paths, vocab_size, **options)
 
     def train_from_iterator(self, texts, vocab_size, **options):
         """Train on an iterable of str (rustbpe's name): the same merges as
-        train("".join(texts)), keeping only chunk counts. See bpe.stream."""
-        from .stream import train_from_iterator
+        train("".join(texts)), keeping only chunk counts. See bpe.counting.stream."""
+        from .counting.stream import train_from_iterator
         return train_from_iterator(self, texts, vocab_size, **options)
 
-    def _check_train_args(self, vocab_size, min_frequency):
+    def check_train_args(self, vocab_size, min_frequency):
         """ValueError for arguments no training can use; run before any counting, so a
         bad argument fails at once rather than after an hour of reading."""
         if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 256:
@@ -209,7 +214,7 @@ class Tokenizer:
                              f"will fill (256..{vocab_size - 1}); register them with ids of "
                              f"at least {vocab_size}, or after training")
 
-    def _apply_training(self, result):
+    def apply_training(self, result):
         """Take a bpe.train.TrainResult as this tokenizer's merges; returns self."""
         self.merges = result.merges
         self.merge_counts = result.merge_counts
@@ -218,12 +223,12 @@ class Tokenizer:
         self._reset()
         return self
 
-    def _count_chunks(self, text):
+    def count_chunks(self, text):
         """Counter of the text's chunks, in order of first occurrence."""
-        return Counter(self._split(text))
+        return Counter(self.split(text))
 
     # ----------------------------------------------------------------- encode
-    def _split(self, text):
+    def split(self, text):
         """Split text into chunks that merges never cross."""
         raise NotImplementedError
 
@@ -246,7 +251,7 @@ class Tokenizer:
         if len(cache) > CACHE_LIMIT:
             cache.clear()
         # one C-level pass: the cache encodes (and keeps) each chunk it has not seen
-        return list(chain.from_iterable(map(cache.__getitem__, self._split(text))))
+        return list(chain.from_iterable(map(cache.__getitem__, self.split(text))))
 
     def encode(self, text, *policy, allowed_special=frozenset(), disallowed_special="all"):
         """Encode text to ids, as tiktoken does: special-token text becomes a special token
@@ -285,44 +290,11 @@ class Tokenizer:
 
     def _policy(self, allowed_special, disallowed_special):
         """(allowed, disallowed): frozensets of special-token strings, tiktoken's meaning."""
-        everything = frozenset(self.special_tokens)
-        if allowed_special == "all":
-            allowed = everything
-        elif allowed_special == "none":
-            allowed = frozenset()
-            if disallowed_special == "all":
-                disallowed_special = ()
-        elif allowed_special == "none_raise":
-            allowed = frozenset()
-        elif isinstance(allowed_special, str) or not hasattr(allowed_special, "__iter__"):
-            raise TypeError(f"allowed_special={allowed_special!r} is not understood; use "
-                            "'all', a set of special-token strings, or minbpe's 'none' / "
-                            "'none_raise'")
-        else:
-            allowed = frozenset(allowed_special) & everything  # tiktoken ignores unknown ones
-        if disallowed_special == "all":
-            disallowed = everything - allowed
-        elif isinstance(disallowed_special, str) or not hasattr(disallowed_special, "__iter__"):
-            raise TypeError(f"disallowed_special={disallowed_special!r} is not understood; "
-                            "use 'all', a collection of special-token strings, or ()")
-        else:
-            disallowed = frozenset(disallowed_special)
-        return allowed, disallowed
+        return special_policy(self.special_tokens, allowed_special, disallowed_special)
 
     def _special_finder(self, specials, group=False):
         """A compiled regex matching any of specials (longest first), cached per set."""
-        key = (specials, group)
-        finder = self._special_regex.get(key)
-        if finder is None:
-            alternatives = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
-            # subtle: kept here, not in the regex module's cache (which would keep every
-            # visitor's special tokens for the life of the server)
-            finder = regex.compile(f"({alternatives})" if group else alternatives,
-                                   cache_pattern=False)
-            if len(self._special_regex) > 64:  # a caller inventing sets: keep memory bounded
-                self._special_regex.clear()
-            self._special_regex[key] = finder
-        return finder
+        return self._special_regex.find(specials, group)
 
     def encode_batch(self, texts, *, num_threads=8, allowed_special=frozenset(),
                      disallowed_special="all"):
@@ -365,84 +337,14 @@ class Tokenizer:
                                if idx not in specials}
         return self._token_ids[token]
 
-    # ----------------------------------------------------------------- decode
-    def decode_single_token_bytes(self, idx):
-        """The bytes of one token id. As tiktoken: TypeError for a non-integer, OverflowError
-        for an id below 0 or of 2**32 and more, KeyError for an id not in the vocabulary."""
-        idx = operator.index(idx)  # TypeError for 1.0 or "1", which a dict lookup would take
-        if not 0 <= idx < MAX_ID:
-            raise OverflowError(f"token id {idx} is out of range: ids are integers from 0 "
-                                f"to {MAX_ID - 1}")
-        try:
-            return self.vocab[idx]
-        except KeyError:
-            raise KeyError(f"unknown token id {idx}: ids run from 0 to {self.n_vocab - 1}, "
-                           "with gaps only between ordinary and special tokens") from None
-
-    def decode_tokens_bytes(self, ids):
-        """The bytes of each token, one entry per id (useful for visualising)."""
-        ids = list(ids)
-        vocab = self.vocab
-        if all(type(idx) is int for idx in ids):  # the common case, at C speed
-            try:
-                return list(map(vocab.__getitem__, ids))
-            except KeyError:
-                pass
-        return [self.decode_single_token_bytes(idx) for idx in ids]
-
-    def decode_bytes(self, ids):
-        """The exact bytes the ids stand for."""
-        return b"".join(self.decode_tokens_bytes(ids))
-
-    def decode(self, ids, errors="replace"):
-        """The text the ids stand for; invalid UTF-8 replaced by U+FFFD by default."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-    def decode_batch(self, batch, *, errors="replace", num_threads=8):
-        """decode on each list of ids."""
-        return [self.decode(ids, errors=errors) for ids in batch]
-
-    def decode_with_offsets(self, ids):
-        """(text, offsets): the decoded text and, per token, the index of the character
-        where it starts: tiktoken's definition, so a token that starts inside a character
-        (its first byte a UTF-8 continuation byte) gets that character's index. Like
-        tiktoken, UnicodeDecodeError if the ids do not decode to valid UTF-8.
-
-        >>> from bpe import BasicTokenizer
-        >>> BasicTokenizer().decode_with_offsets(list("hé".encode()))
-        ('hé', [0, 1, 1])
-        """
-        tokens = self.decode_tokens_bytes(ids)
-        offsets = []
-        chars = 0  # characters started so far: bytes that are not continuation bytes
-        for token in tokens:
-            starts_inside = bool(token) and 0x80 <= token[0] < 0xC0
-            offsets.append(max(0, chars - starts_inside))
-            chars += sum(not 0x80 <= b < 0xC0 for b in token)
-        return b"".join(tokens).decode("utf-8", errors="strict"), offsets
-
-    def token_byte_offsets(self, ids):
-        """The byte offset at which each token starts in decode_bytes(ids).
-
-        >>> from bpe import BasicTokenizer
-        >>> BasicTokenizer().token_byte_offsets([104, 105])
-        [0, 1]
-        """
-        offsets = []
-        pos = 0
-        for token in self.decode_tokens_bytes(ids):
-            offsets.append(pos)
-            pos += len(token)
-        return offsets
-
     # -------------------------------------------------------------- save/load
     def save(self, file_prefix):
         """Write file_prefix.model (minbpe's format, for loading) and file_prefix.vocab
-        (for people). file_prefix is a path like "models/shakespeare". Atomic (bpe.files):
+        (for people). file_prefix is a path like "models/shakespeare". Atomic (bpe.formats.atomic):
         both files are written or neither, and a failed save leaves the old pair whole."""
-        prefix = files.check_prefix(file_prefix)
+        prefix = atomic.check_prefix(file_prefix)
         text = self.model_text()  # before any file is opened, so a refusal leaves none
-        files.write_files({prefix + ".model": text, prefix + ".vocab": self.vocab_text()})
+        atomic.write_files({prefix + ".model": text, prefix + ".vocab": self.vocab_text()})
 
     def model_text(self):
         """The contents of the .model file: version, pattern, special tokens, merges."""
@@ -474,19 +376,6 @@ class Tokenizer:
         self.pattern = pattern
 
 
-def raise_disallowed(special):
-    """The ValueError encode raises for special-token text it was not told how to treat:
-    tiktoken's wording (so people can search for it), on one line (so a CLI or an app
-    error box shows it whole)."""
-    raise ValueError(
-        f"Encountered text corresponding to disallowed special token {special!r}. "
-        "If you want this text to be encoded as a special token, pass it to "
-        f"`allowed_special`, e.g. `allowed_special={{{special!r}, ...}}`. "
-        "If you want this text to be encoded as normal text, disable the check for this "
-        f"token by passing `disallowed_special=(enc.special_tokens_set - {{{special!r}}})`. "
-        "To disable this check for all special tokens, pass `disallowed_special=()`.")
-
-
 class _ChunkCache(dict):
     """chunk str -> list of ids; a missing chunk is encoded on lookup, and kept
     unless it is long (long chunks are rare, and keeping them would only cost memory)."""
@@ -502,18 +391,3 @@ class _ChunkCache(dict):
         if len(chunk) <= CACHE_CHUNK_CHARS:
             self[chunk] = chunk_ids
         return chunk_ids
-
-
-def _print_progress(p):
-    print(f"merge {p.done}/{p.total}: {p.pair} -> {p.idx} "
-          f"({render_token(p.token)}) had {p.count} occurrences")
-
-
-def _chain(first, second):
-    if first is None:
-        return second
-
-    def both(p):
-        first(p)
-        second(p)
-    return both

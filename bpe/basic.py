@@ -10,7 +10,7 @@ from .regex import _merge_by_pairs
 class BasicTokenizer(Tokenizer):
     """BPE over the bytes of the whole text."""
 
-    def _split(self, text):
+    def split(self, text):
         return [text] if text else []
 
     def _encode_chunk(self, text_bytes):

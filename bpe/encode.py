@@ -15,11 +15,11 @@ whole rank at a time with str.replace; other long chunks are cut where no token 
 then merged one rank level at a time.
 It does not split text or cache anything; callers do.
 """
+import re
 from bisect import bisect_left, bisect_right
 from heapq import heapify, heappop, heappush
 from itertools import compress, repeat
 from operator import add, mul, not_
-import re
 
 LONG_CHUNK = 64  # below this length the quadratic scan beats the heap's overhead
 BYTES = [bytes([b]) for b in range(256)]  # each byte as a one-byte bytes object

@@ -12,8 +12,8 @@ in the base, and undoing the new merges in any encoding gives the base's ids bac
 This file does not split text or apply ranks itself: it asks the base.
 """
 from .base import Tokenizer
-from .text import clean_text
 from .encode import apply_merges
+from .text import clean_text
 from .train import train_merges
 
 
@@ -54,14 +54,14 @@ class ExtendedTokenizer(Tokenizer):
             vocab[idx] = vocab[p0] + vocab[p1]
         return vocab
 
-    def _split(self, text):
-        return self.base._split(text)
+    def split(self, text):
+        return self.base.split(text)
 
-    def _count_chunks(self, text):
-        return self.base._count_chunks(text)
+    def count_chunks(self, text):
+        return self.base.count_chunks(text)
 
     def _encode_chunk(self, text_bytes):
-        chunk_ids = self.base._encode_chunk(text_bytes)
+        chunk_ids = self.base.encode_chunk(text_bytes)
         if len(chunk_ids) < 2 or not self.new_merges:
             return chunk_ids
         get = self.new_merges.get
@@ -132,9 +132,9 @@ def extend_vocabulary(base, text, num_merges, *, min_frequency=2, tie_break="fir
     if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 1:
         raise ValueError(f"min_frequency must be an int of at least 1, not {min_frequency!r}")
     text = clean_text(text)
-    encode_chunk = base._encode_chunk
+    encode_chunk = base.encode_chunk
     words = [(encode_chunk(chunk.encode("utf-8")), freq)
-             for chunk, freq in base._count_chunks(text).items()]
+             for chunk, freq in base.count_chunks(text).items()]
     start = max(base.vocab) + 1
     result = train_merges(words, start + num_merges, min_frequency, progress,
                           tie_break=tie_break, record_ties=record_ties, vocab=base.vocab)

@@ -85,7 +85,7 @@ def unreachable(tok, progress=None):
     """Tokens that encoding no text can produce (see the module docstring)."""
     rows = []
     ids = _ordinary_ids(tok)
-    split, encode_chunk = tok._split, tok._encode_chunk
+    split, encode_chunk = tok.split, tok.encode_chunk
     for n, idx in enumerate(ids):
         if n % PROGRESS_EVERY == 0:
             _report(progress, "unreachable tokens", n, len(ids))

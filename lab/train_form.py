@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from bpe import PATTERNS, compile_pattern
+from bpe import PATTERNS, compile_pattern, patterns
 from bpe.train import TIE_BREAKS
 from lab import training
 from lab.safe import code
@@ -54,7 +54,7 @@ def default_name(corpus_label, kind, vocab_size, counts=None):
 
 def train_form(corpus_label, *, counts=None, ready=True, running=False):
     """Draw the form; its values as a Form. counts: the counts file the corpus is, whose
-    split pattern is fixed and which trains with bpe.stream (with the same tie options)."""
+    split pattern is fixed and which trains with bpe.counting.stream (with the same tie options)."""
     with st.form("train_form"):
         left, right = st.columns(2)
         if counts is None:
@@ -143,7 +143,7 @@ def start(form, text, n_bytes, corpus_label, counts=None):
         if form.preset == CUSTOM and not form.custom.strip():
             raise ValueError("Pick a split pattern, or type a regex in “Custom regex”.")
         compile_pattern(pattern)
-        vc.check_pattern_speed(pattern, text)  # looks at the start only
+        patterns.trial(pattern, text)  # looks at the start only
     label = ("custom regex" if form.preset == CUSTOM else
              PATTERN_LABELS.get(form.preset, form.preset)) if kind == "regex" else "no split"
     train_text, held_out = vc.split_held_out(text)

@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from bpe import hf, ranks
+from bpe.formats import hf, ranks
 from lab import training
 from lab.safe import code, md
 from lab.widgets import figures

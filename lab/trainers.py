@@ -23,7 +23,7 @@ def train_bpe(progress, *, kind, pattern, text, vocab_size, min_frequency=1,
     tokens get the ids right after the trained vocabulary. tie_break and record_ties
     as in tok.train (record_ties fills tok.merge_ties, about 2x slower)."""
     from bpe import BasicTokenizer, RegexTokenizer
-    from bpe.limits import MAX_VOCAB_BYTES
+    from bpe.budgets import MAX_VOCAB_BYTES
     tok = BasicTokenizer() if kind == "basic" else RegexTokenizer(pattern)
     # stop where bpe.load would refuse the file: past every pair occurring once, Basic's
     # tokens only grow (GBs by 54k merges of 1.1 MB), and the worker's memory cap would
@@ -49,10 +49,10 @@ def train_counts(progress, *, data, file_name, vocab_size, min_frequency=1,
     import os
     import tempfile
     from bpe import RegexTokenizer
-    from bpe.counts import read_counts
-    from bpe.stream import train_from_part
+    from bpe.counting.counts_file import read_counts
+    from bpe.counting.stream import train_from_part
     progress.phase("counting")
-    with tempfile.TemporaryDirectory() as folder:  # bpe.counts reads a path
+    with tempfile.TemporaryDirectory() as folder:  # bpe.counting.counts_file reads a path
         path = os.path.join(folder, "upload.counts")
         with open(path, "wb") as f:
             f.write(data)

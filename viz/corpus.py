@@ -1,13 +1,12 @@
 """A corpus to train on, as data: uploaded files decoded and joined, the held-out
 slice cut off its end, and the checks the Train form runs before a training starts
-(corpus size, vocab size, special tokens, a split pattern's speed).
+(corpus size, vocab size, special tokens; a split pattern's trial is bpe.patterns.trial).
 
 Pure (no streamlit, no disk): the page hands it bytes and text. viz/training.py draws
 what a training made; lab/training.py runs it.
 """
 from typing import NamedTuple
 
-from bpe import PATTERNS
 
 VOCAB_MIN = 256         # the 256 byte tokens come first; training adds merges on top
 VOCAB_MAX = 100_000     # cl100k's size: past it a browser table and chart get sluggish,
@@ -16,8 +15,6 @@ HELD_OUT_FRACTION = 0.1  # the last tenth of the corpus is kept out of training.
 HELD_OUT_LIMIT = 200_000  # ...up to this many characters, to measure compression on
 HELD_OUT_MIN = 200      # below this many characters the held-out slice says nothing
 SPECIAL_LIMIT = 256     # special tokens a form may add
-PATTERN_TRIAL_CHARS = 200_000  # a custom pattern is tried on this much of the corpus...
-PATTERN_TRIAL_SECONDS = 2.0    # ...and refused if that takes longer (catastrophic regex)
 SENTENCEPIECE_MAX_CHARS = 20_000_000  # sentencepiece holds every line in memory: keep it small
 BASIC_MAX_BYTES = 10_000_000  # Basic training holds 25-200 bytes of state per corpus byte
 
@@ -160,22 +157,3 @@ def corpus_fingerprint(text, edge=65536):
     import hashlib
     ends = (text[:edge] + "\0" + text[-edge:]).encode("utf-8", "surrogatepass")
     return len(text), hashlib.blake2b(ends, digest_size=16).hexdigest()
-
-
-def check_pattern_speed(pattern, text, *, chars=PATTERN_TRIAL_CHARS,
-                        seconds=PATTERN_TRIAL_SECONDS):
-    """ValueError if a custom pattern is refused by bpe.limits (too big to compile,
-    backreferences...) or splitting the start of the corpus with it takes over `seconds`
-    of CPU time: a regex that backtracks catastrophically would otherwise keep a worker
-    busy until cancelled. Compiled outside the regex module's cache, so a visitor's
-    pattern does not stay in the server. Presets are fast and skip the trial.
-
-    >>> check_pattern_speed("gpt4", "hello world")
-    >>> check_pattern_speed(r"(a|a)+$|.", "a" * 40 + "b", seconds=0.2)
-    Traceback (most recent call last):
-    ValueError: split pattern '(?:a|a)+$|.' took more than 0.2 s of CPU time on 41 characters, so it was stopped: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+ or (a+)+); simplify it, or pick a preset (gpt2, gpt4, gpt4o)
-    """
-    from bpe.limits import compile_pattern, findall_within
-    if pattern in PATTERNS or pattern in PATTERNS.values():
-        return
-    findall_within(compile_pattern(pattern), text[:chars], seconds)

@@ -7,7 +7,7 @@ does not match at all is returned as chunks of its own, flagged: a RegexTokenize
 that pattern would refuse the text.
 
 A custom pattern is bounded before it compiles and runs under a CPU-time limit, both
-bpe.limits' (TimeoutError here, so a catastrophic pattern such as `(a|a)+$` on a long run
+bpe.patterns.safety' (TimeoutError here, so a catastrophic pattern such as `(a|a)+$` on a long run
 of a's stops instead of hanging the page); capture groups are made non-capturing.
 Nothing here imports streamlit.
 """
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bpe import PATTERNS, compile_pattern, limits
+from bpe import PATTERNS, compile_pattern
+from bpe.patterns import safety
 from viz.marks import span_char_starts, span_token_starts
 from viz.vocab import visible
 
@@ -39,10 +40,10 @@ def find_chunks(pattern, text, timeout=TIMEOUT):
     >>> [(c.start, c.end, c.matched) for c in find_chunks(r"\\w+", "hi, yo")]
     [(0, 2, True), (2, 4, False), (4, 6, True)]
     """
-    pattern, compiled = compile_pattern(pattern)  # a custom one through bpe.limits
+    pattern, compiled = compile_pattern(pattern)  # a custom one through bpe.patterns.safety
     try:
-        matches = limits.finditer_within(compiled, text, seconds=timeout, pattern=pattern)
-    except ValueError as e:  # bpe.limits' one wording for a runaway pattern
+        matches = safety.finditer_within(compiled, text, seconds=timeout, pattern=pattern)
+    except ValueError as e:  # bpe.patterns.safety' one wording for a runaway pattern
         raise TimeoutError(str(e)) from None
     chunks, pos = [], 0
     for m in matches:

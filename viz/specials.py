@@ -9,7 +9,7 @@ GPT-4's 100k-entry tables would cost a third of a second on every rerun. Nothing
 from dataclasses import dataclass
 from typing import Optional
 
-from bpe import limits
+from bpe import budgets
 
 POLICIES = ("all", "none", "none_raise")
 WHY_NONE_RAISE = (
@@ -45,7 +45,7 @@ def parse_specials(text, registered, first_id):
         if not name:
             name, idx = idx, None
         elif idx.isdigit():  # any script's digits; parse_id says if they are not ASCII
-            name, idx = name.strip(), limits.parse_id(idx, f"line {lineno}")
+            name, idx = name.strip(), budgets.parse_id(idx, f"line {lineno}")
         else:
             raise ValueError(f"line {lineno}: {line!r} should be a token, optionally "
                              "followed by a space and a non-negative integer id, "

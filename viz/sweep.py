@@ -176,8 +176,8 @@ def new_tokens_rows(ext):
 def extension_downloads(ext):
     """format -> (file name, file text, None) or (file name, None, why it cannot hold it)."""
     import json
-    from bpe.hf import hf_json
-    from bpe.ranks import tiktoken_text
+    from bpe.formats.hf import hf_json
+    from bpe.formats.ranks import tiktoken_text
     makers = {".tiktoken": ("extended.tiktoken", tiktoken_text),
               "tokenizer.json": ("tokenizer.json",
                                  lambda tok: json.dumps(hf_json(tok), ensure_ascii=False)),

@@ -22,7 +22,7 @@ def train_rules(text, vocab_size, pattern="gpt4", rules=TIE_BREAKS, progress=Non
     """{rule: TrainResult with merge_ties} for text under each rule. The chunks are counted
     once. pattern: a preset or regex, or "" for no split. progress(rule, MergeProgress)."""
     tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
-    words = [(chunk.encode("utf-8"), freq) for chunk, freq in tok._count_chunks(text).items()]
+    words = [(chunk.encode("utf-8"), freq) for chunk, freq in tok.count_chunks(text).items()]
     results = {}
     for rule in rules:
         report = None if progress is None else (lambda p, rule=rule: progress(rule, p))

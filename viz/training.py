@@ -10,7 +10,7 @@ import math
 import altair as alt
 import pandas as pd
 
-from bpe.limits import MAX_VOCAB_BYTES
+from bpe.budgets import MAX_VOCAB_BYTES
 from viz.ties import tie_marks
 from viz.vocab import visible  # the one renderer, on one line
 

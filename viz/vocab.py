@@ -16,7 +16,7 @@ from collections import Counter
 import pandas as pd
 import regex
 
-from bpe import limits
+from bpe.patterns import safety
 from viz.tokens import display_text
 
 SORTS = {"id": "id", "length": "length", "merge count": "count"}
@@ -123,7 +123,7 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
         raise ValueError(f"mode must be 'substring' or 'regex', not {mode!r}")
     try:
         # a visitor's regex: bounded before it compiles, kept out of regex's cache
-        compiled = limits.compile_pattern(query, 0 if case else regex.IGNORECASE, what="regex")
+        compiled = safety.compile_checked(query, 0 if case else regex.IGNORECASE, what="regex")
     except ValueError as e:
         raise ValueError(f"{e}. Fix it, or switch to substring search to find the text as "
                          "typed.") from None

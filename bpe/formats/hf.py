@@ -5,8 +5,8 @@ rewritten for HF's regex engine (Oniguruma: `hf_pattern`); every special token k
 id (it is written to the model's vocab as well as to added_tokens, which is how
 `tokenizers` keeps an id that does not follow the vocabulary).
 In: any byte-level BPE file, whatever its id layout, with the normalizers and
-pre-tokenizers such files use (run by bpe.hf_pipeline), and added tokens with their
-single_word / lstrip / rstrip / normalized flags (cut out by bpe.hf_added); files in
+pre-tokenizers such files use (run by bpe.formats.hf_pipeline), and added tokens with their
+single_word / lstrip / rstrip / normalized flags (cut out by bpe.formats.hf_added); files in
 minbpe's layout, our own pipeline shape and plain added tokens come back as
 Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal `tokenizers`' own
 (tests/test_hf.py, tests/test_hf_added.py). This file imports neither tokenizers nor tiktoken.
@@ -15,15 +15,16 @@ import json
 import os
 from itertools import chain
 
-from . import files, limits
-from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
-from .basic import BasicTokenizer
-from .encode import apply_merges
+from .. import budgets
+from ..base import CACHE_LIMIT, Tokenizer, raise_disallowed
+from ..basic import BasicTokenizer
+from ..encode import apply_merges
+from ..regex import RegexTokenizer
+from ..text import clean_text
+from . import atomic
 from .hf_added import FLAGS, AddedToken, AddedTokens
 from .hf_pipeline import Pipeline, hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
 from .ranks import mergeable_ranks
-from .regex import RegexTokenizer
-from .text import clean_text
 
 
 def bytes_to_unicode():
@@ -112,10 +113,10 @@ def _document_with_specials(tok):
 
 
 def save_hf(tok, path):
-    """Write tok as a Hugging Face tokenizer.json to path, atomically (bpe.files: the old
+    """Write tok as a Hugging Face tokenizer.json to path, atomically (bpe.formats.atomic: the old
     file stays whole if the write fails)."""
     doc = hf_json(tok)  # before opening, so a refused export leaves no file
-    files.write_files({os.fspath(path): json.dumps(doc, ensure_ascii=False)})
+    atomic.write_files({os.fspath(path): json.dumps(doc, ensure_ascii=False)})
 
 
 def tokenizer_from_hf(data, source="tokenizer.json"):
@@ -139,7 +140,7 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         fail("the BPE model needs a 'vocab' object (token -> id) and a 'merges' list")
     owners = {}
     for token, idx in vocab.items():
-        limits.check_id(idx, f'{source} "vocab" {token[:40]!r}')
+        budgets.check_id(idx, f'{source} "vocab" {token[:40]!r}')
         if idx in owners:
             fail(f"id {idx} is given to both {owners[idx]!r} and {token!r} in the vocab")
         owners[idx] = token
@@ -198,11 +199,11 @@ def _added_tokens(data):
     """added_tokens -> ({content: id}, {content: AddedToken}: how tokenizers matches it).
     A flag left out counts as false (tokenizers itself would refuse such a file)."""
     added, flags = {}, {}
-    for token in limits.expect(data.get("added_tokens") or [], list, '"added_tokens"'):
+    for token in budgets.expect(data.get("added_tokens") or [], list, '"added_tokens"'):
         if not isinstance(token, dict) or not isinstance(token.get("content"), str) \
                 or not isinstance(token.get("id"), int) or isinstance(token.get("id"), bool):
             raise ValueError(f"added token {str(token)[:60]} needs 'content' and 'id'")
-        limits.check_id(token["id"], f'"added_tokens" {token["content"][:40]!r}')
+        budgets.check_id(token["id"], f'"added_tokens" {token["content"][:40]!r}')
         if token["content"] in added:
             raise ValueError(f'"added_tokens": {token["content"][:40]!r} appears twice')
         for flag in FLAGS:
@@ -284,7 +285,7 @@ class HFTokenizer(Tokenizer):
     where a merge's id is its rank, then maps them to the file's ids. It cannot be trained
     or saved as a .model file; export it again with save_hf.
     Its added tokens are cut out of the text as tokenizers cuts them, flags and all
-    (single_word, lstrip, rstrip, normalized: bpe.hf_added)."""
+    (single_word, lstrip, rstrip, normalized: bpe.formats.hf_added)."""
 
     def __init__(self, pipeline, layout, name="tokenizer.json", document=None, added=None):
         self.pipeline = pipeline
@@ -292,7 +293,7 @@ class HFTokenizer(Tokenizer):
         self.name = name
         self.document = document  # the tokenizer.json it came from, for export
         self.added = added or AddedTokens({}, pipeline.normalize)
-        # read by bpe.ranks: tiktoken has no normalizers, prefix spaces or stripping tokens
+        # read by bpe.formats.ranks: tiktoken has no normalizers, prefix spaces or stripping tokens
         self.not_tiktoken = (f"{name} is a Hugging Face pipeline (normalizers, "
                              "pre-tokenizers, added-token flags) that tiktoken ranks cannot "
                              "express; export it as tokenizer.json")
@@ -323,7 +324,7 @@ class HFTokenizer(Tokenizer):
             vocab[idx] = special.encode("utf-8")
         return vocab
 
-    def _split(self, text):
+    def split(self, text):
         return self.pipeline.pieces(text)
 
     def encode(self, text, *policy, allowed_special=frozenset(), disallowed_special="all"):
@@ -415,7 +416,7 @@ def load_hf_bytes(data, source="tokenizer.json"):
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{source} is not UTF-8 text, so not a tokenizer.json file") from None
-    parsed = limits.parse_json(text, source)
+    parsed = budgets.parse_json(text, source)
     try:
         return tokenizer_from_hf(parsed, source=source)
     except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as e:

@@ -12,7 +12,7 @@ A pass finds its tokens leftmost-longest without overlaps, then judges each find
 - rstrip: it takes the whitespace after it, even whitespace that the next find then
   takes again (tokenizers does that too: "<mask>\\n" with a "\\n" token gives both);
 and a piece left empty (a token that lstrip squeezed to nothing) gives no id.
-This file knows nothing of ids, merges or files: bpe.hf reads the flags and encodes.
+This file knows nothing of ids, merges or files: bpe.formats.hf reads the flags and encodes.
 """
 from typing import NamedTuple
 

@@ -1,7 +1,7 @@
 """Opening any tokenizer file: `load(path)` and `load_bytes(data, filename)` (for uploads).
 
-By the file name's ending: `.model` (minbpe's format, bpe.model), `.tiktoken` (tiktoken
-ranks, bpe.ranks; also `.tiktoken.gz`) or `.json` (Hugging Face tokenizer.json, bpe.hf).
+By the file name's ending: `.model` (minbpe's format, bpe.formats.model), `.tiktoken` (tiktoken
+ranks, bpe.formats.ranks; also `.tiktoken.gz`) or `.json` (Hugging Face tokenizer.json, bpe.formats.hf).
 A ranks file holds neither a split pattern nor special tokens, so those are arguments.
 This file only dispatches and builds; each format's parsing lives in its own module.
 
@@ -13,13 +13,13 @@ This file only dispatches and builds; each format's parsing lives in its own mod
 import gzip
 import os
 
-from .basic import BasicTokenizer
-from .gpt4 import RanksTokenizer
+from ..basic import BasicTokenizer
+from ..patterns import PATTERNS
+from ..ranks_tokenizer import RanksTokenizer
+from ..regex import RegexTokenizer
 from .hf import load_hf_bytes
 from .model import MODEL_VERSION
 from .ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
-from .patterns import PATTERNS
-from .regex import RegexTokenizer
 
 FORMATS = {".model": "minbpe .model", ".tiktoken": "tiktoken ranks", ".json": "tokenizer.json"}
 

@@ -4,7 +4,7 @@ A .model file is, line by line: "minbpe v1", the split pattern ("" for none), th
 of special tokens, one "<special> <id>" line each, then one "<id> <id>" merge per line,
 the merge on line k making id 256 + k. The .vocab file is for people only and is never
 read back. This module writes and parses the text; Tokenizer.save/load and bpe.load call
-it. It imports nothing else from bpe but bpe.limits (whose budgets bound ids, tokens and
+it. It imports nothing else from bpe but bpe.budgets (whose budgets bound ids, tokens and
 the whole vocabulary, so a chained file is refused before it is built), so the Tokenizer
 base can use it.
 
@@ -21,7 +21,7 @@ so what is saved always loads back exactly, in minbpe and here.
 """
 import unicodedata
 
-from . import limits
+from .. import budgets
 
 MODEL_VERSION = "minbpe v1"  # the first line of a .model file, as minbpe writes it
 
@@ -109,8 +109,8 @@ def parse_model(text, source="model"):
     if not count.isascii() or not count.isdigit():
         raise ValueError(f"{source} line 3: expected the number of special tokens, "
                          f"found {lines[2][:40]!r}")
-    num_special = limits.parse_id(count, f"{source} line 3 (the number of special tokens)",
-                                  limit=limits.MAX_SPECIAL_TOKENS)
+    num_special = budgets.parse_id(count, f"{source} line 3 (the number of special tokens)",
+                                  limit=budgets.MAX_SPECIAL_TOKENS)
     special_tokens = {}
     for lineno in range(4, 4 + num_special):
         if lineno > len(lines):
@@ -124,8 +124,8 @@ def parse_model(text, source="model"):
                              f"special text without spaces), found {lines[lineno - 1][:40]!r}")
         if parts[0] in special_tokens:
             raise ValueError(f"{source} line {lineno}: special token {parts[0]!r} appears twice")
-        special_tokens[parts[0]] = limits.parse_id(parts[1], f"{source} line {lineno}")
-    table = limits.MergeTable()  # ids defined before use, pairs once, lengths as they chain
+        special_tokens[parts[0]] = budgets.parse_id(parts[1], f"{source} line {lineno}")
+    table = budgets.MergeTable()  # ids defined before use, pairs once, lengths as they chain
     idx = 256
     for lineno in range(4 + num_special, len(lines) + 1):
         parts = lines[lineno - 1].split()
@@ -134,9 +134,9 @@ def parse_model(text, source="model"):
                              f"found {lines[lineno - 1][:40]!r}")
         where = f"{source} line {lineno}"
         # the common case a plain int() (a hot loop); parse_id says why anything else fails
-        pair = tuple(int(p) if p.isascii() and len(p) <= 7 else limits.parse_id(p, where)
+        pair = tuple(int(p) if p.isascii() and len(p) <= 7 else budgets.parse_id(p, where)
                      for p in parts)
         table.add(pair, idx, where)
         idx += 1
-    limits.check_special_ids(special_tokens, range(idx), f"{source} special tokens")
+    budgets.check_special_ids(special_tokens, range(idx), f"{source} special tokens")
     return pattern, special_tokens, table.merges

@@ -9,7 +9,7 @@ neither can be trained or saved as a .model file.
 """
 from .base import Tokenizer
 from .encode import LONG_CHUNK, apply_ranks, joinable_table
-from .ranks import find_data_file, read_ranks_file, recover_merges  # noqa: F401 (re-exported)
+from .formats.ranks import find_data_file, read_ranks_file, recover_merges  # noqa: F401 (re-exported)
 from .patterns import GPT4_SPLIT_PATTERN
 from .regex import RegexTokenizer
 
@@ -95,7 +95,7 @@ class RanksTokenizer(RegexTokenizer):
     def save(self, file_prefix):
         raise ValueError(f"{self.name} cannot be saved as a .model file: its byte ids are not "
                          "0-255, which that format cannot express; export it as tiktoken "
-                         "ranks instead (bpe.ranks.save_tiktoken)")
+                         "ranks instead (bpe.formats.ranks.save_tiktoken)")
 
     def load_text(self, text, source="model"):
         raise ValueError(f"{self.name} is built from tiktoken ranks; load a .model file into "

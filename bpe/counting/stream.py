@@ -25,9 +25,10 @@ import time
 from collections import Counter
 from typing import NamedTuple
 
-from .text import clean_text
-from .count import PIECE_CHARS, Part, PartCounter, chunk_items, join, join_all
-from .train import check_tie_break, train_merges
+from ..text import clean_text
+from ..train import check_tie_break, train_merges
+from .chunks import PIECE_CHARS
+from .parts import Part, PartCounter, chunk_items, join, join_all
 
 READ_BYTES = 1 << 20         # bytes read from a file at a time
 RANGE_BYTES = 64 << 20       # bytes of a file one worker counts as one task
@@ -113,7 +114,7 @@ def file_ranges(paths, range_bytes=RANGE_BYTES):
 
 def count_range(path, start, end, split, piece_chars=None):
     """The Part of path's bytes start..end: one task for a worker process or machine.
-    split: the tokenizer's split (tok._split; it pickles with its tokenizer)."""
+    split: the tokenizer's split (tok.split; it pickles with its tokenizer)."""
     counter = PartCounter(split, piece_chars)
     for _, text in read_pieces(path, start, end):
         counter.feed(text)
@@ -128,19 +129,19 @@ def count_files(tok, paths, *, workers=1, progress=None, range_bytes=RANGE_BYTES
     total = sum(os.path.getsize(p) for p in paths)
     clock = _Clock(total, progress)
     if workers <= 1:
-        counter = PartCounter(tok._split)
+        counter = PartCounter(tok.split)
         for path in paths:
             for nbytes, text in read_pieces(path):
                 counter.feed(text)
                 clock.add(nbytes)
         return counter.part()
-    from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
     ranges = file_ranges(paths, range_bytes)
     # spawn: the caller may have threads (a server), which fork could deadlock
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = pool.map(count_range, *zip(*ranges), [tok._split] * len(ranges))
-        return join_all(clock.track(parts, ranges), tok._split)
+        parts = pool.map(count_range, *zip(*ranges), [tok.split] * len(ranges))
+        return join_all(clock.track(parts, ranges), tok.split)
 
 
 class _Clock:
@@ -169,7 +170,7 @@ class _Clock:
 def count_texts(tok, texts, *, progress=None):
     """The Part of the concatenated texts (an iterable of str)."""
     _need_streamable(tok)
-    counter = PartCounter(tok._split)
+    counter = PartCounter(tok.split)
     clock = _Clock(0, progress)
     held = ""
     for text in texts:
@@ -184,7 +185,7 @@ def count_texts(tok, texts, *, progress=None):
 
 
 def _need_streamable(tok):
-    if not getattr(tok, "_is_preset", False):
+    if not tok.is_preset:
         raise ValueError("streamed counting is proven exact only for the preset split "
                          "patterns (gpt2, gpt4, gpt4o); train a custom pattern or a "
                          "BasicTokenizer on the whole text with tok.train(text, ...)")
@@ -199,7 +200,7 @@ def train_from_files(tok, paths, vocab_size, *, min_frequency=1, progress=None,
     processes. Returns tok."""
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     paths = [os.fspath(p) for p in paths]
-    if not getattr(tok, "_is_preset", False):
+    if not tok.is_preset:
         return tok.train(_whole_text(tok, _file_texts(paths)), vocab_size,
                          min_frequency=min_frequency, progress=progress, **rules)
     part = count_files(tok, paths, workers=workers, progress=count_progress)
@@ -213,7 +214,7 @@ def train_from_iterator(tok, texts, vocab_size, *, min_frequency=1, progress=Non
     only the chunk counts; the same merges as tok.train("".join(texts)) with the same
     tie_break and record_ties. Returns tok."""
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
-    if not getattr(tok, "_is_preset", False):
+    if not tok.is_preset:
         return tok.train(_whole_text(tok, texts), vocab_size,
                          min_frequency=min_frequency, progress=progress, **rules)
     part = count_texts(tok, texts, progress=count_progress)
@@ -226,7 +227,7 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,
     """Train tok on counts files (counts.py) joined in order; the same merges (and
     merge_ties) as training on the files they count, with any tie rule. Each must be
     made with tok's pattern."""
-    from .counts import read_counts
+    from .counts_file import read_counts
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     _need_streamable(tok)
 
@@ -238,7 +239,7 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,
                              f"{pattern[:60]!r}, not this tokenizer's {tok.pattern[:60]!r};"
                              " count every file with the same --pattern")
         try:
-            total = part if total is None else join(total, part, tok._split)
+            total = part if total is None else join(total, part, tok.split)
         except ValueError as e:  # a file from an older bpe, cut inside a long run
             raise ValueError(f"{path}: {e}") from None
         del part  # its counts are in total's now; this name would keep the last file's
@@ -253,17 +254,17 @@ def train_from_part(tok, part, vocab_size, *, min_frequency=1, progress=None,
     its chunks in order of first occurrence, as count.py and counts files keep them);
     tie_break and record_ties as in tok.train, with the same result. Consumes part."""
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
-    words = [(chunk.encode("utf-8"), freq) for chunk, freq in chunk_items(part, tok._split)]
+    words = [(chunk.encode("utf-8"), freq) for chunk, freq in chunk_items(part, tok.split)]
     part.counts.clear()  # the words hold the chunks now; free the str copies before merging
     result = train_merges(words, vocab_size, min_frequency, progress, **rules)
     del words
-    return tok._apply_training(result)
+    return tok.apply_training(result)
 
 
 def _check_args(tok, vocab_size, min_frequency, tie_break, record_ties):
     """ValueError for arguments no training can use, before any counting (an hour of
     reading should not end in a typo); the tie options as keyword arguments for train."""
-    tok._check_train_args(vocab_size, min_frequency)
+    tok.check_train_args(vocab_size, min_frequency)
     check_tie_break(tie_break)
     if not isinstance(record_ties, bool):
         raise ValueError(f"record_ties must be True or False, not {record_ties!r}")

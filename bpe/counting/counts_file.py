@@ -25,7 +25,7 @@ from array import array
 from collections import Counter
 from itertools import accumulate
 
-from .count import Part
+from .parts import Part
 
 MAGIC = b"bpe-counts 1\n"
 HEADER_KEYS = {"pattern": str, "head": int, "chunks": int, "tail_bytes": int,

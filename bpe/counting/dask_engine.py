@@ -9,7 +9,7 @@ bpe and read the files at the same paths (a shared filesystem), as with any Dask
 import os
 from collections import deque
 
-from .count import join
+from .parts import join
 from .stream import RANGE_BYTES, _Clock, count_range, file_ranges
 
 CONNECT_TIMEOUT = 5  # seconds to reach a scheduler before giving up
@@ -59,7 +59,7 @@ def _count(client, tok, paths, range_bytes, progress):
 
     def submit():
         for task in todo:
-            pending.append((task, client.submit(count_range, *task, tok._split, pure=False)))
+            pending.append((task, client.submit(count_range, *task, tok.split, pure=False)))
             return
 
     for _ in range(window):
@@ -71,6 +71,6 @@ def _count(client, tok, paths, range_bytes, progress):
         part = future.result()
         future.release()
         submit()
-        total = part if total is None else join(total, part, tok._split)
+        total = part if total is None else join(total, part, tok.split)
         clock.add(hi - lo)
     return total

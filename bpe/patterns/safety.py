@@ -1,28 +1,20 @@
-"""Budgets for everything a visitor or a file controls, checked before the work starts.
-
-A split pattern, a .model, a ranks file or a tokenizer.json can come from anyone. This
-file holds the pure checks the loaders and RegexTokenizer call first, so a hostile input
-ends in one ValueError that says what to do, instead of gigabytes or a hung thread:
+"""The split-pattern safety checks: a pattern from a visitor or a file is bounded before it
+is compiled and matched under a CPU-time limit. Part of bpe.patterns, the one home of split
+patterns (presets, labels, checks, the speed trial).
 
 - `check_pattern(pattern)` bounds a regex *before* it is compiled: the `regex` module
   unrolls counted repeats, so `c{10000000}|[\\s\\S]` (20 bytes) compiles to a 2.5 GB
   program and `a{1000000000}` compiles for minutes; timeouts only cover matching.
   Capture groups are rewritten to non-capturing ones (findall would return tuples);
   backreferences, recursion and fuzzy matching are refused.
-- `compile_pattern(pattern)` compiles a checked pattern outside the module's cache
+- `compile_checked(pattern)` compiles a checked pattern outside the module's cache
   (the cache keeps up to 500 programs alive for the life of the server).
 - `findall_within(compiled, text)` / `finditer_within` match under a CPU-time limit, on
   any thread, and `runaway` words the error: the one home of that limit (bpe.regex,
-  bpe.hf_pipeline and the app's pattern pages call it; the presets run unlimited).
-- `parse_id`, `check_special_ids`, `MergeTable`, `VocabBudget`: ids are ASCII digits
-  and bounded, merges and ids unique, the whole vocabulary bounded in bytes,
-  computed incrementally so a chained file is refused before it is built; special
-  tokens bounded in number, length and total length (encode compiles them to a regex).
-- `parse_json`, `expect`: a tokenizer.json's structure checked before use.
+  bpe.formats.hf_pipeline and the app's pattern pages call it; the presets run unlimited).
 
-It does not read files or know any format beyond that: the loaders call it.
+It knows no file format and no tokenizer.
 """
-import json
 import re
 
 import regex
@@ -34,18 +26,6 @@ PATTERN_BUDGET = 50_000      # units of compiled program (~250 bytes each at mos
 # error arrives later in wall time (measured: a 2 s limit ended after 11 s at load 20)
 MATCH_SECONDS = 1.0          # CPU seconds for one findall over a text of up to 1 MB
 MATCH_SECONDS_PER_MB = 1.0   # and this much more per MB (a sane pattern runs at >10 MB/s)
-MAX_ID = 10_000_000          # the largest vocabularies in use hold ~1M ids
-# A token itself has no limit of its own: Basic training past the point where every pair
-# occurs once makes one token longer each merge (27 KB at 36k merges of tinyshakespeare),
-# and a file we save must load back. The total bounds memory, and the app's trainings stop
-# at the same total (bpe.train's max_vocab_bytes), so what they make always loads.
-MAX_VOCAB_BYTES = 64 << 20   # o200k's tokens total ~1.5 MB
-MAX_SPECIAL_LENGTH = 4096    # characters in one special token; real ones are < 30
-MAX_SPECIAL_TOKENS = 10_000  # Llama 3 reserves 256; encode compiles them into one regex
-# ...so their total length is bounded too (measured: 1,000 tokens of 4 KB took 22 s and
-# 1.1 GB to compile; 128 K characters take ~0.6 s and ~25 MB; Llama 3's are ~8 K)
-MAX_SPECIAL_CHARS = 128 * 1024
-MAX_JSON_DEPTH = 64          # a tokenizer.json nests ~6 deep
 
 _PRESET_HINT = "or pick a preset (gpt2, gpt4, gpt4o)"
 _QUANTIFIER = re.compile(r"\{(\d*)(?:,(\d*))?\}")
@@ -269,11 +249,11 @@ def pattern_weight(pattern):
     return _Scanner(pattern).run()[1]
 
 
-def compile_pattern(pattern, flags=0, what="split pattern"):
+def compile_checked(pattern, flags=0, what="split pattern"):
     """check_pattern, then compile outside the regex module's cache; the compiled
     pattern has no capture groups (so findall returns strings).
 
-    >>> compile_pattern(r"(\\w+)|(\\W+)").findall("hi you")
+    >>> compile_checked(r"(\\w+)|(\\W+)").findall("hi you")
     ['hi', ' ', 'you']
     """
     checked = check_pattern(pattern, what)
@@ -296,7 +276,7 @@ def findall_within(compiled, text, seconds=None, what="split pattern", pattern=N
     checks the clock while it matches, and releases nothing it holds when it stops).
     pattern: the text to name in the message (the user's, before check_pattern's rewrite).
 
-    >>> findall_within(compile_pattern(r"(a|a)+$|."), "a" * 40 + "b", 0.2, pattern="(a|a)+$|.")
+    >>> findall_within(compile_checked(r"(a|a)+$|."), "a" * 40 + "b", 0.2, pattern="(a|a)+$|.")
     Traceback (most recent call last):
     ...
     ValueError: split pattern '(a|a)+$|.' took more than 0.2 s of CPU time on 41 characters, so it was stopped: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+ or (a+)+); simplify it, or pick a preset (gpt2, gpt4, gpt4o)
@@ -313,7 +293,7 @@ def findall_within(compiled, text, seconds=None, what="split pattern", pattern=N
 def finditer_within(compiled, text, seconds=None, what="split pattern", pattern=None):
     """compiled.finditer(text) as a list of matches, under the same limit as findall_within.
 
-    >>> [m.span() for m in finditer_within(compile_pattern(r"\\w+"), "hi you")]
+    >>> [m.span() for m in finditer_within(compile_checked(r"\\w+"), "hi you")]
     [(0, 2), (3, 6)]
     """
     if seconds is None:
@@ -340,198 +320,3 @@ def match_seconds(n_chars):
     (1.0, 10.0)
     """
     return MATCH_SECONDS + MATCH_SECONDS_PER_MB * max(0, n_chars - 1_000_000) / 1_000_000
-
-
-# ------------------------------------------------------------------ ids and vocab
-_ASCII_DIGITS = re.compile(r"[0-9]+\Z")
-
-
-def parse_id(text, where, *, limit=MAX_ID):
-    """An id or rank written in ASCII digits, at most limit; ValueError naming where.
-    (str.isdigit() and int() also accept '٣' and '²'.)
-
-    >>> parse_id("42", "x.model line 5")
-    42
-    >>> parse_id("٣", "x.model line 5")
-    Traceback (most recent call last):
-    ...
-    ValueError: x.model line 5: expected an id in ASCII digits 0-9, found '٣'
-    """
-    if not isinstance(text, str) or not _ASCII_DIGITS.match(text):
-        raise ValueError(f"{where}: expected an id in ASCII digits 0-9, found {text!r:.40}")
-    if len(text) > len(str(limit)) or int(text) > limit:
-        raise ValueError(f"{where}: id {text[:20]}{'…' if len(text) > 20 else ''} is larger "
-                         f"than {limit:,}, the largest id this lab accepts")
-    return int(text)
-
-
-def check_id(value, where, *, limit=MAX_ID):
-    """An int id from a parsed file (JSON): an int (not bool), 0 <= value <= limit.
-
-    >>> check_id(-1, "tokenizer.json vocab 'a'")
-    Traceback (most recent call last):
-    ...
-    ValueError: tokenizer.json vocab 'a': id -1 must be an integer from 0 to 10,000,000
-    """
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
-        raise ValueError(f"{where}: id {value!r:.40} must be an integer from 0 to {limit:,}")
-    return value
-
-
-def check_special_ids(special_tokens, ordinary_ids=(), where="special tokens"):
-    """special_tokens (str -> int) checked: non-empty str keys, ids in range, no id
-    used twice and none equal to an ordinary token's id. Returns special_tokens.
-
-    >>> check_special_ids({'<a>': 300, '<b>': 300})
-    Traceback (most recent call last):
-    ...
-    ValueError: special tokens: '<a>' and '<b>' both have id 300; give each special token its own id
-    """
-    if len(special_tokens) > MAX_SPECIAL_TOKENS:
-        raise ValueError(f"{where}: {len(special_tokens):,} special tokens; the limit is "
-                         f"{MAX_SPECIAL_TOKENS:,}")
-    total = sum(len(special) for special in special_tokens if isinstance(special, str))
-    if total > MAX_SPECIAL_CHARS:
-        raise ValueError(f"{where}: the special tokens hold {total:,} characters in all; the "
-                         f"limit is {MAX_SPECIAL_CHARS:,} (encode compiles them into one "
-                         "regex)")
-    owners = {}
-    ordinary_ids = ordinary_ids if hasattr(ordinary_ids, "__contains__") else set(ordinary_ids)
-    for special, idx in special_tokens.items():
-        if not isinstance(special, str) or not special:
-            raise ValueError(f"{where}: {special!r:.40} must be a non-empty str")
-        if len(special) > MAX_SPECIAL_LENGTH:
-            raise ValueError(f"{where}: {special[:40]!r}… is {len(special):,} characters; a "
-                             f"special token may have at most {MAX_SPECIAL_LENGTH:,}")
-        check_id(idx, f"{where}: {special!r:.40}")
-        if idx in owners:
-            raise ValueError(f"{where}: {owners[idx]!r:.40} and {special!r:.40} both have id "
-                             f"{idx}; give each special token its own id")
-        if idx in ordinary_ids:
-            raise ValueError(f"{where}: id {idx} for special token {special!r:.40} is already an "
-                             "ordinary token; pick an id past the vocabulary")
-        owners[idx] = special
-    return special_tokens
-
-
-class MergeTable:
-    """The merges of a file, one at a time, checked: ids defined before use, no pair
-    merged twice, token lengths and total vocab bytes within budget (computed from
-    lengths, so a chained file is refused before any token is built).
-
-    >>> table = MergeTable()
-    >>> table.add((97, 97), 256, "line 4"); table.add((97, 97), 257, "line 5")
-    Traceback (most recent call last):
-    ...
-    ValueError: line 5: merge (97, 97) already made id 256; a pair is merged once
-    """
-
-    def __init__(self, budget=None):
-        self.merges = {}  # (int, int) -> int
-        self.budget = budget or VocabBudget()
-
-    def add(self, pair, idx, where):
-        p0, p1 = pair
-        if idx in self.budget.lengths:
-            raise ValueError(f"{where}: id {idx} is defined twice; each id once")
-        for p in pair:
-            if p not in self.budget.lengths:
-                raise ValueError(f"{where}: merge ({p0}, {p1}) uses id {p}, which is not "
-                                 f"defined before id {idx}")
-        if pair in self.merges:
-            raise ValueError(f"{where}: merge ({p0}, {p1}) already made id "
-                             f"{self.merges[pair]}; a pair is merged once")
-        self.budget.add(idx, self.budget.lengths[p0] + self.budget.lengths[p1], where)
-        self.merges[pair] = idx
-
-
-class VocabBudget:
-    """A running total of a vocabulary's bytes, at most max_total_bytes: a file whose
-    merges chain ever longer tokens is refused at the line that would pass it, before
-    the tokens are built. The 256 byte tokens are there from the start.
-
-    >>> b = VocabBudget(max_total_bytes=261)
-    >>> b.add(256, 2, "line 4"); b.add(257, 4, "line 5")
-    Traceback (most recent call last):
-    ...
-    ValueError: line 5: the vocabulary would exceed 261 bytes of token bytes; the limit keeps one file from exhausting the server's memory
-    """
-
-    def __init__(self, max_total_bytes=MAX_VOCAB_BYTES):
-        self.max_total_bytes = max_total_bytes
-        self.lengths = dict.fromkeys(range(256), 1)  # idx -> token length in bytes
-        self.total = 256
-
-    def add(self, idx, n_bytes, where):
-        self.total += n_bytes
-        if self.total > self.max_total_bytes:
-            limit = self.max_total_bytes
-            shown = f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit:,} bytes"
-            raise ValueError(f"{where}: the vocabulary would exceed {shown} of token bytes; "
-                             "the limit keeps one file from exhausting the server's memory")
-        self.lengths[idx] = n_bytes
-
-
-# ---------------------------------------------------------------------- json
-def parse_json(text, where):
-    """json.loads with one clear ValueError for malformed or too deeply nested input
-    (100,000 nested '[' would otherwise raise RecursionError).
-
-    >>> parse_json("[" * 100_000, "tokenizer.json")
-    Traceback (most recent call last):
-    ...
-    ValueError: tokenizer.json: nests deeper than 64 levels; is it a tokenizer.json?
-    """
-    deepest = _json_depth(text)
-    if deepest > MAX_JSON_DEPTH:
-        raise ValueError(f"{where}: nests deeper than {MAX_JSON_DEPTH} levels; is it a "
-                         "tokenizer.json?")
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError(f"{where}: nests too deeply; is it a tokenizer.json?") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{where} is not valid JSON ({e.msg} at line {e.lineno})") from None
-
-
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
-def _json_depth(text):
-    """The deepest nesting of [ and { outside strings."""
-    depth = deepest = 0
-    for m in _JSON_TOKENS.finditer(text):
-        ch = m.group(0)
-        if ch in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_JSON_DEPTH:
-                    break
-        elif ch in "]}":
-            depth -= 1
-    return deepest
-
-
-def expect(value, kind, where):
-    """value if it is of type kind (a type or tuple of types), else ValueError saying
-    what was expected where.
-
-    >>> expect(5, list, 'tokenizer.json "added_tokens"')
-    Traceback (most recent call last):
-    ...
-    ValueError: tokenizer.json "added_tokens": expected a list, found int 5
-    """
-    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _types(kind)):
-        names = " or ".join(_NAMES.get(t, t.__name__) for t in _types(kind))
-        raise ValueError(f"{where}: expected {names}, found {type(value).__name__} "
-                         f"{json.dumps(value, default=str)[:40]}")
-    return value
-
-
-_NAMES = {list: "a list", dict: "an object", str: "a string", int: "an integer",
-          float: "a number", bool: "true or false"}
-
-
-def _types(kind):
-    return kind if isinstance(kind, tuple) else (kind,)

@@ -1,6 +1,6 @@
 """Hugging Face tokenizers' pipeline, run in Python exactly as `tokenizers` runs it: the
 normalizers and pre-tokenizers that byte-level BPE files use (Pipeline), and the regex
-flavour of its engine, Oniguruma (hf_pattern out, pattern_from_hf in). bpe.hf reads and
+flavour of its engine, Oniguruma (hf_pattern out, pattern_from_hf in). bpe.formats.hf reads and
 writes the files; this module only turns text into the pieces BPE then merges. Any other
 component is refused with a ValueError naming it.
 """
@@ -8,9 +8,9 @@ import unicodedata
 
 import regex
 
-from . import limits
-from .patterns import PATTERNS
-from .regex import compile_pattern
+from .. import budgets
+from ..patterns import PATTERNS, safety
+from ..regex import compile_pattern
 
 
 def hf_pattern(pattern):
@@ -223,7 +223,7 @@ class Pipeline:
 
     def pre_tokenize(self, normalized):
         """Normalized text -> the pieces BPE merges (an added token's leftovers come here
-        already normalized: bpe.hf_added)."""
+        already normalized: bpe.formats.hf_added)."""
         pieces = [normalized] if normalized else []
         for step in self.steps:
             pieces = [piece for piece in step(pieces) if piece]
@@ -238,7 +238,7 @@ def _flatten(component, key):
         raise ValueError(f"expected a component object, found {str(component)[:40]!r}")
     if component.get("type") == "Sequence":
         out = []
-        for part in limits.expect(component.get(key) or [], list, f'"{key}"'):
+        for part in budgets.expect(component.get(key) or [], list, f'"{key}"'):
             out += _flatten(part, key)
         return out
     return [component]
@@ -265,10 +265,10 @@ def _normalizer(spec):
         return strip
     if kind == "Replace":
         find = _pattern_of(spec, "Replace")
-        content = limits.expect(spec.get("content", ""), str, 'the Replace normalizer\'s "content"')
+        content = budgets.expect(spec.get("content", ""), str, 'the Replace normalizer\'s "content"')
         return lambda text: find.sub(lambda m: content, text)
     if kind == "Prepend":
-        prefix = limits.expect(spec.get("prepend", ""), str, 'the Prepend normalizer\'s "prepend"')
+        prefix = budgets.expect(spec.get("prepend", ""), str, 'the Prepend normalizer\'s "prepend"')
         return lambda text: prefix + text if text else text
     raise ValueError(f"the normalizer {kind!r} is not implemented here (only NFC, NFD, NFKC, "
                      "NFKD, Lowercase, Strip, Replace, Prepend and Sequence are)")
@@ -276,21 +276,21 @@ def _normalizer(spec):
 
 def _pattern_of(spec, kind):
     """A Split/Replace 'pattern' ({'String': s} or {'Regex': r}) compiled for `regex`,
-    through bpe.limits (a file's regex is bounded before it compiles)."""
+    through bpe.budgets (a file's regex is bounded before it compiles)."""
     pattern = spec.get("pattern")
     if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
-        return limits.compile_pattern(regex.escape(pattern["String"]), what=f"{kind} string")
+        return safety.compile_checked(regex.escape(pattern["String"]), what=f"{kind} string")
     if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
         ours = None
         try:
             ours = pattern_from_hf(pattern["Regex"])
-            return limits.compile_pattern(ours, what="regex")
+            return safety.compile_checked(ours, what="regex")
         except (ValueError, IndexError) as e:
             # limits names the rewritten regex; name the file's instead
             reason = str(e)
             if ours is not None:
                 for head in ("invalid regex ", "regex "):
-                    reason = reason.removeprefix(f"{head}{limits.short(ours)}: ")
+                    reason = reason.removeprefix(f"{head}{safety.short(ours)}: ")
             raise ValueError(f"the {kind} regex {pattern['Regex'][:60]!r} cannot be read: "
                              f"{reason}") from None
     raise ValueError(f"the {kind} needs a pattern {{'String': ...}} or {{'Regex': ...}}, "
@@ -327,8 +327,8 @@ def _splitter(compiled, behavior, invert):
         out = []
         for piece in pieces:
             spans, prev = [], 0  # (start, end, is_match), covering the piece
-            # a file's regex may backtrack catastrophically: bpe.limits' time limit
-            for m in limits.finditer_within(compiled, piece, what="Split regex"):
+            # a file's regex may backtrack catastrophically: bpe.patterns.safety' time limit
+            for m in safety.finditer_within(compiled, piece, what="Split regex"):
                 if m.start() != prev:
                     spans.append([prev, m.start(), invert])
                 spans.append([m.start(), m.end(), not invert])

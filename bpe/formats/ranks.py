@@ -4,9 +4,9 @@ A ranks file has one line per token, `base64(token bytes) rank`, and nothing els
 split pattern and special tokens are not part of it. This module finds such a file inside
 an installed package (without importing the package), checks its sha256, parses it
 strictly, writes it, and recovers minbpe-style merges from ranks. It builds no tokenizer
-(bpe.gpt4.RanksTokenizer encodes over ranks; bpe.formats turns a file into a tokenizer)
-and imports neither tiktoken nor any other part of bpe but bpe.limits (ranks and token
-lengths bounded) and bpe.files (atomic saves).
+(bpe.ranks_tokenizer.RanksTokenizer encodes over ranks; bpe.formats turns a file into a tokenizer)
+and imports neither tiktoken nor any other part of bpe but bpe.budgets (ranks and token
+lengths bounded) and bpe.formats.atomic (atomic saves).
 
 API (ranks are a dict bytes -> int, as tiktoken's `mergeable_ranks`):
 
@@ -47,7 +47,8 @@ import hashlib
 import importlib.util
 import os
 
-from . import files, limits
+from .. import budgets
+from . import atomic
 
 # A pattern under which tiktoken sees the whole text as one chunk, as BasicTokenizer does
 # ([\s\S] because "." would stop at newlines).
@@ -133,7 +134,7 @@ def parse_ranks(data, source="ranks", require_bytes=True):
         raise TypeError(f"data must be the file's bytes, not {type(data).__name__}")
     ranks = {}
     owner = {}  # rank -> token, to name both tokens of a rank given twice
-    budget = limits.VocabBudget()  # all the tokens together bounded in bytes
+    budget = budgets.VocabBudget()  # all the tokens together bounded in bytes
     for lineno, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
@@ -152,10 +153,10 @@ def parse_ranks(data, source="ranks", require_bytes=True):
             raise ValueError(f"{source} line {lineno}: the rank "
                              f"{parts[1][:20].decode('utf-8', 'replace')!r} is not a "
                              "non-negative integer in ASCII digits")
-        # bounded (limits.MAX_ID has 8 digits); parse_id says why past it (a hot loop:
+        # bounded (budgets.MAX_ID has 8 digits); parse_id says why past it (a hot loop:
         # cl100k has 100k lines, so the common case stays a plain int())
-        if len(parts[1]) > 8 or int(parts[1]) > limits.MAX_ID:
-            limits.parse_id(parts[1].decode("ascii"), f"{source} line {lineno}")
+        if len(parts[1]) > 8 or int(parts[1]) > budgets.MAX_ID:
+            budgets.parse_id(parts[1].decode("ascii"), f"{source} line {lineno}")
         rank = int(parts[1])
         if not token:
             raise ValueError(f"{source} line {lineno}: the token is empty")
@@ -189,8 +190,8 @@ def ranks_text(ranks):
 
 
 def save_ranks(ranks, path):
-    """Write ranks to path as a .tiktoken file, atomically (bpe.files)."""
-    files.write_files({os.fspath(path): ranks_text(ranks)})
+    """Write ranks to path as a .tiktoken file, atomically (bpe.formats.atomic)."""
+    atomic.write_files({os.fspath(path): ranks_text(ranks)})
 
 
 def recover_merges(ranks):
