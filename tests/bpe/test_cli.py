@@ -11,9 +11,9 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 import bpe
-import bpe.count
+import bpe.counting.chunks
 import bpe.train
-from bpe.counts import write_counts
+from bpe.counting.counts_file import write_counts
 from conftest import ROOT
 
 SAMPLE = "Hello world! It's 2026.\n  def f(x):\n\treturn x ** 2   \n\n🫠 café 東京\n"
@@ -220,7 +220,7 @@ def test_train_with_dask_and_with_local_workers(corpus, taylorswift):
 ])
 def test_bad_input_one_line_and_no_output(corpus, args, message):
     (corpus / "bad.txt").write_bytes(b"x" * 70_000 + b"\xff" + b"y" * 10)
-    part = bpe.count.Part(["a"], bpe.count.Counter({"b": 1}), "")
+    part = bpe.counting.chunks.Part(["a"], bpe.counting.chunks.Counter({"b": 1}), "")
     write_counts(corpus / "damaged.counts", bpe.RegexTokenizer().pattern, part)
     (corpus / "damaged.counts").write_bytes((corpus / "damaged.counts").read_bytes()[:-1])
     before = sorted(os.listdir(corpus))

@@ -5,14 +5,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe import RegexTokenizer
-from bpe.count import count_chunks
+from bpe.counting.chunks import count_chunks
 
 PRESETS = ["gpt2", "gpt4", "gpt4o"]
 
 
 def same_counts(tok, text, piece_chars):
-    whole = Counter(tok._split(text))
-    pieces = count_chunks(tok._split, text, piece_chars)
+    whole = Counter(tok.split(text))
+    pieces = count_chunks(tok.split, text, piece_chars)
     assert list(pieces.items()) == list(whole.items())  # counts and first-occurrence order
 
 
@@ -39,14 +39,14 @@ def test_a_chunk_longer_than_a_piece():
 def test_training_uses_it(taylorswift, monkeypatch):
     # training through small pieces makes the same merges as through one whole split
     tok = RegexTokenizer().train(taylorswift, 400)
-    monkeypatch.setattr("bpe.count.PIECE_CHARS", 997)
+    monkeypatch.setattr("bpe.counting.chunks.PIECE_CHARS", 997)
     small = RegexTokenizer().train(taylorswift, 400)
     assert small.merges == tok.merges and small.merge_counts == tok.merge_counts
 
 
 @pytest.fixture
 def small_overlap(monkeypatch):
-    monkeypatch.setattr("bpe.count.OVERLAP", 200)
+    monkeypatch.setattr("bpe.counting.chunks.OVERLAP", 200)
 
 
 @pytest.mark.parametrize("pattern", PRESETS)
@@ -54,8 +54,8 @@ def small_overlap(monkeypatch):
 def test_parallel_equals_whole(pattern, workers, small_overlap, taylorswift, shakespeare):
     tok = RegexTokenizer(pattern)
     for text in (taylorswift, shakespeare[:300_000]):
-        whole = Counter(tok._split(text))
-        parallel = count_chunks(tok._split, text, 5000, workers=workers)
+        whole = Counter(tok.split(text))
+        parallel = count_chunks(tok.split, text, 5000, workers=workers)
         assert list(parallel.items()) == list(whole.items())
 
 
@@ -66,11 +66,11 @@ def test_parallel_equals_whole(pattern, workers, small_overlap, taylorswift, sha
 def test_parallel_random_text(small_overlap, parts):
     text = "".join(parts) * 3  # long enough for segments longer than the overlap
     tok = RegexTokenizer()
-    assert list(count_chunks(tok._split, text, 50, workers=2).items()) == \
-        list(Counter(tok._split(text)).items())
+    assert list(count_chunks(tok.split, text, 50, workers=2).items()) == \
+        list(Counter(tok.split(text)).items())
 
 
 def test_parallel_falls_back_inside_one_huge_chunk(small_overlap):
     tok = RegexTokenizer()
     text = "a" * 5000 + " b" * 100
-    assert count_chunks(tok._split, text, 300, workers=2) == Counter(tok._split(text))
+    assert count_chunks(tok.split, text, 300, workers=2) == Counter(tok.split(text))

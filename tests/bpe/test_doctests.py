@@ -8,10 +8,10 @@ import pytest
 import bpe
 import viz
 
-MODULES = sorted(f"{package.__name__}.{info.name}"
+MODULES = sorted(info.name
                  for package in (bpe, viz)
-                 for info in pkgutil.iter_modules(package.__path__)
-                 if info.name not in ("__main__",))
+                 for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+                 if not info.name.endswith("__main__")) + ["bpe"]
 
 
 @pytest.mark.parametrize("name", MODULES)

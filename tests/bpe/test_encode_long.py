@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe import encode, reference
-from bpe.ranks import WHOLE_TEXT_PATTERN, tiktoken_kwargs
+from bpe.formats.ranks import WHOLE_TEXT_PATTERN, tiktoken_kwargs
 
 CASES = ["x" * 1_000_000, "👍" * 100_000, "^" * 100_000, " " * 100_000, "0" * 100_000,
          "ab" * 50_000, "a😉 " * 20_000]

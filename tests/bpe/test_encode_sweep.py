@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe import encode, reference
-from bpe.ranks import WHOLE_TEXT_PATTERN
+from bpe.formats.ranks import WHOLE_TEXT_PATTERN
 
 BYTE_RANKS = {bytes([b]): b for b in range(256)}
 HAND_MADE = [

@@ -6,7 +6,8 @@ import tiktoken
 from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
-from bpe import BasicTokenizer, RanksTokenizer, RegexTokenizer, hf, load, load_bytes, ranks
+from bpe import BasicTokenizer, RanksTokenizer, RegexTokenizer, load, load_bytes
+from bpe.formats import hf, ranks
 from viz.samples import SAMPLES
 
 TEXTS = [

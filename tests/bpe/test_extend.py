@@ -7,8 +7,8 @@ from hypothesis import given, settings, strategies as st
 
 from bpe import RegexTokenizer
 from bpe import load_bytes
-from bpe.hf import hf_json
-from bpe.ranks import tiktoken_text
+from bpe.formats.hf import hf_json
+from bpe.formats.ranks import tiktoken_text
 from bpe.extend import ExtendedTokenizer, extend_vocabulary
 
 
@@ -57,7 +57,7 @@ def test_extending_equals_training_further(taylorswift, tie_break):
     from collections import Counter
     text = taylorswift[:40000]
     tok = RegexTokenizer()
-    words = [(c.encode(), f) for c, f in Counter(tok._split(text)).items()]
+    words = [(c.encode(), f) for c, f in Counter(tok.split(text)).items()]
     longer = train_merges(words, 256 + 90, tie_break=tie_break).merges
     base = RegexTokenizer()
     base.merges = dict(list(longer.items())[:50])
@@ -83,7 +83,7 @@ def test_bad_arguments_are_clear(gpt4):
 
 def test_gpt4_extension_exports_as_tiktoken(gpt4_ext, shakespeare):
     tiktoken = pytest.importorskip("tiktoken")
-    from bpe.ranks import parse_ranks
+    from bpe.formats.ranks import parse_ranks
     ranks = parse_ranks(tiktoken_text(gpt4_ext).encode())
     enc = tiktoken.Encoding("ext", pat_str=gpt4_ext.pattern, mergeable_ranks=ranks,
                             special_tokens=gpt4_ext.special_tokens)

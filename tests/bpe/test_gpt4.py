@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from bpe import BasicTokenizer, RegexTokenizer
-from bpe.gpt4 import CL100K_SHA256, load_ranks
+from bpe.ranks_tokenizer import CL100K_SHA256, load_ranks
 
 SPECIALS_STRING = """<|endoftext|>Hello world this is one document
 <|endoftext|>And this is another document

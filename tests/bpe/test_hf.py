@@ -1,5 +1,5 @@
 """tokenizer.json files made by Hugging Face `tokenizers` itself, trained here on small text,
-read by bpe.hf and compared id for id with `tokenizers` on tricky and hypothesis strings."""
+read by bpe.formats.hf and compared id for id with `tokenizers` on tricky and hypothesis strings."""
 import json
 import random
 
@@ -11,7 +11,7 @@ from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_toke
 from tokenizers import trainers  # noqa: E402
 
 from bpe import load_bytes  # noqa: E402
-from bpe.hf import HFTokenizer, hf_json, hf_pattern, pattern_from_hf  # noqa: E402
+from bpe.formats.hf import HFTokenizer, hf_json, hf_pattern, pattern_from_hf  # noqa: E402
 from bpe.patterns import GPT4_SPLIT_PATTERN  # noqa: E402
 
 CORPUS = ("Hello world! It's 2026; we'll see... DON'T you think? Straße café naïve 東京 Привет "
@@ -167,7 +167,7 @@ def test_oniguruma_flavor(onig, ours):
 
 
 def test_hf_tokenizer_exports_its_own_file_again(pairs):
-    from bpe import ranks
+    from bpe.formats import ranks
     hf, ours = pairs["GPT-2 style ids"]
     twin = ours.with_special_tokens({"<|new|>": 10_000})
     again = Tokenizer.from_str(json.dumps(hf_json(twin)))
@@ -212,7 +212,7 @@ def test_unicode_normalizers_on_every_code_point(form):
     Python with its own (14.0): every code point alone, and (for the normal forms) between
     "e" and two combining marks to compose and reorder with, normalizes alike."""
     import unicodedata
-    from bpe.hf_pipeline import _normalizer
+    from bpe.formats.hf_pipeline import _normalizer
     ours, theirs = _normalizer({"type": form}), getattr(normalizers, form)()
     chars = [ch for ch in map(chr, range(0x110000)) if not 0xD800 <= ord(ch) < 0xE000]
     shapes = ["\n{}"]

@@ -1,4 +1,4 @@
-"""The defences of issue 16 on their own: bpe/limits.py and bpe/files.py.
+"""The defences of issue 16 on their own: bpe/budgets.py and bpe/patterns/safety.py and bpe/formats/atomic.py.
 
 Bombs run in a subprocess with a memory cap and a timeout, so a regression fails
 quickly instead of taking the machine; the attempts through the whole core and CLI are
@@ -16,13 +16,11 @@ import regex
 from hypothesis import given, settings, strategies as st
 
 from bpe import BasicTokenizer, RegexTokenizer, load
-from bpe.files import SaveError, check_prefix, read_stdin_bytes, write_files
-from bpe.limits import (MATCH_SECONDS, MATCH_SECONDS_PER_MB, MAX_ID, MAX_PATTERN_CHARS, PATTERN_BUDGET, MergeTable, VocabBudget,
-                        check_id, check_pattern, check_special_ids, compile_pattern, expect,
-                        findall_within, match_seconds, parse_id, parse_json,
-                        pattern_weight)
+from bpe.formats.atomic import SaveError, check_prefix, read_stdin_bytes, write_files
+from bpe.budgets import MAX_ID, MergeTable, VocabBudget, check_id, check_special_ids, expect, parse_id, parse_json
+from bpe.patterns.safety import MATCH_SECONDS, MATCH_SECONDS_PER_MB, MAX_PATTERN_CHARS, PATTERN_BUDGET, check_pattern, compile_checked, findall_within, match_seconds, pattern_weight
 from bpe.patterns import PATTERNS
-from hostile_cases import ROOT, mount_full
+from helpers.hostile_cases import ROOT, mount_full
 
 BOMBS = [r"c{10000000}|[\s\S]", "a{10000000}", "a{1000000000}", "(?:(?:a{100}){100}){100}",
          "(?:a{40000})(?:a{40000})", "a{" + "9" * 5000 + "}", "x{1000}{1000}"]
@@ -45,11 +43,11 @@ def test_bombs_cost_neither_time_nor_memory_in_a_fresh_process():
     """The bomb that cost 2.5 GB and ~9 s: refused, and the process stays small."""
     # subtle: VmHWM, not ru_maxrss, which Linux carries over from the forking parent
     # (pytest's own 180 MB) across exec
-    code = ("import time, json\nfrom bpe.limits import compile_pattern\n"
+    code = ("import time, json\nfrom bpe.patterns.safety import compile_checked\n"
             "def peak_mb():\n    for line in open('/proc/self/status'):\n"
             "        if line.startswith('VmHWM'):\n            return int(line.split()[1]) / 1024\n"
             f"t = time.monotonic()\nrefused = []\nfor p in {BOMBS!r}:\n"
-            "    try:\n        compile_pattern(p)\n    except ValueError:\n"
+            "    try:\n        compile_checked(p)\n    except ValueError:\n"
             "        refused.append(p)\n"
             "print(json.dumps([len(refused), time.monotonic() - t, "
             "peak_mb()]))")
@@ -64,7 +62,7 @@ def test_compile_pattern_stays_out_of_the_regex_cache():
     from regex import regex as module
     before = len(module._cache)
     for k in range(20):
-        compile_pattern(f"a{{{k + 1000}}}|.")
+        compile_checked(f"a{{{k + 1000}}}|.")
     assert len(module._cache) == before
 
 
@@ -79,7 +77,7 @@ def test_compile_pattern_stays_out_of_the_regex_cache():
 ])
 def test_capture_groups_become_non_capturing(pattern, rewritten):
     assert check_pattern(pattern) == rewritten
-    assert compile_pattern(pattern).groups == 0
+    assert compile_checked(pattern).groups == 0
 
 
 @pytest.mark.parametrize("pattern, why", [
@@ -93,7 +91,7 @@ def test_capture_groups_become_non_capturing(pattern, rewritten):
 ])
 def test_unsupported_syntax_is_refused_with_a_reason(pattern, why):
     with pytest.raises(ValueError, match=why):
-        compile_pattern(pattern)
+        compile_checked(pattern)
 
 
 def test_the_message_names_the_pattern_and_what_to_do():
@@ -130,11 +128,11 @@ def test_the_rewrite_matches_what_the_original_matches(pattern, text):
     except regex.error:
         return
     want = [m.group(0) for m in original.finditer(text)]
-    assert compile_pattern(pattern).findall(text) == want
+    assert compile_checked(pattern).findall(text) == want
 
 
 def test_backtracking_is_stopped_on_any_thread():
-    compiled = compile_pattern(r"(?:a|a)+$|.")
+    compiled = compile_checked(r"(?:a|a)+$|.")
     errors = []
 
     def run():
@@ -154,7 +152,7 @@ def test_the_time_limit_grows_with_the_text_only_past_a_megabyte():
 
 
 def test_findall_within_returns_the_matches():
-    assert findall_within(compile_pattern(r"\w+|\s+"), "hi you") == ["hi", " ", "you"]
+    assert findall_within(compile_checked(r"\w+|\s+"), "hi you") == ["hi", " ", "you"]
 
 
 # ------------------------------------------------------------------ ids and vocab
@@ -197,7 +195,7 @@ def test_special_ids_may_not_collide():
 
 def test_special_tokens_are_bounded_in_total_length():
     """1,000 special tokens of 4 KB (a 4 MB file) took 22 s and 1.1 GB to compile."""
-    from bpe.limits import MAX_SPECIAL_CHARS
+    from bpe.budgets import MAX_SPECIAL_CHARS
     many = {f"<{i:04d}{'x' * 4000}>": 300 + i for i in range(MAX_SPECIAL_CHARS // 4000 + 1)}
     with pytest.raises(ValueError, match="characters in all; the limit is"):
         BasicTokenizer().register_special_tokens(many)
@@ -219,7 +217,7 @@ def test_a_chained_model_is_refused_early_and_small():
     """token i = token i-1 + 'a' for 40k lines cost +1.5 GB; the lengths alone stop it,
     at the first line whose token takes the total past MAX_VOCAB_BYTES."""
     import tracemalloc
-    from bpe.limits import MAX_VOCAB_BYTES
+    from bpe.budgets import MAX_VOCAB_BYTES
     tracemalloc.start()
     table = MergeTable()
     with pytest.raises(ValueError, match="exceed 64 MB") as e:
@@ -375,7 +373,7 @@ def test_closed_stdin_is_a_clear_message(monkeypatch):
     monkeypatch.setattr(sys, "stdin", None)
     with pytest.raises(ValueError, match="standard input is closed"):
         read_stdin_bytes()
-    code = ("from bpe.files import read_stdin_bytes\ntry:\n    read_stdin_bytes()\n"
+    code = ("from bpe.formats.atomic import read_stdin_bytes\ntry:\n    read_stdin_bytes()\n"
             "except ValueError as e:\n    print(e)")
     out = subprocess.run(f"{sys.executable} -c '{code}' <&-", shell=True, text=True,
                          capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -387,7 +385,7 @@ def test_closed_stdin_is_a_clear_message(monkeypatch):
 def _hf_docs():
     """Two valid tokenizer.json documents: our export (with a special token), and one
     with the normalizers and pre-tokenizers other files use (so an HFTokenizer)."""
-    from bpe.hf import hf_json
+    from bpe.formats.hf import hf_json
     ours = hf_json(RegexTokenizer().train("aaab hello 12 " * 20, 262)
                    .with_special_tokens({"<s>": 300}))
     theirs = json.loads(json.dumps(ours))

@@ -1,7 +1,7 @@
 """Issue 16's repros end to end, through the public core and `python -m bpe`.
 
 Every attempt in tests/hostile_cases.py must end in a clear message (or, for "ok"
-attempts, work) within its bounds: the defences of bpe/limits.py and bpe/files.py are
+attempts, work) within its bounds: the defences of bpe/budgets.py and bpe/patterns/safety.py and bpe/formats/atomic.py are
 wired into the core, the loaders and the CLI (they were xfail(strict=True) targets until
 that wiring landed; none is left).
 
@@ -12,7 +12,7 @@ of taking the machine.
 """
 import pytest
 
-from hostile_cases import CASES, run_case
+from helpers.hostile_cases import CASES, run_case
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -13,9 +13,10 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bpe import RegexTokenizer, count, stream
-from bpe.count import Part, PartCounter, finish, join, join_all, sure_pairs
-from bpe.counts import read_counts, write_counts
+from bpe import RegexTokenizer
+from bpe.counting import parts as counting_parts, stream
+from bpe.counting.parts import Part, PartCounter, finish, join, join_all, sure_pairs
+from bpe.counting.counts_file import read_counts, write_counts
 
 PRESETS = ["gpt2", "gpt4", "gpt4o"]
 FIXTURES = [HealthCheck.function_scoped_fixture]  # a constant patch
@@ -49,7 +50,7 @@ def cut_points(text, n):
 def parts_of(tok, pieces, piece_chars=None):
     parts = []
     for piece in pieces:
-        counter = PartCounter(tok._split, piece_chars)
+        counter = PartCounter(tok.split, piece_chars)
         counter.feed(piece)
         parts.append(counter.part())
     return parts
@@ -61,10 +62,10 @@ def parts_of(tok, pieces, piece_chars=None):
 def test_a_cut_in_and_around_a_long_run(pattern, kind, n):
     tok = RegexTokenizer(pattern)
     text = run_text(*RUNS[kind], n)
-    want = ordered(Counter(tok._split(text)))
+    want = ordered(Counter(tok.split(text)))
     for cut in cut_points(text, n):
         parts = parts_of(tok, [text[:cut], text[cut:]], piece_chars=4096)
-        assert ordered(finish(join_all(parts, tok._split), tok._split)) == want, cut
+        assert ordered(finish(join_all(parts, tok.split), tok.split)) == want, cut
 
 
 @pytest.mark.parametrize("pattern", PRESETS)
@@ -75,8 +76,8 @@ def test_many_cuts_inside_one_run(pattern):
         text = run_text(unit, before, 50_000)
         cuts = list(range(1, len(text), 7_001))
         pieces = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
-        assert ordered(finish(join_all(parts_of(tok, pieces, 1000), tok._split),
-                              tok._split)) == ordered(Counter(tok._split(text))), unit
+        assert ordered(finish(join_all(parts_of(tok, pieces, 1000), tok.split),
+                              tok.split)) == ordered(Counter(tok.split(text))), unit
 
 
 @pytest.mark.parametrize("pattern", PRESETS)
@@ -86,11 +87,11 @@ def test_worker_byte_ranges_inside_a_million_character_run(pattern, tmp_path):
         text = run_text(unit, before, 1_000_000)
         path = tmp_path / "a.txt"
         path.write_bytes(text.encode("utf-8"))
-        want = ordered(Counter(tok._split(text)))
+        want = ordered(Counter(tok.split(text)))
         for range_bytes in (300_001, 600_000):  # cuts at every phase of the digit groups
             ranges = stream.file_ranges([path], range_bytes)
-            parts = [stream.count_range(*r, tok._split) for r in ranges]
-            got = finish(join_all(parts, tok._split), tok._split)
+            parts = [stream.count_range(*r, tok.split) for r in ranges]
+            got = finish(join_all(parts, tok.split), tok.split)
             assert ordered(got) == want, (unit, range_bytes)
 
 
@@ -131,7 +132,7 @@ def test_a_counts_file_without_what_the_join_needs_is_refused_clearly(tmp_path):
     tok = RegexTokenizer("gpt4")
     digits = "7" * 40_000
     head = [digits[i:i + 3] for i in range(0, 16_500, 3)]  # the old, shorter head
-    rest = Counter(tok._split(digits[16_500:] + " end of it all, the end."))
+    rest = Counter(tok.split(digits[16_500:] + " end of it all, the end."))
     old = Part(head, rest, "")
     write_counts(tmp_path / "a.counts", tok.pattern, Part([], Counter({"x": 1}), "x7"))
     write_counts(tmp_path / "b.counts", tok.pattern, old)
@@ -154,14 +155,14 @@ def test_sure_pairs_are_boundaries_in_every_short_text(pattern):
     class the presets tell apart: where a sure pair stands, the split has a boundary."""
     import itertools
     tok = RegexTokenizer(pattern)
-    sure = sure_pairs(tok._split)
+    sure = sure_pairs(tok.split)
     checked = 0
     for size in (2, 3, 4):
         for chars in itertools.product(ALPHABET, repeat=size):
             text = "".join(chars)
             bounds = set()
             pos = 0
-            for chunk in tok._split(text):
+            for chunk in tok.split(text):
                 pos += len(chunk)
                 bounds.add(pos)
             for p in range(1, size):
@@ -172,7 +173,7 @@ def test_sure_pairs_are_boundaries_in_every_short_text(pattern):
 
 
 def sure_in(tok, text):
-    sure = sure_pairs(tok._split)
+    sure = sure_pairs(tok.split)
     return [p for p in range(1, len(text)) if sure.fullmatch(text[p - 1:p + 1])]
 
 
@@ -182,7 +183,7 @@ def sure_in(tok, text):
 def test_sure_pairs_are_boundaries_in_random_text(text, pattern):
     tok = RegexTokenizer(pattern)
     bounds, pos = set(), 0
-    for chunk in tok._split(text):
+    for chunk in tok.split(text):
         pos += len(chunk)
         bounds.add(pos)
     assert set(sure_in(tok, text)) <= bounds
@@ -200,7 +201,7 @@ def test_every_preset_finds_sure_pairs_in_prose_and_code(taylorswift):
 def short_heads(monkeypatch):
     """Heads of 40 characters, so runs of a few hundred are long ones (the check needs it:
     with 16 K characters of head, before sure pairs, these runs joined fine)."""
-    monkeypatch.setattr(count, "HEAD_CHARS", 40)
+    monkeypatch.setattr(counting_parts, "HEAD_CHARS", 40)
 
 
 def runs_text():
@@ -219,8 +220,8 @@ def test_random_text_with_long_runs_cut_at_random_places(short_heads, text, wher
     tok = RegexTokenizer(pattern)
     cuts = sorted({int(w * len(text)) for w in where} - {0, len(text)})
     pieces = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
-    got = finish(join_all(parts_of(tok, pieces, piece_chars), tok._split), tok._split)
-    assert ordered(got) == ordered(Counter(tok._split(text)))
+    got = finish(join_all(parts_of(tok, pieces, piece_chars), tok.split), tok.split)
+    assert ordered(got) == ordered(Counter(tok.split(text)))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=FIXTURES)
@@ -236,15 +237,15 @@ def test_random_text_with_long_runs_through_counts_files(short_heads, tmp_path_f
         files.append(folder / f"{i}.counts")
         write_counts(files[-1], tok.pattern, parts_of(tok, [text[a:b]], 64)[0])
     parts = [read_counts(f)[1] for f in files]
-    got = finish(join_all(parts, tok._split), tok._split)
-    assert ordered(got) == ordered(Counter(tok._split(text)))
+    got = finish(join_all(parts, tok.split), tok.split)
+    assert ordered(got) == ordered(Counter(tok.split(text)))
 
 
 def test_join_is_exact_when_the_cut_itself_is_a_sure_boundary():
     tok = RegexTokenizer("gpt4")
     left, right = parts_of(tok, ["x" * 30 + "7" * 5, " " + "7" * 20_000 + " y"])
-    got = finish(join(left, right, tok._split), tok._split)
-    assert ordered(got) == ordered(Counter(tok._split("x" * 30 + "7" * 5 + " " + "7" * 20_000
+    got = finish(join(left, right, tok.split), tok.split)
+    assert ordered(got) == ordered(Counter(tok.split("x" * 30 + "7" * 5 + " " + "7" * 20_000
                                                       + " y")))
 
 
@@ -298,7 +299,7 @@ def test_the_command_line_counts_and_joins_files_cut_inside_a_run(tmp_path):
     tok = RegexTokenizer()
     head = [text[i:i + 3] for i in range(cut, cut + 16_500, 3)]  # an old, short head
     write_counts(tmp_path / "old.counts", tok.pattern,
-                 Part(head, Counter(tok._split(text[cut + 16_500:])), ""))
+                 Part(head, Counter(tok.split(text[cut + 16_500:])), ""))
     failed = bpe("train", "--from-counts", "a.counts", "old.counts", "--vocab-size", "280",
                  "-o", "tok2")
     lines = failed.stderr.splitlines()
@@ -311,7 +312,7 @@ def test_the_command_line_counts_and_joins_files_cut_inside_a_run(tmp_path):
 def test_dask_ranges_cut_inside_a_run_of_digits(tmp_path):
     pytest.importorskip("distributed", reason="Dask is optional: pip install -r "
                                               "requirements-scale.txt")
-    from bpe.dask_engine import count_files_dask
+    from bpe.counting.dask_engine import count_files_dask
     text = run_text("7", "", 120_000) + run_text("'s", "a", 60_000)
     path = tmp_path / "a.txt"
     path.write_bytes(text.encode("utf-8"))

@@ -1,4 +1,4 @@
-"""bpe.ranks: the one home of tiktoken ranks files (locate, hash-check, parse, write)."""
+"""bpe.formats.ranks: the one home of tiktoken ranks files (locate, hash-check, parse, write)."""
 import gzip
 import hashlib
 import subprocess
@@ -6,12 +6,13 @@ import sys
 
 import pytest
 
-from bpe import RegexTokenizer, ranks
-from bpe.gpt4 import CL100K_FILE, CL100K_SHA256
+from bpe import RegexTokenizer
+from bpe.formats import ranks
+from bpe.ranks_tokenizer import CL100K_FILE, CL100K_SHA256
 
 
 def test_find_data_file_does_not_import_the_package():
-    code = ("import sys; from bpe.ranks import find_data_file; "
+    code = ("import sys; from bpe.formats.ranks import find_data_file; "
             "p = find_data_file('tiktoken_ext', 'cl100k_base.tiktoken'); "
             "print(p.endswith('cl100k_base.tiktoken'), "
             "any(m.startswith('tiktoken') for m in sys.modules))")

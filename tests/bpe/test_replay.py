@@ -31,7 +31,7 @@ def test_gpt4_first_k_merges_equal_capped_ranks(gpt4):
     for k in (0, 10, 300, 5000, 100_000):
         limit = 256 + k
         expected = []
-        for chunk in gpt4._split(TEXT):
+        for chunk in gpt4.split(TEXT):
             text_bytes = chunk.encode("utf-8")
             expected += apply_merges(
                 [gpt4.ranks[text_bytes[i:i + 1]] for i in range(len(text_bytes))],

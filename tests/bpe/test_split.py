@@ -1,13 +1,13 @@
-"""bpe/split.py: GPT-4's pattern run by the stdlib re gives exactly regex's chunks."""
+"""bpe/patterns/gpt4_split.py: GPT-4's pattern run by the stdlib re gives exactly regex's chunks."""
 import random
 
 import pytest
 import regex
 from hypothesis import given, settings, strategies as st
 
-import bpe.split
+import bpe.patterns.gpt4_split
 from bpe.patterns import GPT4_SPLIT_PATTERN
-from bpe.split import gpt4_split
+from bpe.patterns.gpt4_split import gpt4_split
 
 findall = regex.compile(GPT4_SPLIT_PATTERN).findall
 HARD = list(" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000'sSdDmMtTlLvVeErRxX019٣½aé한ſK😉\u200d!.<|>")
@@ -30,7 +30,7 @@ def test_mostly_ascii_text_with_rare_non_ascii_runs():
             parts.insert(rng.randrange(len(parts) + 1),
                          "".join(rng.choice(HARD[12:]) for _ in range(rng.randint(1, 4))))
         text = "".join(parts)
-        assert len(text) >> bpe.split.RARE_SHIFT >= 1
+        assert len(text) >> bpe.patterns.gpt4_split.RARE_SHIFT >= 1
         assert gpt4_split(text) == findall(text)
 
 
@@ -39,11 +39,11 @@ def test_ascii_text_is_split_without_mapping(shakespeare):
 
 
 def test_the_stand_in_table_stays_bounded(monkeypatch):
-    monkeypatch.setattr(bpe.split, "STAND_INS_LIMIT", 300)
+    monkeypatch.setattr(bpe.patterns.gpt4_split, "STAND_INS_LIMIT", 300)
     text = "".join(chr(cp) + " 's" for cp in range(0x4E00, 0x4E00 + 1000))  # CJK letters
     assert gpt4_split(text) == findall(text)
-    assert len(bpe.split._stand_ins) <= 300 + 2
-    assert bpe.split._stand_ins[ord(" ")] == ord(" ")  # ASCII survives a clear
+    assert len(bpe.patterns.gpt4_split._stand_ins) <= 300 + 2
+    assert bpe.patterns.gpt4_split._stand_ins[ord(" ")] == ord(" ")  # ASCII survives a clear
 
 
 RUNAWAY = r"(a|a)+$"

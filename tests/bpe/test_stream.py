@@ -1,15 +1,15 @@
 """Streamed training, counts files and Dask counting give exactly tok.train's merges on the
-concatenated text, however the text is cut (bpe/stream.py, bpe/count.py parts,
-bpe/counts.py, bpe/dask_engine.py)."""
+concatenated text, however the text is cut (bpe/counting/stream.py, bpe/counting/chunks.py parts,
+bpe/counting/counts_file.py, bpe/counting/dask_engine.py)."""
 from collections import Counter
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from bpe import BasicTokenizer, RegexTokenizer
-from bpe import count, stream
-from bpe.count import PartCounter, finish, join_all
-from bpe.counts import read_counts, write_counts
+from bpe.counting import parts as counting_parts, stream
+from bpe.counting.parts import PartCounter, finish, join_all
+from bpe.counting.counts_file import read_counts, write_counts
 from bpe.train import TIE_BREAKS
 
 PRESETS = ["gpt2", "gpt4", "gpt4o"]
@@ -26,8 +26,8 @@ def same_training(tok, expected):
 @pytest.fixture
 def small_pieces(monkeypatch):
     """Pieces, reads and heads so small that every cut lands somewhere awkward."""
-    monkeypatch.setattr(count, "PIECE_CHARS", 97)
-    monkeypatch.setattr(count, "HEAD_CHARS", 40)
+    monkeypatch.setattr(counting_parts, "PIECE_CHARS", 97)
+    monkeypatch.setattr(counting_parts, "HEAD_CHARS", 40)
     monkeypatch.setattr(stream, "READ_BYTES", 13)
 
 
@@ -35,7 +35,7 @@ def small_pieces(monkeypatch):
 def test_files_equal_train_on_real_corpora(pattern, tmp_path, taylorswift, shakespeare,
                                            monkeypatch):
     monkeypatch.setattr(stream, "READ_BYTES", 4093)  # odd, so reads cut characters too
-    monkeypatch.setattr(count, "PIECE_CHARS", 3001)
+    monkeypatch.setattr(counting_parts, "PIECE_CHARS", 3001)
     texts = [taylorswift, shakespeare[:150_000]]
     paths = []
     for i, text in enumerate(texts):
@@ -74,12 +74,12 @@ def test_byte_ranges_cut_anywhere(pattern, tmp_path, small_pieces):
     path = tmp_path / "a.txt"
     path.write_bytes(text.encode("utf-8"))
     tok = RegexTokenizer(pattern)
-    want = list(Counter(tok._split(text)).items())
+    want = list(Counter(tok.split(text)).items())
     size = path.stat().st_size
     for range_bytes in (1, 2, 3, 5, 64, 301):
         ranges = [(path, lo, min(lo + range_bytes, size)) for lo in range(0, size, range_bytes)]
-        parts = [stream.count_range(p, lo, hi, tok._split) for p, lo, hi in ranges]
-        assert list(finish(join_all(parts, tok._split), tok._split).items()) == want
+        parts = [stream.count_range(p, lo, hi, tok.split) for p, lo, hi in ranges]
+        assert list(finish(join_all(parts, tok.split), tok.split).items()) == want
 
 
 @settings(max_examples=60, deadline=None)
@@ -90,17 +90,17 @@ def test_random_text_cut_at_random_places(text, cuts, pattern):
     cuts = sorted(c for c in set(cuts) if c < len(text))
     pieces = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
     tok = RegexTokenizer(pattern)
-    counter = PartCounter(tok._split, piece_chars=7)
+    counter = PartCounter(tok.split, piece_chars=7)
     for piece in pieces:
         counter.feed(piece)
-    whole = Counter(tok._split(text))
-    assert list(finish(counter.part(), tok._split).items()) == list(whole.items())
+    whole = Counter(tok.split(text))
+    assert list(finish(counter.part(), tok.split).items()) == list(whole.items())
     parts = []
     for piece in pieces:
-        one = PartCounter(tok._split, piece_chars=5)
+        one = PartCounter(tok.split, piece_chars=5)
         one.feed(piece)
         parts.append(one.part())
-    assert list(finish(join_all(parts, tok._split), tok._split).items()) == list(whole.items())
+    assert list(finish(join_all(parts, tok.split), tok.split).items()) == list(whole.items())
 
 
 def test_a_surrogate_pair_cut_between_two_strings():
@@ -140,7 +140,7 @@ def counts_of(tmp_path, name, text, pattern="gpt4"):
 
 
 def test_counts_files_round_trip_with_64_bit_counts(tmp_path):
-    part = count.Part(["he", "llo"], Counter({" wor": 3 << 40, "ld": 1}), "!\r")
+    part = counting_parts.Part(["he", "llo"], Counter({" wor": 3 << 40, "ld": 1}), "!\r")
     write_counts(tmp_path / "x.counts", "P", part)
     pattern, back = read_counts(tmp_path / "x.counts")
     assert pattern == "P" and back == part
@@ -148,7 +148,7 @@ def test_counts_files_round_trip_with_64_bit_counts(tmp_path):
 
 
 def test_merge_counts_above_32_bits():
-    part = count.Part([], Counter({"ab": 3 << 40, "bc": 1}), "")
+    part = counting_parts.Part([], Counter({"ab": 3 << 40, "bc": 1}), "")
     tok = stream.train_from_part(RegexTokenizer(), part, 257)
     assert tok.merge_counts == {256: 3 << 40}
 
@@ -200,7 +200,7 @@ def test_not_utf8_names_the_file_and_the_byte(tmp_path, small_pieces):
 def test_dask_local_cluster_gives_the_same_merges(tmp_path, taylorswift, shakespeare):
     pytest.importorskip("distributed", reason="Dask is optional: pip install -r "
                                               "requirements-scale.txt")
-    from bpe.dask_engine import count_files_dask
+    from bpe.counting.dask_engine import count_files_dask
     texts = [taylorswift, AWKWARD * 50, shakespeare[:100_000]]
     paths = []
     for i, text in enumerate(texts):
@@ -227,7 +227,7 @@ def test_dask_stays_optional():
     import subprocess
     import sys
     from conftest import ROOT
-    code = ("import sys, bpe, bpe.stream, bpe.counts, bpe.cli, bpe.dask_engine; "
+    code = ("import sys, bpe, bpe.counting.stream, bpe.counting.counts_file, bpe.cli, bpe.counting.dask_engine; "
             "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.strip()
@@ -236,7 +236,7 @@ def test_dask_stays_optional():
 
 def test_a_clear_message_when_dask_is_missing(monkeypatch, tmp_path):
     import sys
-    from bpe.dask_engine import count_files_dask
+    from bpe.counting.dask_engine import count_files_dask
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
     with pytest.raises(ValueError, match="pip install -r requirements-scale.txt"):
         count_files_dask(RegexTokenizer(), [tmp_path / "a.txt"])
@@ -362,7 +362,7 @@ def test_random_text_every_rule_through_counts_files(counts_dir, text, cuts, pat
     tok = RegexTokenizer(pattern)
     paths = []
     for i, (a, b) in enumerate(zip([0] + cuts, cuts + [len(text)])):
-        counter = PartCounter(tok._split, piece_chars=5)
+        counter = PartCounter(tok.split, piece_chars=5)
         counter.feed(text[a:b])
         paths.append(counts_dir / f"{i}.counts")
         write_counts(paths[-1], tok.pattern, counter.part())
@@ -383,5 +383,5 @@ def test_a_bad_tie_rule_is_refused_before_counting():
     with pytest.raises(ValueError, match="record_ties must be True or False"):
         stream.train_from_files(RegexTokenizer(), ["/nonexistent"], 300, record_ties="yes")
     with pytest.raises(ValueError, match="tie_break must be one of"):
-        stream.train_from_part(RegexTokenizer(), count.Part([], Counter(), ""), 300,
+        stream.train_from_part(RegexTokenizer(), counting_parts.Part([], Counter(), ""), 300,
                                tie_break="smallest")

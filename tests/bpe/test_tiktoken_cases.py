@@ -8,7 +8,8 @@ import hypothesis
 import pytest
 from hypothesis import strategies as st
 
-from bpe import RegexTokenizer, ranks
+from bpe import RegexTokenizer
+from bpe.formats import ranks
 
 MAX_EXAMPLES = 40
 

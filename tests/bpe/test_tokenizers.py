@@ -230,7 +230,7 @@ def test_model_refuses_special_tokens_it_cannot_hold(special, tmp_path):
         tok.save(tmp_path / "t")
     assert not (tmp_path / "t.model").exists()
     # other formats hold it exactly
-    from bpe import hf, ranks  # noqa: F401
+    from bpe.formats import hf, ranks  # noqa: F401
     assert bpe.load_bytes(json.dumps(hf.hf_json(tok)).encode(), "t.json").special_tokens == \
         {special: 300}
 
@@ -280,7 +280,7 @@ def test_long_chunk_falls_back_when_a_merge_makes_a_lower_rank():
     # a plain sweep by rank is wrong (it returns None); apply_ranks pauses the sweep
     tiktoken = pytest.importorskip("tiktoken")
     from bpe.encode import _apply_ranks_levels
-    from bpe.gpt4 import RanksTokenizer
+    from bpe.ranks_tokenizer import RanksTokenizer
     table = {bytes([b]): b for b in range(256)} | {b"cab": 256, b"ab": 257}
     tok = RanksTokenizer(table, "gpt2")
     assert _apply_ranks_levels(b"cab" * 40, table) is None

@@ -10,7 +10,7 @@ import pytest
 import bpe.train
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.train import train_merges
-from reference import textbook_train
+from helpers.textbook import textbook_train
 
 
 @pytest.fixture

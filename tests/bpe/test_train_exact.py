@@ -6,7 +6,7 @@ import pytest
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.patterns import GPT4_SPLIT_PATTERN, PATTERNS
 from bpe.train import TIE_BREAKS, train_merges
-from reference import textbook_train
+from helpers.textbook import textbook_train
 from test_train_ties import textbook_rule_train
 
 UNICODE_TEXT = (

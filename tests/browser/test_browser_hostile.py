@@ -10,7 +10,7 @@
 Few and focused: the whole catalogue (10 app attempts) is bench/hostile.py's.
 """
 from conftest import screenshot
-from hostile_cases import _model, go, paste_live, pick, settle, upload
+from helpers.hostile_cases import _model, go, paste_live, pick, settle, upload
 
 SLOW = r"(?:a|a)+$|."
 

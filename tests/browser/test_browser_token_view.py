@@ -1,4 +1,4 @@
-"""The token view component on its own page (tests/token_view_app.py), in Chromium:
+"""The token view component on its own page (tests/helpers/token_view_app.py), in Chromium:
 the aligned pair (Compare's view) wraps lines only where both tokenizers cut."""
 import subprocess
 import sys
@@ -14,7 +14,7 @@ from conftest import ROOT, _free_port, wait_rendered
 def pair_url():
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "tests" / "token_view_app.py"),
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "tests" / "helpers" / "token_view_app.py"),
          "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

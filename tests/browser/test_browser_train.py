@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPORA, metrics, screenshot, streamlit_server, wait_rendered
-from viz.corpus import PATTERN_TRIAL_CHARS
+from bpe.patterns import TRIAL_CHARS as PATTERN_TRIAL_CHARS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # findall on "aaaa..." never finishes
 # The Train page tries a custom pattern on the corpus's first PATTERN_TRIAL_CHARS and
@@ -335,7 +335,7 @@ def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
 
 def test_the_tiktoken_pattern_applies_when_changed_after_upload(page):
     from bpe import RegexTokenizer
-    from bpe.ranks import tiktoken_text
+    from bpe.formats.ranks import tiktoken_text
     tok = RegexTokenizer("gpt4").train(SAMPLE[:20_000], 300)
     shown = sidebar_upload(page, "r.tiktoken", tiktoken_text(tok).encode())
     assert "split by GPT-4's (gpt4)" in shown

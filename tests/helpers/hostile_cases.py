@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hostile_tools import fill, mount_full, status_mb
+from helpers.hostile_tools import fill, mount_full, status_mb
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CAP_BYTES = 1 << 30  # address-space cap per attempt: a bomb fails fast instead of swapping
 
 
@@ -60,7 +60,7 @@ def _model(*lines):
 def _hf_doc(**changes):
     """A small valid tokenizer.json with some keys replaced, as bytes."""
     from bpe import RegexTokenizer
-    from bpe.hf import hf_json
+    from bpe.formats.hf import hf_json
     doc = hf_json(RegexTokenizer().train("aaab " * 20, 258))
     return json.dumps({**doc, **changes}).encode("utf-8")
 
@@ -292,7 +292,7 @@ def _wait_rendered(tab, timeout):
 # ------------------------------------------------------------------ the runner
 _PRELUDE = r'''
 import gc, json, traceback
-from hostile_tools import fill, mount_full, rss_mb
+from helpers.hostile_tools import fill, mount_full, rss_mb
 import bpe  # imported before the baseline, so its own memory does not count as retained
 gc.collect()
 before = rss_mb()

@@ -4,7 +4,7 @@ the text differently almost everywhere."""
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import streamlit as st  # noqa: E402

@@ -50,7 +50,7 @@ def test_a_misconfigured_server_says_so_on_the_page_without_a_traceback():
              "print(len(at.exception), '|', at.error[0].value if at.error else '')\n")
     env = dict(os.environ, LAB_ABANDON_AFTER_S="abc")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
-                         text=True, timeout=120, cwd=os.path.dirname(os.path.dirname(__file__)))
+                         text=True, timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     shown = out.stdout.strip().splitlines()[-1]
     assert shown.startswith("0 |"), out.stdout + out.stderr  # no exception box
     assert "This server is misconfigured" in shown and "LAB\\_ABANDON\\_AFTER\\_S" in shown

@@ -15,7 +15,7 @@ from bpe.replay import token_counts_by_merge
 from lab import jobs
 from lab.jobs import start_training
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 
 # A training that outlasts every test that stops it: Basic, 60,000 merges over 3 MB of
@@ -203,9 +203,9 @@ def _group(pgid):
 
 @pytest.mark.parametrize("how", ["cancel", "abandon"])
 def test_counting_processes_end_with_the_worker(shakespeare, how):
-    """A corpus above bpe.count.PARALLEL_MIN is counted by processes the worker forks;
+    """A corpus above bpe.counting.chunks.PARALLEL_MIN is counted by processes the worker forks;
     cancel and the watchdog end them too (the worker leads its own process group)."""
-    from bpe.count import PARALLEL_MIN
+    from bpe.counting.chunks import PARALLEL_MIN
     # subtle: the watchdog first looks after WATCH_EVERY s; the counting must outlast it
     text = shakespeare * (4 * PARALLEL_MIN // len(shakespeare) + 1)
     job = start_training("regex", "gpt4", text, 300,

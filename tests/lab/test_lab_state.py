@@ -2,8 +2,8 @@
 from streamlit.testing.v1 import AppTest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from bpe.hf import hf_json
-from bpe.ranks import WHOLE_TEXT_PATTERN, tiktoken_text
+from bpe.formats.hf import hf_json
+from bpe.formats.ranks import WHOLE_TEXT_PATTERN, tiktoken_text
 from conftest import ROOT
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40

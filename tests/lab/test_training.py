@@ -11,7 +11,7 @@ from lab import jobs, training
 from lab.jobs import Busy, Step
 from lab.training import estimate_left, recent_rate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 TRACES = sorted((ROOT / "tests" / "fixtures").glob("merge_trace_*.json"))
 CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # a training that never ends
@@ -197,8 +197,8 @@ class Silent:
 
 def counts_bytes(tmp_path, text, pattern="gpt4"):
     """A counts file of text (as python -m bpe count writes it), as bytes."""
-    from bpe.counts import write_counts
-    from bpe.stream import count_texts
+    from bpe.counting.counts_file import write_counts
+    from bpe.counting.stream import count_texts
     tok = RegexTokenizer(pattern)
     path = tmp_path / "made.counts"
     write_counts(path, tok.pattern, count_texts(tok, [text]))

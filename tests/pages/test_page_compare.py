@@ -3,7 +3,7 @@ compared on typed text and on a sample, the numbers, the views and the domain ta
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from component_data import token_view_data
+from helpers.component_data import token_view_data
 from lab.safe import md
 from viz.compare import compare
 from viz.samples import DEFAULT_SAMPLE, SAMPLES

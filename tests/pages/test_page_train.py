@@ -9,11 +9,11 @@ import json
 import re
 from pathlib import Path
 
-from bpe import PATTERNS, BasicTokenizer, RegexTokenizer
+from bpe import PATTERNS, BasicTokenizer, RegexTokenizer, patterns
 from viz import corpus as vc
 
 PAGE = "pages/train.py"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # findall on "aaaa..." never finishes
 
@@ -340,8 +340,8 @@ def test_catastrophic_pattern_is_refused_before_training(open_page):
 def test_progress_view_and_cancel(open_page):
     # the trial split covers the first 200,000 characters; the runaway part comes after
     # (and before the held-out last tenth), so this job starts and hangs until cancelled
-    corpus = (b"b " * (vc.PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
-              + b" c" * (vc.PATTERN_TRIAL_CHARS // 10))  # no b after the a's
+    corpus = (b"b " * (patterns.TRIAL_CHARS // 2 + 1) + b"a" * 60
+              + b" c" * (patterns.TRIAL_CHARS // 10))  # no b after the a's
     at = upload(open_page(PAGE), ("a.txt", corpus, "text/plain"))
     at.selectbox(key="train_pattern").set_value("custom")
     at.text_input(key="train_custom_pattern").set_value(CATASTROPHIC)

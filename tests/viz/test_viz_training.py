@@ -7,10 +7,10 @@ import pytest
 
 import viz.corpus as vc
 import viz.training as vt
-from bpe import BasicTokenizer, RegexTokenizer, load
+from bpe import BasicTokenizer, RegexTokenizer, load, patterns
 from bpe.replay import token_counts_by_merge
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 
 
@@ -125,15 +125,15 @@ def test_vocab_size_inside_the_range():
 def test_a_custom_pattern_goes_through_bpe_limits():
     import regex.regex as module
     # capture groups are made non-capturing: the trial sees strings, not tuples
-    vc.check_pattern_speed(r"(\w+)|(\s+)|([^\w\s]+)", "hello, world")
+    patterns.trial(r"(\w+)|(\s+)|([^\w\s]+)", "hello, world")
     # a counted repeat that would compile to gigabytes is refused before compiling
     with pytest.raises(ValueError, match="units of regex program"):
-        vc.check_pattern_speed(r"c{10000000}|[\s\S]", "hello")
+        patterns.trial(r"c{10000000}|[\s\S]", "hello")
     with pytest.raises(ValueError, match="backreference"):
-        vc.check_pattern_speed(r"(a)\1", "aa")
+        patterns.trial(r"(a)\1", "aa")
     # a visitor's pattern is not kept in the regex module's cache for the server's life
     unique = r"zq\w+|" + str(id(object())) + r"|\s+|."
-    vc.check_pattern_speed(unique, "some text")
+    patterns.trial(unique, "some text")
     assert all(key[0] != unique for key in module._cache)  # regex.compile would keep it
 
 
@@ -262,12 +262,12 @@ def test_durations():  # the ETA itself is lab.training.estimate_left's (test_tr
 
 
 def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
-    """lab.trainers.train_bpe trains under bpe.limits.MAX_VOCAB_BYTES, so what the app
+    """lab.trainers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
     makes always loads back; the stop is explained, and the merges are a prefix of the
     unbudgeted run."""
     from lab.trainers import train_bpe
-    from bpe.formats import load_bytes
-    import bpe.limits
+    from bpe.formats.loader import load_bytes
+    import bpe.budgets
 
     class Quiet:
         def __call__(self, step): pass
@@ -275,7 +275,7 @@ def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
 
     text = "the cat sat on the mat; " * 200
     full = BasicTokenizer().train(text, 400)
-    monkeypatch.setattr(bpe.limits, "MAX_VOCAB_BYTES", 4000)
+    monkeypatch.setattr(bpe.budgets, "MAX_VOCAB_BYTES", 4000)
     tok = train_bpe(Quiet(), kind="basic", pattern=None, text=text, vocab_size=400).tok
     assert tok.stop_reason == "vocab_bytes" and 0 < len(tok.merges) < len(full.merges)
     assert sum(map(len, tok.vocab.values())) <= 4000
