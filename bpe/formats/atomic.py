@@ -1,7 +1,10 @@
 """Saving files so that a failure never loses the good copy, and reading stdin safely.
 
 `write_files({path: text, ...})` writes every file to a temporary file beside its
-target, flushes and fsyncs it, and only when all are written renames them into place;
+target, flushes and fsyncs it, and only when all are written renames them into place
+(a symlink is followed, so its target is replaced and the link kept; a device, a folder
+or any other non-file is refused; a new file gets the usual 0666 & ~umask mode, a
+replaced one keeps its own);
 if anything fails, the old files are left (or put back) as they were, the temporary
 files are removed, and the error names the file: "cannot write models/x.model: No space
 left on device". `check_prefix` refuses a save prefix that names no file (`-o ''` would
@@ -9,7 +12,9 @@ write a hidden `./.model`). `read_stdin_bytes` reads standard input or says it i
 
 This file knows nothing of tokenizers: base.py's save() hands it the texts.
 """
+import errno
 import os
+import stat
 import sys
 import tempfile
 
@@ -51,9 +56,10 @@ def check_prefix(file_prefix):
 
 
 def write_files(contents):
-    """Write {path: str or bytes} atomically, all or none: temporary files beside the
-    targets, fsync, then rename; on failure every target keeps its old content (or stays
-    absent). Raises SaveError naming the file that could not be written.
+    """Write {path: str, bytes or a list of bytes blocks} atomically, all or none:
+    temporary files beside the targets, fsync, then rename; on failure every target keeps
+    its old content (or stays absent). Raises SaveError naming the file that could not be
+    written (or that is no file: a device, a folder, a socket).
     """
     staged = []    # (temporary path, target path)
     backups = {}   # target -> hard link to its old content
@@ -61,7 +67,8 @@ def write_files(contents):
     replaced = []
     try:
         for path, data in contents.items():
-            staged.append((_stage(os.fspath(path), data), os.fspath(path)))
+            target = _real_target(os.fspath(path))
+            staged.append((_stage(target, data), target))
         for _, target in staged:
             if os.path.exists(target):
                 existed.add(target)
@@ -89,6 +96,47 @@ def write_files(contents):
                 _remove(backup)
 
 
+def _real_target(path):
+    """The file a save to path replaces: a symlink's target (so the link stays a link and
+    its target is what changes), after checking that it is a regular file or absent."""
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as e:
+        raise _failed(path, e) from None
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a device or other special file"
+        raise SaveError(errno.EINVAL, f"it is {kind}, not a file; give the name of a file",
+                        path)
+    return target
+
+
+def _file_mode(target):
+    """The mode a save gives target: its own if it exists, else 0666 less the umask (what
+    open() would give), not mkstemp's 0600."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask():
+    """The process's umask, read without changing it (os.umask sets it, which would race
+    with other threads creating files)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # no /proc: the one racy way there is, set back at once
+    os.umask(mask)
+    return mask
+
+
 def _stage(target, data):
     """A fsynced temporary file beside target holding data; SaveError naming target."""
     directory = os.path.dirname(target) or "."
@@ -99,8 +147,11 @@ def _stage(target, data):
     except OSError as e:
         raise _failed(target, e) from None
     try:
+        os.fchmod(fd, _file_mode(target))
         with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            blocks = data if isinstance(data, (list, tuple)) else [data]
+            for block in blocks:
+                f.write(block.encode("utf-8") if isinstance(block, str) else block)
             f.flush()
             os.fsync(f.fileno())
     except OSError as e:
