@@ -25,7 +25,11 @@ from array import array
 from collections import Counter
 from itertools import accumulate
 
-from .parts import Part
+import regex
+
+from ..formats import atomic
+from ..patterns import PATTERNS
+from .parts import Part, sure_pairs
 
 MAGIC = b"bpe-counts 1\n"
 HEADER_KEYS = {"pattern": str, "head": int, "chunks": int, "tail_bytes": int,
@@ -54,22 +58,9 @@ def write_counts(path, pattern, part, sources=()):
     header = {"pattern": pattern, "head": len(head), "chunks": len(counts),
               "tail_bytes": len(tail_bytes), "body_bytes": sum(map(len, body)),
               "sha256": digest.hexdigest(), "sources": [os.fspath(s) for s in sources]}
-    return atomic_write(path, [MAGIC, json.dumps(header).encode() + b"\n", *body])
-
-
-def atomic_write(path, blocks):
-    """Write blocks of bytes to path through a temp file in the same folder, renamed
-    into place only when complete."""
-    path = os.fspath(path)
-    tmp = os.path.join(os.path.dirname(path) or ".", f".{os.path.basename(path)}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            size = sum(f.write(block) for block in blocks)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return size
+    blocks = [MAGIC, json.dumps(header).encode() + b"\n", *body]
+    atomic.write_files({path: blocks})  # the one way to save: whole or not at all
+    return sum(map(len, blocks))
 
 
 def read_pattern(path):
@@ -100,13 +91,18 @@ def _read_header(f, path):
 
 def read_counts(path):
     """(pattern, Part) from a counts file; ValueError saying what is wrong if it is not
-    one, is of another version, or is damaged."""
+    one, is of another version, or is damaged. The checksum only proves the file is the
+    one written; a file made by hand with a matching checksum is checked too, before
+    anything is allocated from its numbers: sizes consistent with the body, every count
+    at least 1, every length at least 0, chunks distinct and UTF-8, and (for a preset
+    pattern) no chunk holding two characters that the pattern always splits apart."""
     path = os.fspath(path)
     with open(path, "rb") as f:
         header = _read_header(f, path)
         pattern, n_head, n = header["pattern"], header["head"], header["chunks"]
         tail_bytes, body_bytes = header["tail_bytes"], header["body_bytes"]
         checksum = header["sha256"]
+        _check_sizes(path, n_head, n, tail_bytes, body_bytes, os.fstat(f.fileno()).st_size)
         body = f.read(body_bytes + 1)
     if len(body) != body_bytes or hashlib.sha256(body).hexdigest() != checksum:
         raise ValueError(f"{path} is damaged (its checksum or size does not match: "
@@ -117,14 +113,55 @@ def read_counts(path):
     if sys.byteorder != "little":
         freqs.byteswap()
         lengths.byteswap()
+    if n and min(freqs) < 1:
+        raise _forged(path, "a chunk count below 1")
+    if lengths and min(lengths) < 0:
+        raise _forged(path, "a negative chunk length")
     blob = memoryview(body)[8 * (2 * n + n_head):]
+    if sum(lengths) + tail_bytes != len(blob):
+        raise _forged(path, "chunk lengths that do not add up to the body")
     starts = list(accumulate(lengths, initial=0))
-    same = {}  # one str per distinct head chunk (a long head repeats a few)
-    head = [same.setdefault(c, c) for c in
-            (str(blob[a:b], "utf-8") for a, b in zip(starts, starts[1:n_head + 1]))]
-    del same
-    chunks = (str(blob[a:b], "utf-8") for a, b in zip(starts[n_head:], starts[n_head + 1:]))
-    tail = str(blob[starts[-1]:starts[-1] + tail_bytes], "utf-8")
-    counts = Counter()
-    dict.update(counts, zip(chunks, freqs))  # no second copy of a big dict
+    try:
+        same = {}  # one str per distinct head chunk (a long head repeats a few)
+        head = [same.setdefault(c, c) for c in
+                (str(blob[a:b], "utf-8") for a, b in zip(starts, starts[1:n_head + 1]))]
+        del same
+        chunks = (str(blob[a:b], "utf-8") for a, b in zip(starts[n_head:], starts[n_head + 1:]))
+        tail = str(blob[starts[-1]:starts[-1] + tail_bytes], "utf-8")
+        counts = Counter()
+        dict.update(counts, zip(chunks, freqs))  # no second copy of a big dict
+    except UnicodeDecodeError as e:
+        raise _forged(path, f"a chunk that is not UTF-8 ({e.reason})") from None
+    if len(counts) != n:
+        raise _forged(path, f"{n - len(counts):,} repeated chunks")
+    _check_chunks(path, pattern, counts)
     return pattern, Part(head, counts, tail)
+
+
+def _check_sizes(path, n_head, n, tail_bytes, body_bytes, file_size):
+    """ValueError unless the header's numbers fit the file: checked before any of them
+    sizes an allocation (a header claiming 3e9 chunks must not be believed)."""
+    if min(n_head, n, tail_bytes, body_bytes) < 0:
+        raise _forged(path, "a negative size in its header")
+    if body_bytes > file_size or 8 * (2 * n + n_head) + tail_bytes > body_bytes:
+        raise _forged(path, f"a header claiming more than its {file_size:,} bytes hold")
+
+
+def _check_chunks(path, pattern, counts):
+    """For a preset pattern: ValueError if a counted chunk holds a sure pair (two
+    characters every split of every text cuts apart; bpe.counting.parts), i.e. a chunk
+    the pattern could never have made."""
+    if pattern not in PATTERNS.values():
+        return
+    sure = sure_pairs(regex.compile(pattern).findall)
+    if sure is None:
+        return
+    search = sure.search
+    for chunk in counts:
+        if len(chunk) > 1 and search(chunk):
+            raise _forged(path, f"a chunk its pattern would have split ({chunk[:40]!r})")
+
+
+def _forged(path, what):
+    return ValueError(f"{path} is not what bpe count writes: it holds {what}, though its "
+                      "checksum matches; count the text again with python -m bpe count")

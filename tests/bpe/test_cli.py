@@ -11,7 +11,7 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 import bpe
-import bpe.counting.chunks
+import bpe.counting.parts
 import bpe.train
 from bpe.counting.counts_file import write_counts
 from conftest import ROOT
@@ -220,7 +220,7 @@ def test_train_with_dask_and_with_local_workers(corpus, taylorswift):
 ])
 def test_bad_input_one_line_and_no_output(corpus, args, message):
     (corpus / "bad.txt").write_bytes(b"x" * 70_000 + b"\xff" + b"y" * 10)
-    part = bpe.counting.chunks.Part(["a"], bpe.counting.chunks.Counter({"b": 1}), "")
+    part = bpe.counting.parts.Part(["a"], bpe.counting.parts.Counter({"b": 1}), "")
     write_counts(corpus / "damaged.counts", bpe.RegexTokenizer().pattern, part)
     (corpus / "damaged.counts").write_bytes((corpus / "damaged.counts").read_bytes()[:-1])
     before = sorted(os.listdir(corpus))
