@@ -15,6 +15,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import parity, state, widgets
+from lab.guard import guarded
 from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
@@ -114,6 +115,7 @@ def once(slot, key, make):
 # only, not the app's frame and sidebar, so the view's data leaves the server sooner and
 # the browser has fewer elements to update (bench/results/keyfast.md).
 @st.fragment
+@guarded  # a fragment's errors are drawn in place: the frame's guard never sees them
 def page():
     """Everything the page draws."""
     read_url_once()
