@@ -21,7 +21,7 @@ try:  # lab.jobs reads the server's settings (LAB_*) as it is imported
 except ValueError as e:  # a bad setting: the operator's to fix, said once, no traceback
     st.error(f"This server is misconfigured: {md(e)}", icon=":material/settings_alert:")
     st.stop()
-from lab.guard import show_unexpected
+from lab.guard import page_run
 from lab.train_panels import sidebar_status
 
 PAGES = [  # (section, script, title, icon); the first is the home page; url = file name
@@ -61,10 +61,8 @@ def main():
         if training.running():  # its timer reruns only while there is something to watch
             sidebar_status()
 
-    try:
+    with page_run():  # one time budget for the page's regexes; no traceback reaches it
         nav.run()
-    except Exception as e:  # noqa: BLE001 — the last resort: no traceback ever reaches a page
-        show_unexpected(e)
 
     with st.sidebar:
         st.caption("Tokenizers in this session")

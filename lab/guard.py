@@ -1,4 +1,4 @@
-"""The last resort: no traceback ever reaches a page.
+"""One visitor action, bounded, and the last resort: no traceback ever reaches a page.
 
 Every check in bpe/ and lab/ turns bad input into a message that says what to do; this is
 for what no check foresaw (a bug, or an input beyond every budget). `show_unexpected`
@@ -7,14 +7,28 @@ function (an st.fragment's body, whose errors Streamlit would otherwise draw as 
 traceback in place) so its errors go the same way. Streamlit's own control flow
 (st.rerun, st.stop) is a BaseException and passes through untouched.
 """
+import contextlib
 import functools
 import logging
 
 import streamlit as st
 
+from bpe.patterns import safety
 from lab.safe import md
 
 log = logging.getLogger("lab")
+PAGE_SECONDS = 10.0  # CPU seconds every limited match of one page run may take in total
+
+
+@contextlib.contextmanager
+def page_run():
+    """One visitor action: the page's run (or a fragment's) under one time budget for every
+    visitor-controlled regex in it, and any exception shown by show_unexpected."""
+    try:
+        with safety.action(PAGE_SECONDS):
+            yield
+    except Exception as e:  # noqa: BLE001 — the last resort
+        show_unexpected(e)
 
 
 def show_unexpected(error):
@@ -31,8 +45,6 @@ def guarded(fn):
     """fn with its exceptions shown by show_unexpected (put it under @st.fragment)."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        try:
+        with page_run():
             return fn(*args, **kwargs)
-        except Exception as e:  # noqa: BLE001 — the last resort
-            show_unexpected(e)
     return run

@@ -9,13 +9,21 @@ patterns (presets, labels, checks, the speed trial).
   backreferences, recursion and fuzzy matching are refused.
 - `compile_checked(pattern)` compiles a checked pattern outside the module's cache
   (the cache keeps up to 500 programs alive for the life of the server).
-- `findall_within(compiled, text)` / `finditer_within` match under a CPU-time limit, on
-  any thread, and `runaway` words the error: the one home of that limit (bpe.regex,
-  bpe.formats.hf_pipeline and the app's pattern pages call it; the presets run unlimited).
+- `findall_within(compiled, text)` / `finditer_within` / `sub_within` match under a
+  CPU-time limit, on any thread, and `runaway` words the error: the one home of that
+  limit (bpe.regex, bpe.formats.hf_pipeline and the app's pattern pages call it; the
+  presets run unlimited).
+- `action(seconds)`: one budget for one visitor action (a page run, one encode), shared
+  by every match inside it, so a pattern that is slow on each of many pieces stops the
+  whole action once instead of costing the per-call limit again on every piece. Actions
+  nest: an inner one gets at most what the outer one has left.
 
 It knows no file format and no tokenizer.
 """
+import contextlib
+import contextvars
 import re
+import time
 
 import regex
 
@@ -270,6 +278,46 @@ def compile_checked(pattern, flags=0, what="split pattern"):
     return compiled
 
 
+_deadline = contextvars.ContextVar("bpe_action_deadline", default=None)  # (cpu time, budget)
+
+
+@contextlib.contextmanager
+def action(seconds):
+    """Run the block as one action of at most `seconds` of CPU time for every limited
+    match inside it (nested: at most what the enclosing action has left).
+
+    >>> with action(0.2):
+    ...     findall_within(compile_checked(r"(a|a)+$|."), "a" * 40 + "b", 5, pattern="(a|a)+$|.")
+    Traceback (most recent call last):
+    ...
+    ValueError: split pattern '(a|a)+$|.' took more than 0.2 s of CPU time on 41 characters, so it was stopped: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+ or (a+)+); simplify it, or pick a preset (gpt2, gpt4, gpt4o)
+    """
+    now = time.process_time()
+    end = now + seconds
+    outer = _deadline.get()
+    if outer is not None and outer[0] < end:
+        end, seconds = outer[0], outer[1]
+    token = _deadline.set((end, seconds))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def _limit(seconds, n_chars):
+    """(timeout for one call, the budget to name if it runs out): the call's own limit,
+    cut to what the current action has left."""
+    if seconds is None:
+        seconds = match_seconds(n_chars)
+    current = _deadline.get()
+    if current is None:
+        return seconds, seconds
+    left = current[0] - time.process_time()
+    if left < seconds:
+        return max(left, 0.001), current[1]
+    return seconds, seconds
+
+
 def findall_within(compiled, text, seconds=None, what="split pattern", pattern=None):
     """compiled.findall(text), or ValueError if matching takes longer than seconds of
     CPU time (default: match_seconds(len(text))). Works on any thread (the regex module
@@ -281,13 +329,12 @@ def findall_within(compiled, text, seconds=None, what="split pattern", pattern=N
     ...
     ValueError: split pattern '(a|a)+$|.' took more than 0.2 s of CPU time on 41 characters, so it was stopped: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+ or (a+)+); simplify it, or pick a preset (gpt2, gpt4, gpt4o)
     """
-    if seconds is None:
-        seconds = match_seconds(len(text))
+    timeout, budget = _limit(seconds, len(text))
     try:
         # concurrent: other threads (a server's other sessions) run while this matches
-        return compiled.findall(text, concurrent=True, timeout=seconds)
+        return compiled.findall(text, concurrent=True, timeout=timeout)
     except TimeoutError:
-        raise runaway(pattern or compiled.pattern, seconds, len(text), what) from None
+        raise runaway(pattern or compiled.pattern, budget, len(text), what) from None
 
 
 def finditer_within(compiled, text, seconds=None, what="split pattern", pattern=None):
@@ -296,12 +343,25 @@ def finditer_within(compiled, text, seconds=None, what="split pattern", pattern=
     >>> [m.span() for m in finditer_within(compile_checked(r"\\w+"), "hi you")]
     [(0, 2), (3, 6)]
     """
-    if seconds is None:
-        seconds = match_seconds(len(text))
+    timeout, budget = _limit(seconds, len(text))
     try:
-        return list(compiled.finditer(text, concurrent=True, timeout=seconds))
+        return list(compiled.finditer(text, concurrent=True, timeout=timeout))
     except TimeoutError:
-        raise runaway(pattern or compiled.pattern, seconds, len(text), what) from None
+        raise runaway(pattern or compiled.pattern, budget, len(text), what) from None
+
+
+def sub_within(compiled, repl, text, seconds=None, what="regex", pattern=None):
+    """compiled.sub(repl, text) under the same limit as findall_within (a file's Replace
+    normalizer runs at load too, on its added tokens).
+
+    >>> sub_within(compile_checked("b+"), "-", "abba")
+    'a-a'
+    """
+    timeout, budget = _limit(seconds, len(text))
+    try:
+        return compiled.sub(repl, text, concurrent=True, timeout=timeout)
+    except TimeoutError:
+        raise runaway(pattern or compiled.pattern, budget, len(text), what) from None
 
 
 def runaway(pattern, seconds, n_chars, what="split pattern"):
