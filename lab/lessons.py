@@ -57,12 +57,12 @@ def lesson_link(page_script):
     lessons = lessons_of(page_script)
     if lessons:
         with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-            st.caption("In the lessons:")
+            st.caption("In the lessons:", width="content")
             _links(lessons, icon=":material/school:")
 
 
 def lesson_pages(lesson_script):
     """On a lesson page: a line linking the lab pages the lesson uses."""
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        st.caption("This lesson uses:")
+        st.caption("This lesson uses:", width="content")
         _links(LESSONS[lesson_script])

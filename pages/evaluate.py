@@ -67,7 +67,7 @@ def report(tokenizers, texts, key):
 
 def show_report(rows, references, key):
     frame = ve.report_frame(rows, references)
-    st.dataframe(frame, hide_index=True, width="stretch",
+    st.dataframe(frame, hide_index=True, width="stretch", height=35 * (len(frame) + 1) + 3,
                  column_config={f"vs {r}": st.column_config.NumberColumn(
                      f"vs {r}", format="%+.1f%%",
                      help=f"(tokens of {r} − tokens) / tokens of {r}: + means fewer tokens")

@@ -68,7 +68,7 @@ def rows_for(section, tokenizers, text):
             ids = tok.encode(part, allowed_special="none")
             rows.append(tokens_row(tok, ids, color_by=color_by,
                                    caption=f"{label}{' · ' + kind if kind else ''}: "
-                                           f"{len(ids):,} tokens"))
+                                           f"{len(ids):,} token{'s' * (len(ids) != 1)}"))
     return rows
 
 
@@ -77,8 +77,15 @@ def extras(section, tokenizers, text):
     encoders = {label: tok.encode_ordinary for label, tok in tokenizers.items()}
     if section.extra == "lines" and text.strip():
         st.dataframe(why.line_counts(encoders, text), hide_index=True, width="stretch")
+    elif section.extra == "yaml" and text.strip():
+        try:
+            json_text, yaml_text = why.json_and_yaml(text)
+        except ValueError:
+            return  # rows_for said why
+        st.dataframe(why.compare_counts(encoders, json_text, yaml_text, ("JSON", "YAML")),
+                     hide_index=True, width="stretch")
     elif section.extra == "reverse" and text:
-        st.dataframe(why.reverse_counts(encoders, text), hide_index=True, width="stretch")
+        st.dataframe(why.compare_counts(encoders, text), hide_index=True, width="stretch")
     elif section.extra == "trailing" and tokenizers:
         label, tok = next(iter(tokenizers.items()))
         warning = why.last_token_warning(tok.decode_tokens_bytes(tok.encode_ordinary(text)))

@@ -37,7 +37,10 @@ def open_tab(browser, url, width=1400, scheme="light"):
 def shoot(tab, name, width):
     SHOTS.mkdir(exist_ok=True)
     wait_rendered(tab)
-    tab.set_viewport_size({"width": width, "height": 1000})
+    # Streamlit scrolls its main block, not the page: make the window as tall as it
+    height = tab.locator('[data-testid="stMainBlockContainer"]').evaluate("e => e.scrollHeight")
+    tab.set_viewport_size({"width": width, "height": min(height + 100, 16_000)})
+    wait_rendered(tab)
     tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 

@@ -126,13 +126,17 @@ def line_counts(encode_by_name, text):
     return rows
 
 
-def reverse_counts(encode_by_name, text):
-    """For each tokenizer, the tokens of text and of text reversed.
+def compare_counts(encode_by_name, text, other=None, labels=("text", "reversed")):
+    """For each tokenizer, the tokens of text and of other (text reversed by default),
+    under the column names labels.
 
-    >>> reverse_counts({"n": lambda s: s.split("a")}, "abab")
+    >>> compare_counts({"n": lambda s: s.split("a")}, "abab")
     [{'tokenizer': 'n', 'text': 3, 'reversed': 3}]
+    >>> compare_counts({"n": str.split}, "a b", "a", ("JSON", "YAML"))
+    [{'tokenizer': 'n', 'JSON': 2, 'YAML': 1}]
     """
-    return [{"tokenizer": name, "text": len(encode(text)), "reversed": len(encode(text[::-1]))}
+    other = text[::-1] if other is None else other
+    return [{"tokenizer": name, labels[0]: len(encode(text)), labels[1]: len(encode(other))}
             for name, encode in encode_by_name.items()]
 
 
