@@ -124,22 +124,29 @@ if st.session_state.get("rebuild_built") is not rebuilt:  # once per recovery
     st.session_state["rebuild_tok"] = rebuild.merges_tokenizer(
         rebuilt.merges, shuffle, GPT4_SPLIT_PATTERN, GPT4_SPECIAL_TOKENS)
     st.session_state["rebuild_built"] = rebuilt
-merges_tok = st.session_state["rebuild_tok"]
-st.session_state.setdefault("rebuild_text", DEFAULT_TEXT)
-text = st.session_state["rebuild_text"][:MAX_CHARS]
-rebuilt_ids = rebuild.gpt4_ids(merges_tok.encode_ordinary(text), shuffle)
-badges = st.container(horizontal=True)
-typing = st.session_state.pop("rebuild_typed", False)
-token_view([tokens_row(gpt4, rebuilt_ids, caption=f"Rebuilt from merges: "
-                                                 f"{len(rebuilt_ids):,} tokens")] if text else [],
-           key="rebuild_view", lists=True, on_text_change=typed,
-           editor={"text": None if typing else text, "version": 0,
-                   "echo": st.session_state.get("rebuild_echo"), "height": 120,
-                   "placeholder": "Type anything: the ids are checked against tiktoken's.",
-                   "max_chars": MAX_CHARS, "status": "" if text else "Type some text."})
-with badges:
-    parity.draw_badge(parity.reference_check("cl100k_base", text, gpt4, rebuilt_ids))
-    same = rebuilt_ids == gpt4.encode_ordinary(text)
-    st.badge(f"ids {'==' if same else '!='} bpe.GPT4Tokenizer (ranks)",
-             color="green" if same else "red",
-             icon=f":material/{'check' if same else 'close'}:")
+
+
+@st.fragment
+def live_check(merges_tok):
+    """The box, the rebuilt tokenizer's tokens and the badges; typing reruns only this."""
+    st.session_state.setdefault("rebuild_text", DEFAULT_TEXT)
+    text = st.session_state["rebuild_text"][:MAX_CHARS]
+    rebuilt_ids = rebuild.gpt4_ids(merges_tok.encode_ordinary(text), shuffle)
+    badges = st.container(horizontal=True)
+    typing = st.session_state.pop("rebuild_typed", False)
+    rows = [tokens_row(gpt4, rebuilt_ids, caption=f"Rebuilt from merges: "
+                                                  f"{len(rebuilt_ids):,} tokens")] if text else []
+    token_view(rows, key="rebuild_view", lists=True, on_text_change=typed,
+               editor={"text": None if typing else text, "version": 0,
+                       "echo": st.session_state.get("rebuild_echo"), "height": 120,
+                       "placeholder": "Type anything: the ids are checked against tiktoken's.",
+                       "max_chars": MAX_CHARS, "status": "" if text else "Type some text."})
+    with badges:
+        parity.draw_badge(parity.reference_check("cl100k_base", text, gpt4, rebuilt_ids))
+        same = rebuilt_ids == gpt4.encode_ordinary(text)
+        st.badge(f"ids {'==' if same else '!='} bpe.GPT4Tokenizer (ranks)",
+                 color="green" if same else "red",
+                 icon=f":material/{'check' if same else 'close'}:")
+
+
+live_check(st.session_state["rebuild_tok"])

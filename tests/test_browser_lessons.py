@@ -132,3 +132,20 @@ def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width, scheme)
         shoot(tab, f"evaluate_{scheme}_{width}", width)
     finally:
         context.close()
+
+
+def test_lesson_pages_stay_on_this_machine(browser, app_url):
+    from urllib.parse import urlparse
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    urls = []
+    tab.on("request", lambda request: urls.append(request.url))
+    for path in ["why", "rebuild_gpt4", "evaluate"]:
+        tab.goto(f"{app_url}/{path}")
+        tab.locator('[data-testid="stHeading"] h2').first.wait_for(timeout=120_000)
+        wait_rendered(tab)
+        tab.wait_for_timeout(500)  # late requests: fonts, images
+    context.close()
+    outside = sorted({url for url in urls if urlparse(url).scheme not in ("data", "blob")
+                      and urlparse(url).hostname not in ("127.0.0.1", "localhost")})
+    assert len(urls) > 3 and not outside, outside

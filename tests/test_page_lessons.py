@@ -136,3 +136,16 @@ def test_evaluate_cross_domain_in_one_click(open_page):
     at.selectbox(key="evaluate_tokenizer").select(name).run()
     assert not at.exception
     assert "tinyshakespeare (held out)" in set(at.dataframe[0].value["file"])
+
+
+def test_why_shows_the_sessions_own_tokenizers(open_page):
+    from bpe import RegexTokenizer
+    at = open_page(WHY)
+    mine = RegexTokenizer().train("strawberry fields " * 50, 256 + 10)
+    at.session_state["lab_tokenizers"] = {"my tokenizer": mine}
+    at.run()
+    at.multiselect(key="why_mine").set_value(["my tokenizer"]).run()
+    assert not at.exception
+    rows = token_view_data(at, "why_spelling_view")["rows"]
+    assert rows[-1]["caption"].startswith("my tokenizer:")
+    assert rows[-1]["ids"] == mine.encode_ordinary(why.SECTIONS[0].text)
