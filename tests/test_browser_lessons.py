@@ -123,12 +123,21 @@ def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width, scheme)
         wait_rendered(tab)
         assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 2
         if (width, scheme) == (1400, "light"):
+            upload = Path(tempfile.mkdtemp()) / "mine.txt"
+            upload.write_text("Hello 世界, my own file.\n", encoding="utf-8")
+            tab.locator('[data-testid="stMainBlockContainer"] input[type="file"]').set_input_files(
+                str(upload))
+            tab.get_by_text("mine.txt").first.wait_for(timeout=30_000)
+            wait_rendered(tab)
             with tab.expect_download() as download:
                 tab.get_by_role("button", name="Download CSV").first.click()
             rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
             assert {r["tokenizer"] for r in rows} == {"GPT-4 (cl100k_base)",
                                                       "GPT-2 (r50k_base)"}
             assert sum(r["file"] == "total" for r in rows) == 2
+            mine = [r for r in rows if r["file"] == "file: mine.txt"]
+            # Hello, 世, 界, ",", my, own, file.: each Han character a word
+            assert len(mine) == 2 and all(r["words"] == "7" for r in mine)
         shoot(tab, f"evaluate_{scheme}_{width}", width)
     finally:
         context.close()
