@@ -111,15 +111,15 @@ st.session_state["evaluate_refs"] = [n for n in st.session_state["evaluate_refs"
 refs = st.multiselect("Compare with", names, key="evaluate_refs")
 references = [r for r in refs if r != name]
 
-c1, c2 = st.columns([1, 2])
-use_samples = c1.toggle("The Arena's 14 samples", key="evaluate_samples")
+sources = st.container(horizontal=True, gap="medium")  # wraps on a narrow screen
+use_samples = sources.toggle("The Arena's 14 samples", key="evaluate_samples")
 corpus_label, held = held_out(name)
-use_held = c1.toggle("Held-out end of its training corpus", key="evaluate_held",
+use_held = sources.toggle("Held-out end of its training corpus", key="evaluate_held",
                      disabled=held is None,
                      help=("The end of the corpus training never saw." if held else
                            f"{md(name)} was trained on an upload, whose text is not kept."
                            if corpus_label else f"{md(name)} was not trained in this session."))
-uploads = c2.file_uploader("Your own text files", type=["txt", "md", "py", "json", "csv",
+uploads = st.file_uploader("Your own text files", type=["txt", "md", "py", "json", "csv",
                                                        "html", "js", "c", "rs", "go"],
                            accept_multiple_files=True, key="evaluate_files")
 texts = dict(arena.arena_samples()) if use_samples else {}

@@ -61,7 +61,7 @@ def script_chart(shares_by_name):
         x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"),
                 title="share of the vocabulary"),
         color=alt.Color("script:N", scale=alt.Scale(scheme="tableau20"),
-                        legend=alt.Legend(orient="top", title=None, columns=4)),
+                        legend=alt.Legend(orient="top", title=None, columns=3, labelLimit=140)),
         order=alt.Order("share:Q", sort="descending"),
         tooltip=["tokenizer:N", "script:N", alt.Tooltip("share:Q", format=".1%")],
     ).properties(height=alt.Step(28))
