@@ -39,6 +39,9 @@ PAGES = [  # (section, script, title, icon); the first is the home page; url = f
     ("Learn by doing", "pages/health.py", "Vocabulary health", ":material/health_and_safety:"),
     ("Learn by doing", "pages/data_size.py", "How much data", ":material/stacked_line_chart:"),
     ("Tools", "pages/token_budget.py", "Token-budget chunker", ":material/splitscreen:"),
+    ("Lessons", "pages/why.py", "Why tokenization?", ":material/help:"),
+    ("Lessons", "pages/rebuild_gpt4.py", "Rebuild GPT-4", ":material/construction:"),
+    ("Lessons", "pages/evaluate.py", "Evaluate", ":material/grading:"),
 ]
 ICON = Path(__file__).parent / "lab" / "static" / "icon.png"
 

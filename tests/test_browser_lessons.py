@@ -1,0 +1,160 @@
+"""The lesson pages in real Chromium: /why's sections follow typing, /rebuild_gpt4 recovers
+the merges in the worker and its ids equal tiktoken's as you type, /evaluate's report
+(read back from its CSV download) has GPT-2's and GPT-4's rows. Screenshots of each at
+800 and 1400 px, light and dark, go to $TMPDIR/lab_screenshots (not the repository)."""
+import csv
+import io
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import wait_rendered
+from viz import why
+
+SHOTS = Path(tempfile.gettempdir()) / "lab_screenshots"
+
+
+def until(check, timeout=60):
+    """Poll check() until it returns something truthy; returns that."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = check()
+        if got or time.monotonic() > deadline:
+            return got
+        time.sleep(0.2)
+
+
+def open_tab(browser, url, width=1400, scheme="light"):
+    context = browser.new_context(viewport={"width": width, "height": 1000},
+                                  color_scheme=scheme, accept_downloads=True)
+    tab = context.new_page()
+    tab.goto(url)
+    return context, tab
+
+
+def shoot(tab, name, width):
+    SHOTS.mkdir(exist_ok=True)
+    wait_rendered(tab)
+    # Streamlit scrolls its main block, not the page: make the window as tall as it
+    height = tab.locator('[data-testid="stMainBlockContainer"]').evaluate("e => e.scrollHeight")
+    tab.set_viewport_size({"width": width, "height": min(height + 100, 16_000)})
+    wait_rendered(tab)
+    tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def view_with_text(tab, text):
+    """The index of the token view whose text box holds text, -1 if none (the views
+    live in shadow roots: Playwright's locators reach them, document queries do not)."""
+    boxes = tab.locator(".tv textarea")
+    return next((n for n in range(boxes.count()) if boxes.nth(n).input_value() == text), -1)
+
+
+def row_ids(tab, nth_view, caption_start):
+    """The ids of the row whose caption starts with caption_start, in the nth view."""
+    return tab.locator(".tv").nth(nth_view).evaluate("""(view, start) => {
+        const row = Array.from(view.querySelectorAll('.tv-row'))
+            .find(r => r.querySelector('.tv-cap')?.textContent.startsWith(start));
+        return row ? Array.from(row.querySelectorAll('.tok[data-ids]'))
+            .flatMap(s => s.dataset.ids.split(' ').map(Number)) : null;
+    }""", caption_start)
+
+
+def type_into(tab, nth_view, text):
+    area = tab.locator(".tv textarea").nth(nth_view)
+    area.fill("")
+    area.press_sequentially(text, delay=15)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1400, 800])
+def test_why_sections_follow_typing(browser, app_url, cl100k, width, scheme):
+    context, tab = open_tab(browser, app_url + "/why", width, scheme)
+    try:
+        tab.locator(".tokens [data-ids]").first.wait_for(timeout=90_000)
+        wait_rendered(tab)
+        headers = tab.locator('[data-testid="stHeading"] h2').all_inner_texts()
+        assert len(headers) >= 10 and len(headers) == len(why.SECTIONS)
+        for section in why.SECTIONS:
+            assert view_with_text(tab, section.text) >= 0, section.slug
+        if (width, scheme) == (1400, "light"):
+            n = view_with_text(tab, why.SECTIONS[0].text)
+            type_into(tab, n, "blueberry")
+            want = cl100k.encode_ordinary("blueberry")
+            assert until(lambda: row_ids(tab, n, "GPT-4 (cl100k_base)") == want), \
+                row_ids(tab, n, "GPT-4 (cl100k_base)")
+            assert tab.locator(".tv textarea").nth(n).input_value() == "blueberry"
+        shoot(tab, f"why_{scheme}_{width}", width)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1400, 800])
+def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k, width, scheme):
+    context, tab = open_tab(browser, app_url + "/rebuild_gpt4", width, scheme)
+    try:
+        merges = tab.locator('[data-testid="stMetric"]', has_text="Merges recovered")
+        merges.wait_for(timeout=120_000)
+        assert "100,000" in merges.inner_text()
+        tab.locator(".tv .tokens [data-ids]").first.wait_for(timeout=60_000)
+        wait_rendered(tab)
+        assert tab.get_by_text("ids == tiktoken").count() == 1
+        if (width, scheme) == (1400, "light"):
+            text = "Rebuilt  merges: 1234567 🦙\n\tdone"
+            type_into(tab, 0, text)
+            want = cl100k.encode_ordinary(text)
+            assert until(lambda: row_ids(tab, 0, "Rebuilt") == want), row_ids(tab, 0, "Rebuilt")
+            wait_rendered(tab)
+            assert until(lambda: tab.get_by_text("ids == tiktoken").count() == 1)
+            assert tab.get_by_text("ids != tiktoken").count() == 0
+        shoot(tab, f"rebuild_gpt4_{scheme}_{width}", width)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1400, 800])
+def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width, scheme):
+    context, tab = open_tab(browser, app_url + "/evaluate", width, scheme)
+    try:
+        tab.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+        wait_rendered(tab)
+        assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 2
+        if (width, scheme) == (1400, "light"):
+            upload = Path(tempfile.mkdtemp()) / "mine.txt"
+            upload.write_text("Hello 世界, my own file.\n", encoding="utf-8")
+            tab.locator('[data-testid="stMainBlockContainer"] input[type="file"]').set_input_files(
+                str(upload))
+            tab.get_by_text("mine.txt").first.wait_for(timeout=30_000)
+            wait_rendered(tab)
+            with tab.expect_download() as download:
+                tab.get_by_role("button", name="Download CSV").first.click()
+            rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
+            assert {r["tokenizer"] for r in rows} == {"GPT-4 (cl100k_base)",
+                                                      "GPT-2 (r50k_base)"}
+            assert sum(r["file"] == "total" for r in rows) == 2
+            mine = [r for r in rows if r["file"] == "file: mine.txt"]
+            # Hello, 世, 界, ",", my, own, file.: each Han character a word
+            assert len(mine) == 2 and all(r["words"] == "7" for r in mine)
+        shoot(tab, f"evaluate_{scheme}_{width}", width)
+    finally:
+        context.close()
+
+
+def test_lesson_pages_stay_on_this_machine(browser, app_url):
+    from urllib.parse import urlparse
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    urls = []
+    tab.on("request", lambda request: urls.append(request.url))
+    for path in ["why", "rebuild_gpt4", "evaluate"]:
+        tab.goto(f"{app_url}/{path}")
+        tab.locator('[data-testid="stHeading"] h2').first.wait_for(timeout=120_000)
+        wait_rendered(tab)
+        tab.wait_for_timeout(500)  # late requests: fonts, images
+    context.close()
+    outside = sorted({url for url in urls if urlparse(url).scheme not in ("data", "blob")
+                      and urlparse(url).hostname not in ("127.0.0.1", "localhost")})
+    assert len(urls) > 3 and not outside, outside
