@@ -2,7 +2,7 @@
 page (pages/rebuild_gpt4.py) calls: the worker job that recovers the merges, one
 token's recovery, and the merges-based tokenizer with its byte relabelling.
 
-The recovery itself is bpe's (`bpe.ranks.recover_merges`; bpe does not export it at
+The recovery itself is bpe's (`bpe.formats.ranks.recover_merges`; bpe does not export it at
 the top level). This module adds no encoder of its own: the rebuilt tokenizer is a
 plain `bpe.RegexTokenizer.from_merges`. It never imports streamlit (the job runs in a
 worker, lab/jobs.py).
@@ -29,7 +29,7 @@ def recover_job(progress, *, check_every=2000):
     with bpe, then check every merge's parts join into its token's bytes. Progress is
     reported as lab.jobs.Step: first the recovery (one call), then the checks."""
     from bpe import GPT4Tokenizer
-    from bpe.ranks import recover_merges
+    from bpe.formats.ranks import recover_merges
     from lab.jobs import Step
     started = time.monotonic()
     ranks = GPT4Tokenizer().ranks
@@ -58,7 +58,7 @@ def lower_rank_parts(ranks, token):
     [3, 2]
     """
     from bpe import RanksTokenizer
-    from bpe.ranks import WHOLE_TEXT_PATTERN
+    from bpe.formats.ranks import WHOLE_TEXT_PATTERN
     rank = ranks[token]
     lower = {t: r for t, r in ranks.items() if r < rank}
     return RanksTokenizer(lower, WHOLE_TEXT_PATTERN, name="lower ranks").encode_chunk(token)

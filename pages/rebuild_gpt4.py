@@ -13,7 +13,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from bpe.gpt4 import GPT4_SPECIAL_TOKENS
+from bpe.ranks_tokenizer import GPT4_SPECIAL_TOKENS
 from bpe.patterns import GPT4_SPLIT_PATTERN
 from lab import job_view, lessons, parity, rebuild, state, training
 from lab.memory import remember
@@ -72,7 +72,7 @@ figures(("Ranks in the file", f"{rebuilt.n_ranks:,}"),
          "one per token of two or more bytes"),
         ("Merges checked", f"{rebuilt.checked:,}",
          "each merge's two parts join into its token's bytes"),
-        ("Recovery time", f"{rebuilt.seconds:.2f} s", "bpe.ranks.recover_merges, in the worker"))
+        ("Recovery time", f"{rebuilt.seconds:.2f} s", "bpe.formats.ranks.recover_merges, in the worker"))
 parents = {idx: pair for pair, idx in rebuilt.merges.items()}
 
 st.header("2. One token's recovery", divider="gray")

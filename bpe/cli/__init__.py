@@ -9,6 +9,7 @@
                         [--tie-break RULE]
     python -m bpe encode --model PREFIX.model [FILE]     # ids as a JSON array
     python -m bpe export PREFIX.model --format tiktoken|hf -o OUT
+    python -m bpe eval --model NAME_OR_FILE [--against NAME ...] [--json] FILE [FILE ...]
 
 Bad input prints one line, `bpe: error: ...`, to stderr and exits with status 1 (2 for
 a command line argparse cannot parse); never a traceback. Counting and training draw
@@ -22,10 +23,10 @@ import os
 import sys
 
 from ..formats import atomic
-from . import encode, export, train
+from . import encode, eval, export, train
 from .common import CliError
 
-COMMAND_MODULES = (train, encode, export)  # each adds its subcommands, in --help's order
+COMMAND_MODULES = (train, encode, export, eval)  # each adds its subcommands, in --help's order
 
 
 class _Parser(argparse.ArgumentParser):

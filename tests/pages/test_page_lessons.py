@@ -4,7 +4,7 @@ import tiktoken
 
 from bpe import evaluate
 from bpe.reference import load_reference
-from component_data import token_view_data
+from helpers.component_data import token_view_data
 from lab import lessons
 from viz import arena, why
 
@@ -33,7 +33,7 @@ def page_links(at):
 
 
 def test_every_lesson_page_is_in_the_app_and_links_pages_that_exist():
-    from conftest import ROOT
+    ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
     app = (ROOT / "app.py").read_text()
     for lesson, pages in lessons.LESSONS.items():
         assert f'("Lessons", "{lesson}"' in app

@@ -1,23 +1,23 @@
-"""`python -m bpe eval` (bpe/cli_eval.py): the table, --json's figures against tiktoken's
-ids, and one-line errors with exit status 2."""
+"""`python -m bpe eval` (bpe/cli/eval.py): the table, --json's figures against tiktoken's
+ids, and one-line errors (status 1 for bad input, 2 for a command line argparse refuses)."""
 import json
 import subprocess
 import sys
 
 import pytest
 
-from bpe import BasicTokenizer, cli_eval, evaluate
+from pathlib import Path
+
+from bpe import BasicTokenizer, cli, evaluate
 from bpe.reference import load_reference
-from conftest import ROOT
 from viz.arena import ARENA_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_eval(*argv):
-    """run() on parsed argv, as bpe/cli.py will call it."""
-    from bpe.cli import _Parser
-    parser = _Parser(prog="python -m bpe")
-    cli_eval.add_parser(parser.add_subparsers(dest="command", parser_class=_Parser))
-    return cli_eval.run(parser.parse_args(["eval", *argv]))
+    """The command line's main on `eval ARGV`; returns its exit status."""
+    return cli.main(["eval", *argv])
 
 
 def test_json_rows_equal_tiktoken_counts(capsys):
@@ -74,8 +74,8 @@ def test_a_model_file(tmp_path, capsys):
     (["--model", "r50k_base", "missing.txt"], "missing.txt: no such file"),
     (["--model", "r50k_base", str(ROOT / "samples")], "is a folder"),
 ])
-def test_errors_are_one_line_and_status_2(argv, message, capsys):
-    assert run_eval(*argv) == 2
+def test_errors_are_one_line_and_status_1(argv, message, capsys):
+    assert run_eval(*argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("bpe: error: ") and message in err and err.count("\n") == 1
 
@@ -83,9 +83,9 @@ def test_errors_are_one_line_and_status_2(argv, message, capsys):
 def test_not_utf8_and_missing_files_argument(tmp_path):
     bad = tmp_path / "latin1.txt"
     bad.write_bytes(b"caf\xe9")
-    for argv in (["--model", "r50k_base", str(bad)], ["--model", "r50k_base"]):
-        done = subprocess.run([sys.executable, "-m", "bpe.cli_eval", *argv], cwd=ROOT,
+    for argv, status in ((["--model", "r50k_base", str(bad)], 1), (["--model", "r50k_base"], 2)):
+        done = subprocess.run([sys.executable, "-m", "bpe", "eval", *argv], cwd=ROOT,
                               capture_output=True, text=True, timeout=120)
-        assert done.returncode == 2 and done.stdout == ""
+        assert done.returncode == status and done.stdout == ""
         assert done.stderr.startswith("bpe: error: ") and done.stderr.count("\n") == 1
         assert "Traceback" not in done.stderr
