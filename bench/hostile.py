@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
+from helpers.app import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
 from hostile_cases import (CASES, _hf_doc, _model, run_case,  # noqa: E402
                            upload as _upload, go as _go, pick as _pick, type_text as _type,
                            settle as _settle, paste_live)

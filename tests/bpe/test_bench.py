@@ -2,7 +2,7 @@
 import datetime
 import sys
 
-from conftest import ROOT
+from helpers.app import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import run_all  # noqa: E402

@@ -9,7 +9,7 @@
 
 Few and focused: the whole catalogue (10 app attempts) is bench/hostile.py's.
 """
-from conftest import screenshot
+from helpers.app import screenshot
 from helpers.hostile_cases import _model, go, paste_live, pick, settle, upload
 
 SLOW = r"(?:a|a)+$|."

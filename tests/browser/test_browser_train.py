@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPORA, metrics, screenshot, streamlit_server, wait_rendered
+from helpers.app import CORPORA, metrics, screenshot, streamlit_server, wait_rendered
 from bpe.patterns import TRIAL_CHARS as PATTERN_TRIAL_CHARS
 
 ROOT = Path(__file__).resolve().parents[2]

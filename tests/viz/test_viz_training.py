@@ -21,8 +21,8 @@ def test_doctests():
 
 
 @pytest.fixture(scope="module")
-def trained():
-    return RegexTokenizer("gpt4").train(SAMPLE[:30_000], 600)
+def trained(small_tok):
+    return small_tok(SAMPLE[:30_000], 600)
 
 
 def _rows(chart):
