@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 from helpers.app import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
-from hostile_cases import (CASES, _hf_doc, _model, run_case,  # noqa: E402
+from helpers.hostile_cases import (CASES, _hf_doc, _model, run_case,  # noqa: E402
                            upload as _upload, go as _go, pick as _pick, type_text as _type,
                            settle as _settle, paste_live)
-from hostile_tools import rss_mb  # noqa: E402
+from helpers.hostile_tools import rss_mb  # noqa: E402
 
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here
