@@ -236,7 +236,7 @@ def test_chunks_bad_and_catastrophic_patterns_are_messages(open_page):
 def test_chunks_flag_tokens_crossing_another_pattern(open_page, mine):
     basic = BasicTokenizer().train(SAMPLES[DEFAULT_SAMPLE] * 3, 256 + 60)
     at = with_mine(open_page("pages/regex_chunks.py"), "chunks_tokenizer", basic, "basic")
-    assert at.selectbox(key="chunks_preset").value == "GPT-2"  # no pattern of its own
+    assert at.selectbox(key="chunks_preset").value == "GPT-2 (r50k_base)"  # no pattern of its own
     assert int(metric(at, "Tokens crossing a chunk")) > 0
     assert any("cross a boundary" in w for w in texts(at.warning))
     (row,) = token_rows(at, "chunks_view")
