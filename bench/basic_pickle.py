@@ -7,6 +7,7 @@ load (a proposal for Tokenizer in bpe/base.py, tried here on a subclass).
 
 Run each in its own process: the figure is the process's peak RSS (VmHWM).
 """
+import argparse
 import pickle
 import sys
 from pathlib import Path
@@ -35,8 +36,14 @@ class LeanBasic(BasicTokenizer):
         self._reset()
 
 
-def main():
-    how, merges = sys.argv[1], int(sys.argv[2])
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n".join(__doc__.splitlines()[3:]))
+    parser.add_argument("how", choices=["plain", "lean"], help="pickle as it is, or lean")
+    parser.add_argument("merges", type=int, help="merges to train (e.g. 45000)")
+    args = parser.parse_args(argv)
+    how, merges = args.how, args.merges
     cls = LeanBasic if how == "lean" else BasicTokenizer
     text = (ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt").read_text()
     tok = cls().train(text, 256 + merges)

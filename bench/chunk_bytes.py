@@ -6,6 +6,7 @@ Builds N distinct chunks shaped like GPT-4 chunks of English (a leading space an
 letters; mean 7.5 bytes), then reports the resident set (VmRSS) the counts add, and the
 peak (VmHWM, reset through /proc/self/clear_refs) while training on them.
 """
+import argparse
 import random
 import sys
 from collections import Counter
@@ -52,4 +53,10 @@ def main(n=1_000_000, vocab_size=2000):
 
 
 if __name__ == "__main__":
-    main(*map(int, sys.argv[1:]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n_chunks", type=int, nargs="?", default=1_000_000,
+                        help="distinct chunks to count (1,000,000)")
+    parser.add_argument("vocab_size", type=int, nargs="?", default=2000,
+                        help="vocab size to train to (2000)")
+    args = parser.parse_args()
+    main(args.n_chunks, args.vocab_size)

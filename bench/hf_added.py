@@ -9,6 +9,7 @@ taylorswift.txt (vocab 2,000) with plain special tokens (the baseline refuses fl
 the flagged file (<mask> lstrip, <sep> rstrip, a single_word token) is timed in this
 tree only.
 """
+import argparse
 import json
 import os
 import statistics
@@ -66,9 +67,11 @@ def run(root, doc, text_path):
     return json.loads(out)
 
 
-def main():
+def main(argv=None):
     import tempfile
-    baseline = sys.argv[1]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("baseline", help="another checkout to compare with (e.g. /work/main)")
+    baseline = parser.parse_args(argv).baseline
     text_path = os.path.join(CORPORA, "tinyshakespeare.txt")
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_files(tmp)

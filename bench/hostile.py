@@ -22,11 +22,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
-from hostile_cases import (CASES, _hf_doc, _model, run_case,  # noqa: E402
-                           upload as _upload, go as _go, pick as _pick, type_text as _type,
-                           settle as _settle, paste_live)
-from hostile_tools import rss_mb  # noqa: E402
+from helpers.app import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
+from helpers.hostile_app import go as _go  # noqa: E402
+from helpers.hostile_app import paste_live  # noqa: E402
+from helpers.hostile_app import pick as _pick  # noqa: E402
+from helpers.hostile_app import settle as _settle  # noqa: E402
+from helpers.hostile_app import type_text as _type  # noqa: E402
+from helpers.hostile_app import upload as _upload  # noqa: E402
+from helpers.hostile_cases import CASES, _hf_doc, _model, run_case  # noqa: E402
+from helpers.hostile_tools import rss_mb  # noqa: E402
 
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here

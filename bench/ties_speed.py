@@ -3,6 +3,7 @@ vs today's, each rule, side by side on the same words, alternating.
 
     .venv/bin/python bench/ties_speed.py OLD_TRAIN_PY [vocab_size]
 """
+import argparse
 import importlib.util
 import statistics
 import sys
@@ -16,11 +17,15 @@ from bpe.regex import compile_pattern  # noqa: E402
 from bpe.train import TIE_BREAKS, train_merges  # noqa: E402
 
 
-def main():
-    spec = importlib.util.spec_from_file_location("old_train", sys.argv[1])
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("old_train_py", help="the old bpe/train.py (git show REV:bpe/train.py)")
+    parser.add_argument("vocab_size", type=int, nargs="?", default=4096)
+    args = parser.parse_args(argv)
+    spec = importlib.util.spec_from_file_location("old_train", args.old_train_py)
     old = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(old)
-    vocab_size = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
+    vocab_size = args.vocab_size
     text = (ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt").read_text()
     chunks = Counter(compile_pattern("gpt4")[1].findall(text))
     words = [(c.encode(), f) for c, f in chunks.items()]

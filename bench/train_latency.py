@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, CORPORA, wait_rendered  # noqa: E402
+from helpers.app import CHROMIUM, CHROMIUM_ARGS, CORPORA, wait_rendered  # noqa: E402
 from keystroke import FIGURE_JS, SET_TEXT_JS  # noqa: E402
 from load import WORDS, start_server  # noqa: E402
 

@@ -90,6 +90,9 @@ def peak_kib():
 
 
 def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        raise SystemExit(0 if argv else 2)
     task, who, *args = argv
     if task == "construct":
         seconds = construct(who)

@@ -12,6 +12,9 @@ For any tokenizer (trained, loaded, GPT-4, GPT-4o, extended) it finds
 - for trained tokenizers, merges whose pair occurred fewer than a threshold of times.
 Each finding lists its tokens and, where one fits, how to retrain without them.
 Pure: no Streamlit; progress through a callback. It never changes the tokenizer.
+Tokens are written into the findings by `render` (bytes -> str): bpe's render_token by
+default; the app passes viz's display text, so its tables show tokens as every other
+page does (· for a space, ↵ for a newline, hex for part of a character).
 """
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -42,11 +45,11 @@ class Finding:
     hint: str = ""  # how to retrain without them, where that fits
 
 
-def token_row(tok, idx, **extra):
+def token_row(tok, idx, render=render_token, **extra):
     """A finding's row for one token; its bytes in hex too when they are not UTF-8 (they
     would all show as U+FFFD)."""
     token = tok.vocab[idx]
-    row = {"id": idx, "token": render_token(token), "bytes": len(token)}
+    row = {"id": idx, "token": render(token), "bytes": len(token)}
     try:
         token.decode("utf-8")
     except UnicodeDecodeError:
@@ -64,7 +67,7 @@ def _report(progress, stage, done, total):
         progress(HealthProgress(stage, done, total))
 
 
-def invalid_utf8(tok):
+def invalid_utf8(tok, render=render_token):
     """Tokens of two or more bytes that are not valid UTF-8 on their own. (Lone bytes
     above 0x7F are left out: a byte-level vocabulary needs all of them.)"""
     rows = []
@@ -74,14 +77,14 @@ def invalid_utf8(tok):
             try:
                 token.decode("utf-8")
             except UnicodeDecodeError as e:
-                rows.append(token_row(tok, idx, reason=e.reason))
+                rows.append(token_row(tok, idx, render, reason=e.reason))
     return Finding("invalid_utf8", f"{len(rows)} tokens are not valid UTF-8 on their own",
                    "Each holds part of a character (or parts of two), so it only ever appears "
                    "next to the rest of that character; shown alone it decodes to U+FFFD.",
                    rows)
 
 
-def unreachable(tok, progress=None):
+def unreachable(tok, progress=None, render=render_token):
     """Tokens that encoding no text can produce (see the module docstring)."""
     rows = []
     ids = _ordinary_ids(tok)
@@ -92,7 +95,8 @@ def unreachable(tok, progress=None):
         token = tok.vocab[idx]
         if len(token) == 1:
             if token[0] in NEVER_IN_UTF8:
-                rows.append(token_row(tok, idx, reason="this byte never occurs in UTF-8 text"))
+                rows.append(token_row(tok, idx, render,
+                                      reason="this byte never occurs in UTF-8 text"))
             continue
         try:
             text = token.decode("utf-8")
@@ -102,13 +106,14 @@ def unreachable(tok, progress=None):
             chunks = split(text)
             if len(chunks) != 1:
                 if _witness(tok, idx, text) is None:
-                    cut = " | ".join(render_token(chunk.encode("utf-8")) for chunk in chunks)
-                    rows.append(token_row(tok, idx, reason=f"the split pattern cuts it into "
+                    cut = " | ".join(render(chunk.encode("utf-8")) for chunk in chunks)
+                    rows.append(token_row(tok, idx, render,
+                                          reason=f"the split pattern cuts it into "
                                           f"{cut}, and no text tried around it kept it whole"))
                 continue
         chunk_ids = encode_chunk(token)
         if chunk_ids != [idx]:
-            rows.append(token_row(tok, idx, reason=f"its own bytes encode to {chunk_ids}"))
+            rows.append(token_row(tok, idx, render, reason=f"its own bytes encode to {chunk_ids}"))
     _report(progress, "unreachable tokens", len(ids), len(ids))
     return Finding("unreachable", f"{len(rows)} tokens can never be produced",
                    "No text encodes to them: the split pattern cuts them apart, or BPE reaches "
@@ -129,15 +134,15 @@ def _witness(tok, idx, text):
     return None
 
 
-def unused(tok, corpus, progress=None, top=20):
+def unused(tok, corpus, progress=None, top=20, render=render_token):
     """Tokens the corpus never uses, and how often the used ones occur."""
     _report(progress, "encoding the corpus", 0, 1)
     counts = Counter(tok.encode_ordinary(corpus))
     _report(progress, "encoding the corpus", 1, 1)
     ids = _ordinary_ids(tok)
-    rows = [token_row(tok, idx) for idx in ids if idx not in counts]
+    rows = [token_row(tok, idx, render) for idx in ids if idx not in counts]
     used = len(ids) - len(rows)
-    most = ", ".join(f"'{render_token(tok.vocab[idx])}' {count}"
+    most = ", ".join(f"'{render(tok.vocab[idx])}' {count}"
                      for idx, count in counts.most_common(top))
     return Finding("unused", f"{len(rows)} of {len(ids)} tokens never occur in the corpus "
                    f"({used} do)",
@@ -147,7 +152,7 @@ def unused(tok, corpus, progress=None, top=20):
                    f"with a smaller vocab_size (about {256 + used} covers what it used).")
 
 
-def near_duplicates(tok):
+def near_duplicates(tok, render=render_token):
     """Groups of tokens equal but for case and leading spaces, largest group first."""
     groups = defaultdict(list)
     for idx in _ordinary_ids(tok):
@@ -160,7 +165,7 @@ def near_duplicates(tok):
             groups[key].append(idx)
     found = sorted((ids for ids in groups.values() if len(ids) > 1), key=len, reverse=True)
     rows = [{"id": ids[0], "variants": len(ids),
-             "tokens": " · ".join(f"'{render_token(tok.vocab[idx])}'" for idx in ids),
+             "tokens": " · ".join(f"'{render(tok.vocab[idx])}'" for idx in ids),
              "ids": ", ".join(map(str, ids))} for ids in found]
     return Finding("near_duplicates", f"{len(rows)} groups of tokens differ only by case or "
                    f"leading spaces ({sum(map(len, found))} tokens)",
@@ -169,18 +174,19 @@ def near_duplicates(tok):
                    "vocabulary.", rows)
 
 
-def longest(tok, top=20):
+def longest(tok, top=20, render=render_token):
     ids = sorted(_ordinary_ids(tok), key=lambda idx: (-len(tok.vocab[idx]), idx))[:top]
-    rows = [token_row(tok, idx) for idx in ids]
+    rows = [token_row(tok, idx, render) for idx in ids]
     return Finding("longest", f"the {len(rows)} longest tokens",
                    "Very long tokens often come from boilerplate repeated in the training data "
                    "(licences, separators, markup).", rows)
 
 
-def low_count(tok, threshold):
+def low_count(tok, threshold, render=render_token):
     """Merges learned from a pair that occurred fewer than threshold times."""
     counts = getattr(tok, "merge_counts", None) or {}
-    rows = [token_row(tok, idx, count=count) for idx, count in counts.items() if count < threshold]
+    rows = [token_row(tok, idx, render, count=count) for idx, count in counts.items()
+            if count < threshold]
     return Finding("low_count", f"{len(rows)} merges occurred fewer than {threshold} times",
                    "A merge made from a handful of occurrences is noise of the training text. "
                    "(Only trained tokenizers keep counts.)", rows,
@@ -189,18 +195,21 @@ def low_count(tok, threshold):
 
 
 def health_report(tok, corpus=None, *, low_count_below=2, top=20,
-                  progress: Optional[Callable[[HealthProgress], None]] = None):
-    """Every finding for tok, as a list of Finding. corpus (a str) adds the unused tokens.
+                  progress: Optional[Callable[[HealthProgress], None]] = None,
+                  render: Callable[[bytes], str] = render_token):
+    """Every finding for tok, as a list of Finding. corpus (a str) adds the unused tokens;
+    render writes a token's bytes into the rows and messages.
 
     >>> from bpe import RegexTokenizer
     >>> tok = RegexTokenizer().train("the cat. The cat.", 260)
     >>> [f.kind for f in health_report(tok, "the cat")]
     ['invalid_utf8', 'unreachable', 'unused', 'near_duplicates', 'longest', 'low_count']
     """
-    findings = [invalid_utf8(tok), unreachable(tok, progress)]
+    findings = [invalid_utf8(tok, render), unreachable(tok, progress, render)]
     if corpus:
-        findings.append(unused(tok, corpus, progress, top))
+        findings.append(unused(tok, corpus, progress, top, render))
     _report(progress, "near-duplicates and lengths", 0, 1)
-    findings += [near_duplicates(tok), longest(tok, top), low_count(tok, low_count_below)]
+    findings += [near_duplicates(tok, render), longest(tok, top, render),
+                 low_count(tok, low_count_below, render)]
     _report(progress, "near-duplicates and lengths", 1, 1)
     return findings

@@ -1,6 +1,7 @@
 """The teaching pages' side of a worker job (Tie rules, Extend, How much data): start it
 with a clear message when the server is busy, show its live progress with Cancel, and
-hand back its value once it has ended. The job itself is a lab.training.Training."""
+hand back its value once it has ended. The job itself is a lab.training.Training, asked
+by a lab.requests request."""
 import streamlit as st
 
 from lab import training
@@ -8,12 +9,16 @@ from lab.safe import md
 from lab.train_panels import progress_panel
 
 
-def start(slot, kind, name, summary, args):
-    """Start kind in slot (see lab.training.start); False, with the reason shown, if it
-    cannot start now."""
+def start(slot, name, summary, request_type, fields, **data):
+    """Make the request request_type(**fields) (a lab.requests type, which checks
+    itself) and start it in slot (see lab.training.start) with data (text...); False,
+    with the reason shown, if the request is refused or it cannot start now."""
     try:
-        training.start(slot, training.Settings(kind=kind, name=name, summary=summary), args)
-    except ValueError as e:  # lab.jobs.Busy, or a bad setting
+        asked = request_type(**fields)
+        if hasattr(asked, "check_text") and "text" in data:
+            asked.check_text(data["text"])
+        training.start(slot, training.Settings(asked, name=name, summary=summary), **data)
+    except ValueError as e:  # a bad setting, or lab.jobs.Busy
         st.error(md(e))
         return False
     return True

@@ -1,96 +1,52 @@
-"""Work in a worker process, so a long training never stalls the Streamlit server.
+"""Work in a worker process, so a long training never stalls the Streamlit server: the
+job handle the server holds.
 
 Streamlit runs every session's script in a thread of one process; `tok.train` is pure
 Python and holds the GIL, so training in the script thread would slow every other user.
-`start` runs a job in another process instead, started through multiprocessing's
-"forkserver" (never a plain fork of the server: it has threads, and forking a process
-with threads can deadlock), and returns a TrainingJob the caller polls:
+`start` runs a function in another process instead (started by lab/job_process.py's
+forkserver plumbing) and returns a TrainingJob the caller polls:
 
-    job = start("lab.trainers:train_bpe", dict(kind="regex", pattern="gpt4",
-                                               text=text, vocab_size=1024))
+    from lab import jobs, workers
+    from lab.requests import BpeRequest
+    job = jobs.start(workers.train_bpe, dict(request=BpeRequest("regex", "gpt4", 1024),
+                                             text=text))
     job.poll()      # -> new progress events since the last poll, batched
     job.done, job.error, job.result(), job.cancel()
 
-A job names a module-level function ("package.module:function", in bpe/, lab/ or viz/)
-and its keyword arguments; the worker imports it and calls `function(progress, **args)`.
-progress is a callable taking bpe's MergeProgress (or a `Step`, for work counted in
-other units), with a `phase(name)` method to say what it is doing ("counting",
-"measuring"...). What the function returns must pickle: it comes back as job.result().
-lab/training.py (the session side: typed settings, progress, outcome) is the place
-pages use; this module knows nothing of Streamlit.
+A job runs a module-level function (lab/workers.py holds the app's) with keyword
+arguments; the worker calls `function(progress, **args)` (lab/job_worker.py). progress
+is a callable taking bpe's MergeProgress (or a `Step`, for work counted in other units),
+with a `phase(name)` method to say what it is doing ("counting", "measuring"...). What
+the function returns must pickle: it comes back as job.result(). lab/training.py (the
+session side: typed requests, progress, outcome) is the place pages use; this module
+knows nothing of Streamlit.
 
 Limits: at most SERVER_LIMIT workers run at once on a server (start raises Busy, a
 ValueError with a message, beyond that), and each worker's address space is capped at
 WORKER_MEMORY bytes (resource.RLIMIT_AS), so one training cannot take the server's memory;
-hitting the cap ends the job with a message that says so.
+hitting the cap ends the job with a message that says so. Both, and ABANDON_AFTER, are
+read from the environment (lab/job_settings.py says how).
 
 The worker never outlives its use: it exits when its parent process dies, when nobody
 has polled it for `abandon_after` seconds (the tab was closed), and on cancel(), taking
 along the processes it forks to count a big corpus. `job.keep_polling(still_wanted)`
 polls from a thread while the page is not shown, so the job survives a visit to
 another page of the app.
-
-Settings a server reads from its environment when it imports this module:
-  LAB_MAX_TRAININGS      workers at once (SERVER_LIMIT; one per core, at least two)
-  LAB_WORKER_MEMORY_MB   one worker's address-space cap (WORKER_MEMORY; 2048)
-  LAB_ABANDON_AFTER_S    seconds without a poll before a worker gives up (ABANDON_AFTER;
-                         30, from 2 to 3600). Lower means a closed tab frees its worker
-                         sooner but a busy server may miss a poll; the browser tests
-                         start a server with 4 so a training can outlast it.
-A value out of range or not a number stops the import with a ValueError that says so.
 """
-import importlib
-import io
-import multiprocessing
-import multiprocessing.popen_forkserver
 import os
 import pickle
-import resource
 import signal
 import sys
 import threading
 import time
-import traceback
 import weakref
-from collections import deque
-from typing import NamedTuple
 
-REPORT_EVERY = 0.1     # seconds between progress messages: one pipe write per batch
-RECENT_MERGES = 20     # latest merges carried by a progress event (and kept by the job)
-WATCH_EVERY = 0.5      # seconds between the worker's checks on its parent and its polls
-KINDS = ("basic", "regex")
-ABANDONED = 3          # the worker's exit code when it gave up on an absent parent
-OUT_OF_MEMORY = 4      # the worker's exit code when it hit its memory cap past recovery
-TRACE_POINTS = 2000    # (done, elapsed) points a job keeps for its ETA, thinned beyond
-TARGET_PACKAGES = ("bpe", "lab", "viz")  # where a job's function may live
-
-
-def setting(name, default, low, high, unit, *, whole=False):
-    """The number in environment variable name (default if unset), checked to lie in
-    [low, high] (and to be a whole number if whole); a ValueError that names the
-    variable and the range otherwise."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high or whole and not value.is_integer():
-        # (NaN fails the range too)
-        raise ValueError(f"{name}={raw!r} is not a {'whole ' if whole else ''}number of "
-                         f"{unit} from {low} to {high}: fix it or unset it (the default "
-                         f"is {default})")
-    return int(value) if whole else value
-
-
-# Workers at once on this server: one per core, at least two (env LAB_MAX_TRAININGS)
-SERVER_LIMIT = setting("LAB_MAX_TRAININGS", max(2, os.cpu_count() or 1), 1, 1024,
-                       "trainings", whole=True)
-# Address space one worker may take, in bytes (env LAB_WORKER_MEMORY_MB)
-WORKER_MEMORY = setting("LAB_WORKER_MEMORY_MB", 2048, 64, 2**24, "MB", whole=True) * 2**20
-# seconds without a poll after which the worker gives up (env LAB_ABANDON_AFTER_S)
-ABANDON_AFTER = setting("LAB_ABANDON_AFTER_S", 30.0, 2, 3600, "seconds")
+from lab import job_process, job_worker
+from lab.job_process import warm_up
+from lab.job_settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
+                              SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
+                              setting)
+from lab.job_worker import Step, memory_message
 
 _live = weakref.WeakSet()  # the jobs started by this process, to count running workers
 _live_lock = threading.Lock()
@@ -100,128 +56,42 @@ class Busy(ValueError):
     """Too many trainings run on this server (or in this session) to start another."""
 
 
-class Step(NamedTuple):
-    """Progress of work counted in other units than merges (a sweep's runs, say)."""
-    done: int          # units done so far
-    total: int         # units in all
-    elapsed: float     # seconds since the work began
-    label: str = ""    # what the unit is ("vocab size 1024"), shown beside the bar
-
-    @property
-    def merges_per_s(self) -> float:
-        return self.done / self.elapsed if self.elapsed > 0 else 0.0
-
-_context = None
-_warming = None  # the thread that started the fork server, once one has
-
-
-def _mp_context():
-    """The "forkserver" context, preloaded with bpe: a job's process then forks from a
-    small single-threaded server in ~30 ms, where "spawn" takes ~0.5 s per job to start
-    Python and import bpe."""
-    global _context
-    if _context is None:
-        _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(["bpe", "bpe.replay", "lab.jobs", "lab.trainers"])
-    return _context
-
-
-class _Popen(multiprocessing.popen_forkserver.Popen):
-    """Starts a worker without re-running the parent's main script in it.
-
-    multiprocessing prepares every child by importing the parent's __main__ again; in
-    the server that is Streamlit's copy of app.py (a whole page run, GPT-4 loaded) and
-    under AppTest a generated script that cannot run outside it. A job names its
-    function by module, so the child needs none of it: the same launch as the
-    standard library's, with the main-module entries left out of the preparation."""
-
-    def _launch(self, process_obj):
-        from multiprocessing import forkserver, reduction, spawn, util
-        from multiprocessing.context import set_spawning_popen
-        prep_data = spawn.get_preparation_data(process_obj._name)
-        prep_data.pop("init_main_from_path", None)
-        prep_data.pop("init_main_from_name", None)
-        buf = io.BytesIO()
-        set_spawning_popen(self)
-        try:
-            reduction.dump(prep_data, buf)
-            reduction.dump(process_obj, buf)
-        finally:
-            set_spawning_popen(None)
-        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
-        parent_w = os.dup(w)  # the child's sentinel of this parent, as the original keeps
-        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))
-        with open(w, "wb", closefd=True) as f:
-            f.write(buf.getbuffer())
-        self.pid = forkserver.read_signed(self.sentinel)
-
-
-class WorkerProcess(multiprocessing.get_context("forkserver").Process):
-    """A forkserver Process launched through _Popen (module-level: it is pickled)."""
-
-    @staticmethod
-    def _Popen(process_obj):
-        return _Popen(process_obj)
-
-
-def warm_up():
-    """Start the fork server in the background now, so the first training a visitor
-    starts does not wait seconds for it to import bpe. Safe to call on every run."""
-    global _warming
-    if _warming is None:
-        def run():
-            _mp_context()
-            from multiprocessing import forkserver
-            forkserver.ensure_running()
-        _warming = threading.Thread(target=run, name="bpe-forkserver-warm-up", daemon=True)
-        _warming.start()
-    return _warming
-
-
 def running_jobs():
     """How many workers this server process runs now."""
     with _live_lock:
         return sum(1 for job in list(_live) if not job.done and job.alive())
 
 
-def start(target, args, *, abandon_after=ABANDON_AFTER, memory=None):
-    """Start target ("package.module:function") in a worker process with keyword
-    arguments args; returns its TrainingJob at once. Busy if SERVER_LIMIT workers run.
-    memory: the worker's address-space cap in bytes (WORKER_MEMORY by default)."""
-    module, _, function = target.partition(":")
-    if not function or module.split(".")[0] not in TARGET_PACKAGES:
-        raise ValueError(f"a job's target is 'package.module:function' inside "
-                         f"{'/, '.join(TARGET_PACKAGES)}/, not {target!r}")
+def start(function, args, *, abandon_after=ABANDON_AFTER, memory=None):
+    """Start function(progress, **args) in a worker process; returns its TrainingJob at
+    once. function: a module-level function of bpe/, lab/ or viz/ (it travels to the
+    worker pickled by name; lab/workers.py holds the app's). Busy if SERVER_LIMIT
+    workers run. memory: the worker's address-space cap in bytes (WORKER_MEMORY by
+    default)."""
+    check_function(function)
     with _live_lock:
         if sum(1 for job in list(_live) if not job.done and job.alive()) >= SERVER_LIMIT:
             raise Busy(f"{SERVER_LIMIT} trainings are running on this server already, "
                        "which is as many as it runs at once. Wait a minute for one to end, "
                        "then train again.")
-        job = TrainingJob(dict(target=target, args=args,
+        job = TrainingJob(dict(target=function, args=args,
                                memory=WORKER_MEMORY if memory is None else memory),
                           abandon_after)
         _live.add(job)
     return job
 
 
-def start_training(kind, pattern, text, vocab_size, min_frequency=1, special_tokens=(),
-                   *, held_out=None, abandon_after=ABANDON_AFTER, memory=None):
-    """Start training a BPE tokenizer in a worker (lab.trainers.train_bpe); its result()
-    is a lab.trainers.Trained (tok, held_out_counts).
-
-    kind: "basic" or "regex"; pattern: a preset name or regex (ignored for "basic").
-    special_tokens: strings given ids right after the trained vocabulary.
-    held_out: optional text the worker also encodes, to report the token count after
-    every merge (see bpe.replay.token_counts_by_merge).
-    User errors (a bad pattern, vocab_size below 256...) come back as job.error.
-    """
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    return start("lab.trainers:train_bpe",
-                 dict(kind=kind, pattern=pattern, text=text, vocab_size=vocab_size,
-                      min_frequency=min_frequency, special_tokens=list(special_tokens),
-                      held_out=held_out),
-                 abandon_after=abandon_after, memory=memory)
+def check_function(function):
+    """TypeError unless function is a module-level function of bpe/, lab/ or viz/ that
+    the worker can find again by its module and name (no lambda, no method, no other
+    package's function such as os.system)."""
+    module = getattr(function, "__module__", None) or ""
+    name = getattr(function, "__qualname__", "")
+    found = getattr(sys.modules.get(module), name, None) if "." not in name else None
+    if not callable(function) or found is not function \
+            or module.split(".")[0] not in TARGET_PACKAGES:
+        raise TypeError(f"a job runs a module-level function of {'/, '.join(TARGET_PACKAGES)}/ "
+                        f"(one of lab/workers.py's), not {function!r}")
 
 
 class TrainingJob:
@@ -229,7 +99,7 @@ class TrainingJob:
     may also come from its keep_polling thread (they take a lock)."""
 
     def __init__(self, spec, abandon_after=ABANDON_AFTER):
-        ctx = _mp_context()
+        ctx = job_process._mp_context()
         self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
         self.progress = None      # the latest MergeProgress (or Step), None before merging
         # (idx, pair, token, count) of the latest merges, newest last; replaced, never
@@ -238,7 +108,7 @@ class TrainingJob:
         self.done = False
         self.error = None         # str: what went wrong and what to do, if it failed
         self.cancelled = False
-        # (done, elapsed) at every progress batch, for the ETA (lab.training.eta)
+        # (done, elapsed) at every progress batch, for the ETA (lab.training.estimate_left)
         self.trace = []
         self.started = time.monotonic()
         self._abandon_after = abandon_after
@@ -255,8 +125,8 @@ class TrainingJob:
         # how the worker notices. Its parent pid would not tell: under forkserver the
         # worker's parent is the fork server, which lives as long as its workers do.
         self._conn, child_conn = ctx.Pipe(duplex=True)
-        self._process = WorkerProcess(
-            target=_work, args=(child_conn, self._heartbeat, abandon_after, spec),
+        self._process = job_process.WorkerProcess(
+            target=job_worker.run, args=(child_conn, self._heartbeat, abandon_after, spec),
             name="bpe-train", daemon=True)
         self._process.start()
         child_conn.close()  # the worker holds the only other end: EOF means it is gone
@@ -404,7 +274,6 @@ class TrainingJob:
                 "Try again; if it keeps happening, try a smaller corpus.")
 
 
-# ----------------------------------------------------------------- the worker side
 def _signal_group(process, signum):
     """Signal the worker and the processes it forked to count a big corpus (its group)."""
     try:
@@ -417,104 +286,6 @@ def _signal_group(process, signum):
             pass
 
 
-def memory_message(limit):
-    size = f"{limit / 2**20:,.0f} MB" if limit else "the memory it may use"
-    return (f"The training hit this server's memory cap for one training ({size}). Try a "
-            "smaller corpus or vocab size; for big corpora use the command line "
-            "(python -m bpe train), which has no such cap.")
-
-
-def _work(conn, heartbeat, abandon_after, spec):
-    """The worker process: run the job's function, send batched progress, then the
-    pickled result or an error."""
-    # Its own process group, so cancel and the watchdog end the counting processes bpe
-    # forks for a big corpus along with it; and not daemonic in its own eyes, because
-    # multiprocessing forbids daemonic processes to have children. (The parent still
-    # treats it as daemonic and ends it when the server exits.)
-    os.setpgrp()
-    multiprocessing.current_process().daemon = False
-    memory = spec.get("memory")
-    if memory:
-        # the counting processes it forks inherit the cap too
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    _watch(conn, heartbeat, abandon_after)
-    report = _Reporter(conn)
-    try:
-        module, _, name = spec["target"].partition(":")
-        function = getattr(importlib.import_module(module), name)
-        conn.send(("phase", "counting"))
-        value = function(report, **spec["args"])
-        report.flush()
-        conn.send(("result", pickle.dumps(value, pickle.HIGHEST_PROTOCOL)))
-    except MemoryError:
-        try:
-            conn.send(("error", memory_message(memory)))
-        except MemoryError:
-            os._exit(OUT_OF_MEMORY)
-    except (ValueError, TypeError) as e:
-        conn.send(("error", str(e)))
-    except Exception as e:  # a bug, not the user's: keep the traceback in the server log
-        traceback.print_exc(file=sys.stderr)
-        conn.send(("error", f"The training failed unexpectedly ({type(e).__name__}: {e})."))
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)  # no more checks on a closing pipe
-        conn.close()
-
-
-class _Reporter:
-    """The progress callback a job's function gets: keeps the latest merges, sends a
-    batch every REPORT_EVERY seconds, so a fast training makes a few messages a second,
-    not thousands. phase(name) says what the job does now."""
-
-    def __init__(self, conn):
-        self.conn = conn
-        self.latest = deque(maxlen=RECENT_MERGES)
-        self.last = None
-        self.sent = time.monotonic()
-
-    def __call__(self, p):
-        if hasattr(p, "idx"):  # a MergeProgress: keep the merge for the recent table
-            self.latest.append((p.idx, p.pair, p.token, p.count))
-        self.last = p
-        now = time.monotonic()
-        if now - self.sent >= REPORT_EVERY:
-            self.sent = now
-            self.flush()
-
-    def phase(self, name):
-        self.flush()
-        self.conn.send(("phase", name))
-
-    def flush(self):
-        p = self.last
-        if p is None:
-            return
-        self.conn.send(("progress", (p, list(self.latest))))
-        self.last = None
-        self.latest.clear()
-
-
-def _watch(conn, heartbeat, abandon_after):
-    """Exit this process when its parent is gone or has stopped polling.
-
-    The parent never writes to conn, so conn turns readable only at EOF: when the
-    parent's end is closed, by its death or by dropping the job. A timer signal rather
-    than a thread does the checking: it runs between the trainer's bytecodes (and
-    inside long regex searches, which check for signals), and with no extra thread bpe
-    may still count a big corpus on several cores (it only forks single-threaded).
-    """
-    def check(signum, frame):
-        gone = conn.poll()
-        if gone or time.monotonic() - heartbeat.value > abandon_after:
-            # one line in the server's log, so whoever reads it knows why a training
-            # vanished (os.write: nothing buffered is lost to _exit)
-            why = ("its server process dropped it" if gone else
-                   f"nobody polled it for {abandon_after:g} s (its tab was closed?)")
-            os.write(2, f"lab.jobs: training worker {os.getpid()} stopped: {why}\n"
-                     .encode())
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            os.killpg(0, signal.SIGTERM)  # the counting processes, if any; not this one
-            os._exit(ABANDONED)
-
-    signal.signal(signal.SIGALRM, check)
-    signal.setitimer(signal.ITIMER_REAL, WATCH_EVERY, WATCH_EVERY)
+__all__ = ["ABANDON_AFTER", "ABANDONED", "Busy", "OUT_OF_MEMORY", "SERVER_LIMIT", "Step",
+           "TrainingJob", "WORKER_MEMORY", "check_function", "memory_message", "running_jobs",
+           "setting", "start", "warm_up"]

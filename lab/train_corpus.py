@@ -2,7 +2,7 @@
 `python -m bpe count`. Each is kept for the session once read, so coming back to the
 page (the uploader then shows no files) keeps it; removing the files drops it.
 
-pages/train.py calls these; the decoding and checks are viz.corpus's, the counts-file
+pages/train.py calls these; the decoding is lab.corpus_text's, the counts-file
 format is bpe.counting.counts_file's (the worker reads the file again, in full, when it trains).
 """
 import hashlib
@@ -13,7 +13,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from lab.safe import md
-from viz import corpus as vc
+from lab import corpus_text
 
 UPLOADS = "train_uploads"
 KEPT = "train_corpus"        # (upload ids, replace) -> the decoded Corpus, kept for the session
@@ -49,7 +49,7 @@ def uploaded_corpus():
              "into one corpus in the order shown.") or []
     ids = (tuple(f.file_id for f in uploads), st.session_state.train_replace)
     if uploads and st.session_state.get(KEPT, (None,))[0] != ids:
-        corpus = vc.corpus_from_files([(f.name, f.getvalue()) for f in uploads],
+        corpus = corpus_text.corpus_from_files([(f.name, f.getvalue()) for f in uploads],
                                       replace=st.session_state.train_replace)
         st.session_state[KEPT] = (ids, corpus, len(corpus.text.encode("utf-8")))
     _kept(KEPT, uploads, SEEN, returning)
@@ -58,7 +58,7 @@ def uploaded_corpus():
     if kept and not uploads:
         st.caption(f"Using the files uploaded before: {md(', '.join(kept[1].used))}. "
                    "Upload others to replace them.")
-    return (kept[1], kept[2]) if kept else (vc.Corpus("", [], [], []), 0)
+    return (kept[1], kept[2]) if kept else (corpus_text.Corpus("", [], [], []), 0)
 
 
 def read_counts_header(name, data):

@@ -1,28 +1,32 @@
 """The Train page's form, and starting a training from what it holds.
 
 `train_form(...)` draws the settings (kind, split pattern, vocab size, minimum
-frequency, special tokens, tie rule, whether to record ties, name) and returns them;
-`start(...)` checks them against the corpus and starts a lab.training.Training in the
-worker, raising ValueError with what to do when something is wrong.
+frequency, special tokens, tie rule, whether to record ties, name) and returns them as
+a Form; `request(form)` turns a Form into the one typed request the worker gets
+(lab.requests.BpeRequest, or CountsRequest for a counts file), which checks itself;
+`start(...)` checks it against the corpus and starts a lab.training.Training in the
+worker. Every problem is a ValueError that says what to do. The limits themselves are
+lab/requests.py's, the split patterns' labels bpe.patterns'.
 """
 from typing import NamedTuple
 
 import streamlit as st
 
-from bpe import PATTERNS, compile_pattern, patterns
+from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
 from lab import training
+from lab.corpus_text import corpus_fingerprint, split_held_out
+from lab.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest,
+                          parse_special_tokens)
 from lab.safe import code
 from lab.train_panels import TRAIN
-from viz import corpus as vc
 from viz.ties import RULE_LABELS
 
 CUSTOM = "custom"
 KIND_HELP = ("Regex first splits the text into chunks (words, numbers, punctuation, "
              "spaces) so merges never cross them, as GPT-2/4 do. Basic merges over the raw "
              "bytes of the whole text, across word boundaries.")
-PATTERN_LABELS = {"gpt4": "GPT-4 (cl100k_base)", "gpt2": "GPT-2", "gpt4o": "GPT-4o (o200k_base)",
-                  CUSTOM: "Custom regex…"}
+CHOICE_LABELS = {**LABELS, CUSTOM: "Custom regex…"}  # the split pattern picker's
 TIES_UP_TO = 4096  # "auto" records ties up to this vocab size
 RECORD_TIES = {"auto": f"Up to vocab size {TIES_UP_TO:,}", "on": "Always", "off": "Never"}
 DEFAULTS = {"train_kind": "Regex", "train_pattern": "gpt4", "train_custom_pattern": "",
@@ -63,7 +67,7 @@ def train_form(corpus_label, *, counts=None, ready=True, running=False):
             # GPT-4's first, then any other preset bpe has, then a regex of one's own
             preset = left.selectbox("Split pattern (Regex only)",
                                     ["gpt4", *(p for p in PATTERNS if p != "gpt4"), CUSTOM],
-                                    format_func=lambda p: PATTERN_LABELS.get(p, p),
+                                    format_func=lambda p: CHOICE_LABELS.get(p, p),
                                     key="train_pattern")
             custom = left.text_input(
                 "Custom regex (used when the split pattern is “Custom regex…”)",
@@ -90,10 +94,10 @@ def train_form(corpus_label, *, counts=None, ready=True, running=False):
                  "mark those merges in the merge table. It roughly doubles the training "
                  f"time, so by default only vocab sizes up to {TIES_UP_TO:,} record them.")
         vocab_size = right.number_input(
-            "Vocab size", min_value=vc.VOCAB_MIN, max_value=vc.VOCAB_MAX, step=256,
+            "Vocab size", min_value=VOCAB_MIN, max_value=VOCAB_MAX, step=256,
             key="train_vocab_size",
             help=f"Tokens in the vocabulary: 256 bytes plus one per merge. From "
-                 f"{vc.VOCAB_MIN} to {vc.VOCAB_MAX:,} (GPT-4's size); a small corpus runs "
+                 f"{VOCAB_MIN} to {VOCAB_MAX:,} (GPT-4's size); a small corpus runs "
                  "out of pairs long before, and training then stops early and says so.")
         min_frequency = right.number_input(
             "Minimum pair frequency", min_value=1, max_value=1_000_000, step=1,
@@ -115,44 +119,42 @@ def train_form(corpus_label, *, counts=None, ready=True, running=False):
                 specials_text, name, tie_break, record_ties)
 
 
+def request(form, counts=None):
+    """The typed request a Form asks for (it checks itself: ValueError with what to
+    do). counts: the counts file the corpus is, whose pattern the request takes."""
+    common = dict(vocab_size=form.vocab_size, min_frequency=form.min_frequency,
+                  special_tokens=tuple(parse_special_tokens(form.specials_text)),
+                  tie_break=form.tie_break, record_ties=form.records_ties())
+    if counts is not None:
+        return CountsRequest(pattern=counts.pattern, **common)
+    kind = form.kind.lower()
+    if kind == "basic":
+        return BpeRequest(kind, None, **common)
+    if form.preset == CUSTOM and not form.custom.strip():
+        raise ValueError("Pick a split pattern, or type a regex in “Custom regex”.")
+    return BpeRequest(kind, form.custom if form.preset == CUSTOM else form.preset, **common)
+
+
 def start(form, text, n_bytes, corpus_label, counts=None):
     """Check form against the corpus (text of n_bytes, or a counts file) and start the
     training in the worker; ValueError saying what to do if it cannot start."""
-    vc.check_vocab_size(form.vocab_size)
-    specials = vc.parse_special_tokens(form.specials_text)
-    common = dict(vocab_size=form.vocab_size, min_frequency=form.min_frequency,
-                  special_tokens=specials)
+    asked = request(form, counts)
     name = form.name.strip()
-    ties = form.records_ties()
-    rules = dict(tie_break=form.tie_break, record_ties=ties)
-    rule_text = f"tie rule {form.tie_break}{', ties recorded' if ties else ''}"
+    rule_text = (f"tie rule {asked.tie_break}"
+                 f"{', ties recorded' if asked.record_ties else ''}")
     if counts is not None:
-        compile_pattern(counts.pattern)
         return training.start(TRAIN, training.Settings(
-            kind="counts", name=name or default_name(corpus_label, "", form.vocab_size, counts),
-            summary=f"Regex (the counts file's pattern), vocab size {form.vocab_size:,}, "
+            asked, name=name or default_name(corpus_label, "", asked.vocab_size, counts),
+            summary=f"Regex (the counts file's pattern), vocab size {asked.vocab_size:,}, "
                     f"{rule_text}, on the chunk counts of {counts.name}",
-            vocab_size=form.vocab_size, min_frequency=form.min_frequency,
             corpus=counts.fingerprint, corpus_label=counts.name),
-            dict(data=counts.data, file_name=counts.name, **rules, **common))
-    kind = form.kind.lower()
-    vc.check_corpus(kind, n_bytes)
-    pattern = None
-    if kind == "regex":
-        pattern = form.custom if form.preset == CUSTOM else form.preset
-        if form.preset == CUSTOM and not form.custom.strip():
-            raise ValueError("Pick a split pattern, or type a regex in “Custom regex”.")
-        compile_pattern(pattern)
-        patterns.trial(pattern, text)  # looks at the start only
-    label = ("custom regex" if form.preset == CUSTOM else
-             PATTERN_LABELS.get(form.preset, form.preset)) if kind == "regex" else "no split"
-    train_text, held_out = vc.split_held_out(text)
+            data=counts.data, file_name=counts.name)
+    asked.check_text(text, n_bytes)
+    train_text, held_out = split_held_out(text)
     return training.start(TRAIN, training.Settings(
-        kind="bpe", name=name or default_name(corpus_label, kind, form.vocab_size),
-        summary=f"{form.kind} ({label}), vocab size {form.vocab_size:,}, {rule_text}, on "
-                f"{len(train_text):,} characters of {corpus_label}",
-        vocab_size=form.vocab_size, min_frequency=form.min_frequency,
-        held_chars=len(held_out), corpus=vc.corpus_fingerprint(text),
+        asked, name=name or default_name(corpus_label, asked.kind, asked.vocab_size),
+        summary=f"{form.kind} ({asked.split_label}), vocab size {asked.vocab_size:,}, "
+                f"{rule_text}, on {len(train_text):,} characters of {corpus_label}",
+        held_chars=len(held_out), corpus=corpus_fingerprint(text),
         corpus_label=corpus_label),
-        dict(kind=kind, pattern=pattern, text=train_text, held_out=held_out or None,
-             **rules, **common))
+        text=train_text, held_out=held_out or None)

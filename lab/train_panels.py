@@ -10,10 +10,11 @@ import streamlit as st
 
 from bpe.formats import hf, ranks
 from lab import training
+from lab.corpus_text import corpus_fingerprint, held_out_start
+from lab.requests import SentencePieceRequest
 from lab.safe import code, md
 from lab.widgets import figures
-from viz import corpus as vc
-from viz import training as vt
+from viz import train_result as vt
 
 TRAIN = "train"                     # the slot of the page's BPE training
 SENTENCEPIECE = "train_sentencepiece"  # the slot of its SentencePiece follow-up
@@ -142,7 +143,7 @@ def result_panel(t, text_fingerprint):
     tok, name = o.tok, o.added[0]
     if s.corpus != text_fingerprint:
         st.caption(f"Trained on {md(s.corpus_label)}, not on the corpus picked above.")
-    early, message = vt.stop_message(tok, s.vocab_size, s.min_frequency)
+    early, message = vt.stop_message(tok, s.request.vocab_size, s.request.min_frequency)
     (st.warning if early else st.success)(
         f"{message} Added to this session as **{md(name)}**: pick it on Tokenize, Compare "
         "and the other pages.", icon=":material/info:" if early else ":material/check_circle:")
@@ -230,20 +231,18 @@ def sentencepiece_panel(t, text):
 
 def start_sentencepiece(t, text):
     """Start the SentencePiece follow-up on the part of text t was trained on."""
-    if vc.corpus_fingerprint(text) != t.settings.corpus:
+    if corpus_fingerprint(text) != t.settings.corpus:
         raise ValueError("The corpus on this page is not the one this tokenizer was trained "
                          "on any more; pick it again (or train again) first.")
-    if len(text) > vc.SENTENCEPIECE_MAX_CHARS:
-        raise ValueError(f"SentencePiece takes corpora of at most "
-                         f"{vc.SENTENCEPIECE_MAX_CHARS:,} characters here; use a smaller corpus.")
+    asked = SentencePieceRequest(t.settings.request.vocab_size)
+    asked.check_text(text)
     name = f"{t.outcome.added[0]} · SentencePiece"
     training.start(SENTENCEPIECE,
-                   training.Settings(kind="sentencepiece", name=name, corpus=t.settings.corpus,
+                   training.Settings(asked, name=name, corpus=t.settings.corpus,
                                      summary=f"SentencePiece BPE, vocab size "
-                                             f"{max(t.settings.vocab_size, 260):,}",
-                                     vocab_size=t.settings.vocab_size,
+                                             f"{asked.vocab_size:,}",
                                      corpus_label=t.settings.corpus_label),
-                   dict(text=text[:vc.held_out_start(text)], vocab_size=t.settings.vocab_size))
+                   text=text[:held_out_start(text)])
 
 
 @st.fragment(run_every=1.0)

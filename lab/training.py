@@ -1,31 +1,28 @@
-"""A training, as one typed object: its Settings, its Progress, its Outcome.
+"""A training of this session, as one typed object: its Settings (with the request it
+was asked), its Progress, its Outcome.
 
 Every training the app runs (Train's BPE and SentencePiece, Compare's quick pair, the
-sweeps and comparisons of other pages) goes through this module: it runs in a worker
-process (lab/jobs.py) with Cancel, it is kept in the session under a slot name, and
-app.py collects it when it ends, on whatever page the user is, adding what it trained
-to the session's tokenizers and saying so in a toast.
+sweeps and comparisons of other pages) goes through this module: a page builds a
+request (lab/requests.py, checked once as it is made), `start` runs the worker function
+KINDS gives for its type (lab/workers.py) in a worker process (lab/jobs.py) with
+Cancel, keeps the Training in the session under a slot name, and app.py collects it
+when it ends, on whatever page the user is, adding what it trained to the session's
+tokenizers and saying so in a toast.
 
-    t = training.start("train", Settings(kind="bpe", name="my bpe", summary="Regex…"),
-                       dict(kind="regex", pattern="gpt4", text=text, vocab_size=1024))
+    request = BpeRequest(kind="regex", pattern="gpt4", vocab_size=1024)
+    t = training.start("train", Settings(request, name="my bpe", summary="Regex…"),
+                       text=text)
     t = training.get("train")     # the session's Training in that slot, or None
     t.progress()                  # Progress(phase, done, total, elapsed, rate, eta, recent)
     t.outcome                     # None while running; then Outcome(value, error, ...)
     training.cancel("train")
 
-Kinds. A kind is a name for a module-level function that runs in the worker as
-`function(progress, **args)` (args must pickle; plain JSON-able values are best) and
-returns a picklable value, which becomes `outcome.value`. progress takes bpe's
-MergeProgress, or a lab.jobs.Step(done, total, elapsed, label) for work counted in
-other units, and has progress.phase("measuring") to name what it does. Register one:
-
-    training.register_kind("sweep", "bpe.health:vocab_size_sweep")
-    training.start("ties_sweep", Settings(kind="sweep", name="Sweep"), dict(text=...))
-
-and read `training.get("ties_sweep").outcome.value` on the page when it is done. A kind
-whose value holds tokenizers passes `tokenizers=`, a function value -> [tok, ...]; the
-collected ones join the session under Settings.names (or Settings.name) and the
-outcome lists the names they got (`outcome.added`).
+Kinds. KINDS maps each request type to a Kind: its name, the worker function (run as
+`function(progress, request=request, **data)`; the data must pickle, and what it
+returns becomes `outcome.value`) and, for a kind whose value holds tokenizers, a
+function value -> [tok, ...]: those join the session under Settings.names (or
+Settings.name) and the outcome lists the names they got (`outcome.added`). Another
+kind is one more request type, one more function in lab/workers.py, one more entry.
 
 Limits: SESSION_LIMIT trainings at once per session and lab.jobs.SERVER_LIMIT per server;
 start() raises lab.jobs.Busy (a ValueError) with a message beyond them. Jobs end with
@@ -37,9 +34,12 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from lab import jobs, state
+from lab import jobs, state, workers
 from lab.jobs import Busy
-from lab.trainers import Trained
+from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, PairRequest,
+                          SentencePieceRequest, SufficiencyRequest, SweepRequest,
+                          TieRulesRequest)
+from lab.workers import Trained
 
 SESSION_KEY = "lab_trainings"  # slot -> Training, this session's
 SESSION_LIMIT = 2              # trainings one session may run at once
@@ -47,46 +47,57 @@ QUICK_PAIR = "compare_quick_pair"  # the slot of Compare's quick pair
 QUICK_VOCAB = 512  # small enough to train both in a second, big enough to differ
 
 
+def _one_tokenizer(value):
+    return [value.tok]
+
+
 @dataclass(frozen=True)
 class Kind:
-    target: str                 # "package.module:function", run in the worker
+    name: str                   # what the pages and tests call it ("bpe", "extend"...)
+    worker: object              # a lab.workers function, run in the worker process
     tokenizers: object = None   # value -> [tok, ...] that join the session, or None
 
 
-KINDS = {
-    "bpe": Kind("lab.trainers:train_bpe", lambda value: [value.tok]),
-    "counts": Kind("lab.trainers:train_counts", lambda value: [value.tok]),
-    "sentencepiece": Kind("lab.trainers:train_sentencepiece", lambda value: [value.tok]),
-    "pair": Kind("lab.trainers:train_pair", list),
+KINDS = {  # request type -> Kind
+    BpeRequest: Kind("bpe", workers.train_bpe, _one_tokenizer),
+    CountsRequest: Kind("counts", workers.train_counts, _one_tokenizer),
+    SentencePieceRequest: Kind("sentencepiece", workers.train_sentencepiece, _one_tokenizer),
+    PairRequest: Kind("pair", workers.train_pair, list),
     # the teaching pages' jobs: their values are read on their pages, no tokenizer joins
-    "ties_rules": Kind("viz.ties:rules_job"),
-    "extend": Kind("viz.sweep:extension_job"),
-    "data_size_sufficiency": Kind("viz.sweep:sufficiency_job"),
-    "data_size_sweep": Kind("viz.sweep:sweep_job"),
+    TieRulesRequest: Kind("ties_rules", workers.train_tie_rules),
+    ExtendRequest: Kind("extend", workers.extension_job),
+    SufficiencyRequest: Kind("data_size_sufficiency", workers.data_sufficiency_job),
+    SweepRequest: Kind("data_size_sweep", workers.sweep_job),
 }
 
 
-def register_kind(name, target, *, tokenizers=None):
-    """Make name a kind of training: target is "package.module:function" (in bpe/,
-    lab/ or viz/); tokenizers, if given, maps the function's value to the tokenizers
-    that join the session when it ends."""
-    KINDS[name] = Kind(target, tokenizers)
+def kind_of(request):
+    """The Kind of a request; ValueError for an object no kind takes."""
+    kind = KINDS.get(type(request))
+    if kind is None:
+        raise ValueError(f"no kind of training takes a {type(request).__name__}; give one of "
+                         f"{', '.join(sorted(t.__name__ for t in KINDS))} (lab/requests.py)")
+    return kind
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What a training was started with: what the pages show about it, and how its
-    result joins the session. The corpus itself is not kept (it may be 200 MB)."""
-    kind: str                    # a key of KINDS
+    """What a training was started with: the request the worker got, and what the pages
+    show about it and how its result joins the session. The corpus itself is not kept
+    (it may be 200 MB), only what identifies it."""
+    request: object              # a lab.requests request: what the worker was asked
     name: str                    # how its tokenizer is listed (made unique on joining)
     summary: str = ""            # one line for the progress panel
     names: tuple = ()            # names of several tokenizers, in the value's order
     pick: tuple = ()             # widget keys to set to the added names, in order
-    vocab_size: int = 0
-    min_frequency: int = 1
     held_chars: int = 0          # characters held out to measure compression
-    corpus: object = None        # what identifies the corpus (see viz.corpus.fingerprint)
+    corpus: object = None        # what identifies the corpus (lab.corpus_text.corpus_fingerprint)
     corpus_label: str = ""
+
+    @property
+    def kind(self):
+        """The name of its kind of training ("bpe", "counts", "ties_rules"...)."""
+        return kind_of(self.request).name
 
 
 @dataclass(frozen=True)
@@ -238,20 +249,20 @@ def running(slot=None):
     return any(t.running for t in trainings().values())
 
 
-def start(slot, settings, args, *, abandon_after=jobs.ABANDON_AFTER):
-    """Start a training of settings.kind with args in the worker, kept in slot
-    (replacing what ended there). Busy (a ValueError with a message) if slot or the
-    session or the server runs too many; ValueError for an unknown kind."""
-    kind = KINDS.get(settings.kind)
-    if kind is None:
-        raise ValueError(f"unknown kind of training {settings.kind!r}; one of {sorted(KINDS)}")
+def start(slot, settings, *, abandon_after=jobs.ABANDON_AFTER, **data):
+    """Start the training settings.request asks for, in the worker, kept in slot
+    (replacing what ended there); data (text...) goes to the worker function beside the
+    request. Busy (a ValueError with a message) if slot or the session or the server
+    runs too many; ValueError for a request no kind takes."""
+    kind = kind_of(settings.request)
     if running(slot):
         raise Busy("A training is running here already: wait for it or cancel it.")
     if sum(t.running for t in trainings().values()) >= SESSION_LIMIT:
         raise Busy(f"{SESSION_LIMIT} of your trainings are running already, as many as one "
                    "visitor may run at once. Wait for one to end or cancel it, then start "
                    "this one.")
-    job = jobs.start(kind.target, args, abandon_after=abandon_after)
+    job = jobs.start(kind.worker, dict(request=settings.request, **data),
+                     abandon_after=abandon_after)
     connected = _session_connected()
     if connected is not None:
         job.keep_polling(connected)
@@ -295,7 +306,7 @@ def _outcome(t):
                       rate=rate)
     if outcome.ok:
         outcome.value = job.result()
-        convert = KINDS[t.settings.kind].tokenizers
+        convert = kind_of(t.settings.request).tokenizers
         toks = convert(outcome.value) if convert else []
         names = list(t.settings.names) or [t.settings.name] * len(toks)
         outcome.added = [state.add_tokenizer(name, tok, select=not t.settings.pick)
@@ -331,11 +342,12 @@ def start_quick_pair(text, corpus_label="Shakespeare", vocab_size=QUICK_VOCAB,
     Busy if the session or server runs too many trainings."""
     names = (f"Regex {vocab_size} ({corpus_label})", f"Basic {vocab_size} ({corpus_label})")
     return start(QUICK_PAIR,
-                 Settings(kind="pair", name=f"Regex and Basic {vocab_size} ({corpus_label})",
+                 Settings(PairRequest(vocab_size),
+                          name=f"Regex and Basic {vocab_size} ({corpus_label})",
                           names=names, pick=tuple(pick),
                           summary=f"Regex and Basic, vocab size {vocab_size}, on "
-                                  f"{corpus_label}", vocab_size=vocab_size),
-                 dict(text=text, vocab_size=vocab_size))
+                                  f"{corpus_label}"),
+                 text=text)
 
 
 def _session_connected():
@@ -352,5 +364,5 @@ def _session_connected():
 
 
 __all__ = ["Busy", "Kind", "KINDS", "Outcome", "Progress", "Settings", "Trained", "Training",
-           "cancel", "collect_finished", "estimate_left", "forget", "get", "recent_rate",
-           "register_kind", "running", "start", "start_quick_pair", "toast", "trainings"]
+           "cancel", "collect_finished", "estimate_left", "forget", "get", "kind_of",
+           "recent_rate", "running", "start", "start_quick_pair", "toast", "trainings"]

@@ -1,16 +1,19 @@
 """How much data, which vocabulary size: train on 1/5/25/100% of a corpus and see how much
 of the full vocabulary each share already finds; sweep vocabulary sizes x split patterns
-and compare bytes/token on held-out text. Thin: viz.sweep trains and draws."""
+and compare bytes/token on held-out text. Thin: lab.workers trains and measures (asked by
+lab.requests' SufficiencyRequest and SweepRequest), viz.sweep draws."""
 import streamlit as st
 
 from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from bpe import compile_pattern
+from bpe.patterns import PATTERNS, label
 from lab import job_view
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
+from lab.requests import (TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, SufficiencyRequest,
+                          SweepRequest)
 from lab.safe import md
 from viz import sweep
 
@@ -19,7 +22,7 @@ CORPUS_LIMIT = 4_000_000
 SIZES = [300, 512, 1024, 2048, 4096, 8192, 16384]
 
 remember({"data_size_corpus": None, "data_size_vocab": 1024,
-          "data_size_sizes": [512, 1024, 2048, 4096], "data_size_patterns": ["GPT-2", "GPT-4", "GPT-4o"],
+          "data_size_sizes": [512, 1024, 2048, 4096], "data_size_patterns": list(PATTERNS),
           "data_size_custom": ""})
 
 st.title("How much data, which vocabulary size")
@@ -37,13 +40,14 @@ corpus_name = st.selectbox("Corpus (its last tenth is held out)", list(corpora),
 suff_tab, sweep_tab = st.tabs(["How much data", "Which vocabulary size and pattern"])
 with suff_tab:
     with st.form("data_size_suff_form", border=False):
-        st.number_input("Vocabulary size", min_value=257, max_value=20_000, step=256,
-                        key="data_size_vocab")
+        st.number_input("Vocabulary size", min_value=TEACHING_VOCAB_MIN,
+                        max_value=TEACHING_VOCAB_MAX, step=256, key="data_size_vocab")
         go_suff = st.form_submit_button("Train on 1%, 5%, 25% and 100%", type="primary")
 with sweep_tab:
     with st.form("data_size_sweep_form", border=False):
         st.multiselect("Vocabulary sizes", SIZES, key="data_size_sizes")
-        st.multiselect("Split patterns", list(sweep.PATTERN_LABELS), key="data_size_patterns")
+        st.multiselect("Split patterns", list(PATTERNS), key="data_size_patterns",
+                       format_func=label)
         st.text_input("A custom split pattern too (a regex; optional)", key="data_size_custom")
         go_sweep = st.form_submit_button("Run the sweep", type="primary")
 
@@ -51,26 +55,19 @@ with sweep_tab:
 text = load_sample(corpus_name)[0][:CORPUS_LIMIT]
 if go_suff:
     vocab_size = int(st.session_state["data_size_vocab"])
-    job_view.start(SUFFICIENCY, SUFFICIENCY, "How much data",
+    job_view.start(SUFFICIENCY, "How much data",
                    f"{corpus_name}: vocabulary size {vocab_size:,} on 1%, 5%, 25%, 100%",
-                   dict(text=text, vocab_size=vocab_size))
+                   SufficiencyRequest, dict(vocab_size=vocab_size), text=text)
 if go_sweep:
-    patterns = {label: sweep.PATTERN_LABELS[label]
-                for label in st.session_state["data_size_patterns"]}
+    patterns = [(label(name), name) for name in st.session_state["data_size_patterns"]]
     custom = st.session_state["data_size_custom"].strip()
+    if custom:  # checked, and tried on the corpus, by the request
+        patterns.append(("custom", custom))
     sizes = sorted(st.session_state["data_size_sizes"])
-    try:
-        if custom:
-            patterns["custom"] = compile_pattern(custom)[0]
-        if not patterns or not sizes:
-            raise ValueError("pick at least one vocabulary size and one split pattern")
-    except ValueError as e:
-        st.error(md(e))
-    else:
-        job_view.start(SWEEP, SWEEP, "Vocabulary sweep",
-                       f"{corpus_name}: sizes {', '.join(map(str, sizes))} × "
-                       f"{', '.join(patterns)}", dict(text=text, vocab_sizes=sizes,
-                                                      patterns=patterns))
+    job_view.start(SWEEP, "Vocabulary sweep",
+                   f"{corpus_name}: sizes {', '.join(map(str, sizes))} × "
+                   f"{', '.join(name for name, _ in patterns)}",
+                   SweepRequest, dict(vocab_sizes=sizes, patterns=patterns), text=text)
 
 with suff_tab:
     done = job_view.finished(SUFFICIENCY, "Train to see how much of the full vocabulary a "

@@ -1,7 +1,8 @@
 """Extend a vocabulary: new merges learned from a domain corpus on top of any tokenizer
 (GPT-4, GPT-4o, one trained or loaded here), every old id keeping its meaning. Shows
 bytes/token on held-out domain text and on general text as K grows, the new tokens, and
-the downloads each format can hold. Thin: bpe.extend learns, viz.sweep measures."""
+the downloads each format can hold. Thin: bpe.extend learns and lab.workers measures, in
+the worker (asked by lab.requests.ExtendRequest); viz.sweep draws."""
 import streamlit as st
 
 from lab.pages_guard import run_inside_frame
@@ -13,6 +14,7 @@ from bpe.reference import REFERENCES
 from lab import job_view, state
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
+from lab.requests import ExtendRequest
 from lab.safe import md
 from lab.widgets import tokenizer_picker
 from viz import sweep
@@ -54,12 +56,12 @@ if go:
     domain, general = st.session_state["extend_domain"], st.session_state["extend_general"]
     k, min_frequency = int(st.session_state["extend_k"]), int(st.session_state["extend_min_frequency"])
     st.session_state.pop(ADDED, None)
-    job_view.start(SLOT, "extend", f"{base_name} + {k}",
+    job_view.start(SLOT, f"{base_name} + {k}",
                    f"{base_name} + {k:,} merges learned from {domain}; general text: {general}",
-                   dict(base=REFERENCE_NAMES.get(base_name, base),
-                        domain=load_sample(domain)[0][:DOMAIN_LIMIT],
-                        general=load_sample(general)[0][:GENERAL_LIMIT],
-                        num_merges=k, min_frequency=min_frequency))
+                   ExtendRequest, dict(num_merges=k, min_frequency=min_frequency),
+                   base=REFERENCE_NAMES.get(base_name, base),
+                   domain=load_sample(domain)[0][:DOMAIN_LIMIT],
+                   general=load_sample(general)[0][:GENERAL_LIMIT])
     st.session_state["extend_base_used"] = (base_name, base, domain, k, min_frequency)
 
 run = job_view.finished(SLOT, "Pick a base, a domain corpus and K, then extend (in the "

@@ -1,7 +1,7 @@
 """Vocabulary health: for any tokenizer, the tokens that are broken (not UTF-8 alone),
 wasted (never produced by any text, or unused on a corpus), redundant (case and space
 variants) or suspicious (the longest, merges made from a handful of pairs). Thin: the
-findings come from bpe.health, the tables from viz.health. No training here: the check
+findings come from bpe.health, the tables and the tokens' display text from viz.health. No training here: the check
 takes seconds (GPT-4o's 200k tokens: about 3 s), with a progress bar."""
 import time
 
@@ -49,7 +49,8 @@ if st.button("Check the vocabulary", type="primary", icon=":material/health_and_
                      text=f"{p.stage}: {p.done:,} of {p.total:,}")
 
     start = time.perf_counter()
-    findings = health_report(tok, text, low_count_below=int(low), progress=progress)
+    findings = health_report(tok, text, low_count_below=int(low), progress=progress,
+                             render=vh.token_text)
     bar.empty()
     st.session_state[RESULT] = {"name": name, "corpus": corpus_name, "findings": findings,
                                 "seconds": time.perf_counter() - start,

@@ -7,6 +7,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
+from bpe.patterns import LABELS, PATTERNS
 from lab import state, widgets
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
@@ -29,7 +30,7 @@ remember({"chunks_tokenizer": state.GPT4_NAME, "chunks_sample": DEFAULT_SAMPLE,
           "chunks_text": SAMPLES[DEFAULT_SAMPLE], "chunks_preset": None, "chunks_pattern": None})
 name, tok = widgets.tokenizer_picker("chunks_tokenizer")
 
-presets = dict(regex_chunks.PRESETS)
+presets = {LABELS[name]: pattern for name, pattern in PATTERNS.items()}
 if tok.pattern:
     presets = {OWN: tok.pattern, **presets}
 choices = [*presets, CUSTOM]

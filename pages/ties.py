@@ -8,17 +8,19 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
+from bpe.patterns import PATTERNS, label
 from lab import job_view
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
+from lab.requests import TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, TieRulesRequest
 from lab.safe import md
 from viz import ties as vties
-from viz.sweep import PATTERN_LABELS
 
 SLOT = "ties_rules"
-PATTERNS = {**PATTERN_LABELS, "None (Basic: the whole text)": ""}
+SPLITS = [*PATTERNS, ""]  # every preset, then "" for none
+NO_SPLIT = "None (Basic: the whole text)"
 
-remember({"ties_corpus": None, "ties_vocab_size": 512, "ties_pattern": "GPT-4",
+remember({"ties_corpus": None, "ties_vocab_size": 512, "ties_pattern": "gpt4",
           "ties_rule_a": "first", "ties_rule_b": "smallest_ids", "ties_rule_shown": "first"})
 
 st.title("Tie rules")
@@ -32,21 +34,20 @@ if st.session_state.get("ties_corpus") not in corpora:
 with st.form("ties_form", border=False):
     c1, c2, c3 = st.columns([2, 1, 1])
     c1.selectbox("Corpus", list(corpora), key="ties_corpus")
-    c2.number_input("Vocabulary size", min_value=257, max_value=20_000, step=64,
-                    key="ties_vocab_size")
-    c3.selectbox("Split pattern", list(PATTERNS), key="ties_pattern")
+    c2.number_input("Vocabulary size", min_value=TEACHING_VOCAB_MIN,
+                    max_value=TEACHING_VOCAB_MAX, step=64, key="ties_vocab_size")
+    c3.selectbox("Split pattern", SPLITS, key="ties_pattern",
+                 format_func=lambda p: label(p) if p else NO_SPLIT)
     go = st.form_submit_button("Train under each rule", type="primary",
                                icon=":material/model_training:")
 
 if go:
-    settings = {"corpus": st.session_state["ties_corpus"],
-                "vocab_size": int(st.session_state["ties_vocab_size"]),
-                "pattern": st.session_state["ties_pattern"]}
-    summary = (f"{settings['corpus']}, vocabulary size {settings['vocab_size']:,}, "
-               f"{settings['pattern']} split: three trainings, one per rule")
-    job_view.start(SLOT, "ties_rules", "Tie rules", summary,
-                   dict(text=load_sample(settings["corpus"])[0],
-                        vocab_size=settings["vocab_size"], pattern=PATTERNS[settings["pattern"]]))
+    corpus, pattern = st.session_state["ties_corpus"], st.session_state["ties_pattern"]
+    vocab_size = int(st.session_state["ties_vocab_size"])
+    summary = (f"{corpus}, vocabulary size {vocab_size:,}, "
+               f"{label(pattern) if pattern else NO_SPLIT} split: three trainings, one per rule")
+    job_view.start(SLOT, "Tie rules", summary, TieRulesRequest,
+                   dict(vocab_size=vocab_size, pattern=pattern), text=load_sample(corpus)[0])
 
 run = job_view.finished(SLOT, "Pick a corpus and a vocabulary size, then train: three "
                               "trainings, one per rule, in the background.")

@@ -1,7 +1,8 @@
 """Train: pick or upload a corpus, set up a tokenizer behind a form, watch the merges
 come in (at the top of the page), then study the result and download it in every
-format. The training is a lab.training.Training run in a worker process; the panels
-are lab.train_panels'; the corpus checks are viz.corpus's. Widgets and uploads are
+format. The form is lab.train_form's (it makes the one typed request the worker gets,
+lab/requests.py); the training a lab.training.Training run in a worker process
+(lab/workers.py); the panels lab.train_panels'; the corpus text lab.corpus_text's. Widgets and uploads are
 remembered for the session, so a visit to another page loses nothing.
 """
 import streamlit as st
@@ -17,7 +18,7 @@ from lab.safe import md
 from lab.train_corpus import KEPT, counts_upload, uploaded_corpus
 from lab.train_form import DEFAULTS, train_form
 from lab.train_form import start as train_form_start
-from viz import corpus as vc
+from lab.corpus_text import HELD_OUT_LIMIT, corpus_fingerprint, held_out_start
 
 SOURCES = ["Sample corpus", "Upload text files", "Counts file (.counts)"]
 
@@ -65,7 +66,7 @@ else:
     corpus_label = corpus.used[0].rsplit(".", 1)[0] if len(corpus.used) == 1 else \
         f"{len(corpus.used)} files" if corpus.used else "upload"
 
-cut = vc.held_out_start(text)  # slicing waits for Train: a corpus may be 200 MB
+cut = held_out_start(text)  # slicing waits for Train: a corpus may be 200 MB
 if counts:
     st.metric("Counts file (bytes)", f"{n_bytes:,}")
 elif source == SOURCES[2]:
@@ -75,7 +76,7 @@ elif text:
     widgets.figures(("Files", f"{files_used:,}"), ("Characters", f"{len(text):,}"),
                     ("Bytes (UTF-8)", f"{n_bytes:,}"))
     st.caption(f"Training uses the first {cut:,} characters; the last {len(text) - cut:,} "
-               f"(a tenth of the corpus, at most {vc.HELD_OUT_LIMIT:,}) are held out to "
+               f"(a tenth of the corpus, at most {HELD_OUT_LIMIT:,}) are held out to "
                "measure compression on text the tokenizer never saw." if cut < len(text) else
                "This corpus is too small to hold out a slice: it is trained on whole, and "
                "compression is not measured.")
@@ -102,7 +103,7 @@ if form.submitted and not running:
 # ---------------------------------------------------------------- the result
 if t is not None and not running:
     st.subheader("3 · Result", anchor="result")
-    panels.result_panel(t, counts.fingerprint if counts else vc.corpus_fingerprint(text))
+    panels.result_panel(t, counts.fingerprint if counts else corpus_fingerprint(text))
     if not t.shown:
         t.shown = True
         panels.scroll_to("result")

@@ -4,24 +4,24 @@ tests/pages (AppTest), tests/browser (Chromium); tests/helpers holds what they s
 
 Markers are given here, by folder and by fixture, so `pytest -m "not browser"` runs every
 test that needs no Chromium and `-m "not apptest"` every one that runs no page."""
-import contextlib
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+# Helpers live in tests/helpers (import them from there: helpers.app). The names in
+# __all__ stay importable from conftest only for the files that still do so and are not
+# switched yet (the token view, tokenize, compare and arena tests, test_lab_state,
+# test_token_view_assets, the tests/bpe files that import ROOT, bench/keystroke.py and
+# bench/view_row.py); once they import helpers.app, drop them.
+from helpers.app import (CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, app_server,  # noqa: E402
+                         metrics, read_corpus, screenshot, wait_rendered)
+
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "_free_port", "metrics", "read_corpus",
+           "screenshot", "wait_rendered"]
+
 sys.path.insert(0, str(ROOT))
-CORPORA = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora"))
-
-
-def read_corpus(name):
-    path = CORPORA / name
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: the tests read ../shared/corpora beside "
-                                "the checkout, or set BPE_CORPORA to the folder")
-    return path.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
@@ -38,6 +38,14 @@ def shakespeare():
 def gpt4():
     from bpe import GPT4Tokenizer
     return GPT4Tokenizer()
+
+
+@pytest.fixture(scope="session")
+def small_tok():
+    """small_tok(text, vocab_size, kind="regex", pattern="gpt4") -> a trained tokenizer,
+    made once per arguments for the whole run (helpers.tokenizers): do not mutate it."""
+    from helpers.tokenizers import small_tokenizer
+    return small_tokenizer
 
 
 @pytest.fixture(scope="session")
@@ -105,75 +113,6 @@ def open_page():
 
 
 # ---------------------------------------------------------- the app, in real Chromium
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
-SCREENSHOTS = ROOT / "screenshots"
-
-
-def _free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def streamlit_server(script, *, cap_bytes=None, env=None, cwd=ROOT):
-    """`streamlit run script` on a free local port; yields (its URL, the process).
-    cap_bytes: cap its address space (a memory bomb that works fails there instead of
-    taking the machine); env: extra environment variables; cwd: where it runs (Streamlit
-    reads .streamlit/config.toml there). Its output goes to a file, shown if it does not
-    start: a pipe nobody reads would stall the server once full."""
-    import subprocess
-    import tempfile
-    import time
-    import urllib.request
-
-    def cap():
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
-
-    port = _free_port()
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script),
-         "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=cwd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
-        preexec_fn=cap if cap_bytes else None)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise RuntimeError(f"streamlit did not start for {script}: " +
-                                       log.read().decode(errors="replace")[-2000:]) from None
-                time.sleep(0.3)
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-@contextlib.contextmanager
-def app_server():
-    """The app (`streamlit run app.py`) on a free local port; yields its URL."""
-    with streamlit_server(ROOT / "app.py") as (url, _):
-        yield url
-
-
 @pytest.fixture(scope="session")
 def app_url():
     """One app server for the whole test session."""
@@ -233,30 +172,3 @@ def page(browser, app_url):
     context.close()
 
 
-def wait_rendered(tab, timeout=60_000):
-    """Wait until Streamlit has finished running the script (no 'Running' status)."""
-    tab.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    tab.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            const busy = document.querySelector('[data-testid="stStatusWidget"]');
-            // 'notRunning' only after a run has finished ('initial' before the first)
-            return app && app.getAttribute('data-test-script-state') === 'notRunning'
-                && !busy;
-        }""", timeout=timeout)
-    tab.wait_for_timeout(300)
-
-
-def metrics(tab):
-    """label -> shown value of every st.metric on the page."""
-    return tab.eval_on_selector_all(
-        '[data-testid="stMetric"]',
-        """els => Object.fromEntries(els.map(e => [
-            e.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-            e.querySelector('[data-testid="stMetricValue"]').innerText.trim()]))""")
-
-
-def screenshot(tab, name):
-    """Save a full-page screenshot to screenshots/NAME.png (looked at by people)."""
-    SCREENSHOTS.mkdir(exist_ok=True)
-    tab.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)

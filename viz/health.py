@@ -1,6 +1,10 @@
 """Vocabulary health findings (bpe.health) as what the page draws: a summary table and one
-table per finding, capped so a browser stays quick with GPT-4o's 200k tokens. Pure."""
+table per finding, capped so a browser stays quick with GPT-4o's 200k tokens; and
+`token_text`, what the page gives bpe.health_report to write tokens with, so its tables
+show tokens as every other page does (viz.tokens.display_text, on one line). Pure."""
 import pandas as pd
+
+from viz.vocab import visible
 
 ROWS_SHOWN = 2000  # table rows per finding; the rest are counted, not drawn
 ICONS = {"invalid_utf8": ":material/broken_image:", "unreachable": ":material/block:",
@@ -27,3 +31,13 @@ def finding_frame(finding, limit=ROWS_SHOWN):
 def finding_csv(finding):
     """Every row of a finding as CSV text, for a download."""
     return pd.DataFrame(finding.rows).to_csv(index=False)
+
+
+def token_text(token):
+    """A token's bytes as the health tables show them: one line, markers for whitespace
+    and invisible characters, hex for part of a character.
+
+    >>> token_text(b" a\\n"), token_text("é".encode()[:1])
+    ('·a↵', '⟨c3⟩')
+    """
+    return visible(token)

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bpe import PATTERNS, compile_pattern
+from bpe.patterns import compile_pattern
 from bpe.patterns import safety
 from viz.marks import span_char_starts, span_token_starts
 from viz.vocab import visible
 
-PRESETS = {"GPT-2": PATTERNS["gpt2"], "GPT-4": PATTERNS["gpt4"], "GPT-4o": PATTERNS["gpt4o"]}
 TIMEOUT = 1.0  # seconds the pattern may take over the whole text
 
 

@@ -1,14 +1,16 @@
-"""Ties and tie rules, as data: train one corpus under each rule, find where they part,
-and list the tied merges with their candidates.
+"""Ties and tie rules, as data: where trainings under two rules part, how much they
+differ, and the tied merges with their candidates.
 
-`train_rules` is the runnable piece (it trains; run it in the worker); everything else
-is pure and works on bpe.train.TrainResult values. `tie_marks` is what the Train page's
-merge table calls to mark tied merges.
+Pure: it works on bpe.train.TrainResult values, the trainings themselves run in the
+worker (lab.workers.train_rules). Tokens are shown as every table of the lab shows them
+(viz.vocab.visible, viz.tokens.display_text on one line: · for a space, ↵ for a newline,
+hex for part of a character).
+`tie_marks` is what the Train page's merge table calls to mark tied merges.
 """
 from itertools import combinations
 
-from bpe import BasicTokenizer, RegexTokenizer, render_token
-from bpe.train import MAX_TIES, TIE_BREAKS, train_merges
+from bpe.train import MAX_TIES
+from viz.vocab import visible  # the one renderer (viz.tokens.display_text), on one line
 
 RULE_LABELS = {
     "first": "first pair met (minbpe)",
@@ -16,19 +18,6 @@ RULE_LABELS = {
     "greatest_bytes": "greatest (bytes0, bytes1) (CS336)",
 }
 CANDIDATES_SHOWN = 8  # candidates spelled out per tied merge; the rest are counted
-
-
-def train_rules(text, vocab_size, pattern="gpt4", rules=TIE_BREAKS, progress=None):
-    """{rule: TrainResult with merge_ties} for text under each rule. The chunks are counted
-    once. pattern: a preset or regex, or "" for no split. progress(rule, MergeProgress)."""
-    tok = RegexTokenizer(pattern) if pattern else BasicTokenizer()
-    words = [(chunk.encode("utf-8"), freq) for chunk, freq in tok.count_chunks(text).items()]
-    results = {}
-    for rule in rules:
-        report = None if progress is None else (lambda p, rule=rule: progress(rule, p))
-        results[rule] = train_merges(words, vocab_size, 1, report, tie_break=rule,
-                                     record_ties=True)
-    return results
 
 
 def vocab_of(merges, vocab=None):
@@ -45,7 +34,7 @@ def vocab_of(merges, vocab=None):
 
 def pair_text(pair, vocab):
     """'a' + 'b' for a pair, each token rendered readably."""
-    return " + ".join(f"'{render_token(vocab[idx])}'" for idx in pair)
+    return " + ".join(f"'{visible(vocab[idx])}'" for idx in pair)
 
 
 def learned_tokens(result):
@@ -100,8 +89,8 @@ def parting(results, rule_a, rule_b):
 def token_lists(results, rule_a, rule_b, limit=200):
     """The tokens only one of two rules learned, rendered, for two side-by-side lists."""
     diff = compare_two(results[rule_a], results[rule_b])
-    return ([render_token(t) for t in diff["only_a"][:limit]],
-            [render_token(t) for t in diff["only_b"][:limit]])
+    return ([visible(t) for t in diff["only_a"][:limit]],
+            [visible(t) for t in diff["only_b"][:limit]])
 
 
 def tie_marks(merge_ties, vocab, shown=CANDIDATES_SHOWN):
@@ -129,7 +118,7 @@ def tied_merges_rows(result, limit=500):
     rows = []
     for k, (pair, idx) in enumerate(result.merges.items()):
         if idx in marks:
-            rows.append({"merge": k + 1, "id": idx, "token": render_token(vocab[idx]),
+            rows.append({"merge": k + 1, "id": idx, "token": visible(vocab[idx]),
                          "pair": pair_text(pair, vocab), "count": result.merge_counts[idx],
                          "candidates": len(result.merge_ties[idx]), "others": marks[idx]})
             if len(rows) >= limit:
@@ -141,8 +130,3 @@ def tie_share(result):
     """(merges that won a tie, merges) for one training."""
     ties = sum(1 for pairs in (result.merge_ties or {}).values() if len(pairs) > 1)
     return ties, len(result.merges)
-
-
-def rules_job(progress, *, text, vocab_size, pattern):
-    """lab.jobs runs this in the worker: train_rules, each training's MergeProgress sent on."""
-    return train_rules(text, vocab_size, pattern, progress=lambda rule, p: progress(p))

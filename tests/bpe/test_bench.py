@@ -1,12 +1,39 @@
-"""The benchmark's own helpers (bench/run_all.py, bench/worker.py): no timings here."""
+"""The benchmark scripts: every bench/*.py imports without running and answers --help;
+and the benchmark's own helpers (bench/run_all.py, bench/worker.py). No timings here."""
 import datetime
+import importlib.util
+import subprocess
 import sys
 
-from conftest import ROOT
+import pytest
+
+from helpers.app import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import run_all  # noqa: E402
 from worker import rust_pieces  # noqa: E402
+
+
+SCRIPTS = sorted((ROOT / "bench").glob("*.py"))
+# another helper ("corpus") is fixing its import of viz.samples.shared_corpora_dir: strict,
+# so the test says when it is fixed and this line must go
+PENDING = {"reference_speed.py"}
+
+
+@pytest.mark.parametrize("script", [
+    pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="its import is broken"))
+    if path.name in PENDING else path for path in SCRIPTS], ids=lambda path: path.name)
+def test_every_bench_script_imports_and_answers_help(script):
+    """Importing a script runs nothing but its imports (the work waits for __main__), and
+    `--help` says how to run it and exits 0, without reading a corpus first."""
+    spec = importlib.util.spec_from_file_location(f"bench_{script.stem}", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.__doc__, f"{script.name} has no docstring to say what it measures"
+    done = subprocess.run([sys.executable, str(script), "--help"], cwd=ROOT, timeout=120,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip()
 
 
 def test_rust_pieces_cut_after_line_breaks_and_lose_nothing():

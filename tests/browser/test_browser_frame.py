@@ -6,7 +6,7 @@ config keep that from ever reaching the screen.
 """
 import pytest
 
-from conftest import app_server
+from helpers.app import app_server
 
 # file names only the legacy menu lists: none of them is also a page title of the frame
 LEGACY_ENTRIES = {"app", "specials", "token budget", "ties", "health", "extend", "data size"}

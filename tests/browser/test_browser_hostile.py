@@ -9,8 +9,9 @@
 
 Few and focused: the whole catalogue (10 app attempts) is bench/hostile.py's.
 """
-from conftest import screenshot
-from helpers.hostile_cases import _model, go, paste_live, pick, settle, upload
+from helpers.app import screenshot
+from helpers.hostile_app import go, paste_live, pick, settle, upload
+from helpers.hostile_cases import _model
 
 SLOW = r"(?:a|a)+$|."
 

@@ -3,7 +3,7 @@ holds only the local server, data: and blob: URLs (the lab promises to work offl
 a :material/: page icon used to make every page load ask fonts.gstatic.com)."""
 from urllib.parse import urlparse
 
-from conftest import wait_rendered
+from helpers.app import wait_rendered
 
 PAGES = ["", "compare", "train", "replay", "merge_tree", "vocabulary", "chunks", "specials",
          "chunker"]

@@ -3,7 +3,7 @@ survive a visit to another page (lab.memory.remember), as a user moves through t
 by its navigation links (one session, no reload)."""
 from playwright.sync_api import expect
 
-from conftest import metrics, wait_rendered
+from helpers.app import metrics, wait_rendered
 
 
 def go(tab, link):

@@ -2,7 +2,7 @@
 change to what encoding with that many merges gives. Also opens each of the five learning
 views once, checks what only a browser shows (the Graphviz SVG, the chunk underlines) and
 saves screenshots/views_*.png."""
-from conftest import metrics, screenshot, wait_rendered
+from helpers.app import metrics, screenshot, wait_rendered
 
 from bpe.replay import encode_with_first_merges, merge_parents
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
@@ -136,7 +136,7 @@ def test_views_render_in_chromium(page, app_url):
     assert page.locator(".tv .tok:not(.cont)").evaluate_all(
         "els => els.filter(e => e.getClientRects().length !== 1).length") == 0
     tall_screenshot(page, "views_chunks")
-    pick(page, "Pattern", "GPT-2")
+    pick(page, "Pattern", "GPT-2 (r50k_base)")
     pick(page, "Sample", "Python code")
     page.wait_for_function(
         """() => Array.from(document.querySelectorAll('[data-testid="stMetric"]')).some(e =>

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT, screenshot, streamlit_server, wait_rendered
+from helpers.app import ROOT, screenshot, streamlit_server, wait_rendered
 
 SCRIPT = textwrap.dedent('''
     import sys

@@ -4,7 +4,7 @@ import json
 
 from bpe import RegexTokenizer
 from bpe.formats.hf import hf_json
-from conftest import metrics, screenshot, wait_rendered
+from helpers.app import metrics, screenshot, wait_rendered
 from viz.token_budget import chunk_text, summary
 
 CORPUS = "the cat sat on the mat, and the dog sat on the log. " * 40

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPORA, metrics, screenshot, streamlit_server, wait_rendered
 from bpe.patterns import TRIAL_CHARS as PATTERN_TRIAL_CHARS
+from helpers.app import CORPORA, metrics, screenshot, streamlit_server, wait_rendered
+from helpers.training import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
@@ -250,9 +251,7 @@ def test_a_training_whose_tab_is_closed_is_ended_by_the_watchdog(watched_tab,
     server = watchdog_server[1]
     worker = start_long_training(watched_tab, server, long_corpus, "orphaned")
     watched_tab.context.close()  # the tab and its connection, as a closed tab does
-    deadline = time.monotonic() + 120  # a bound on a hang, not a measurement
-    while worker in training_workers(server) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: worker not in training_workers(server), timeout=120, every=0.1)
     assert worker not in training_workers(server)
     # gone: stopped by the watchdog (it writes this line before it exits), not finished
     assert (f"lab.jobs: training worker {worker} stopped: nobody polled it for {WATCHDOG} s"
@@ -307,7 +306,7 @@ def test_upload_is_remembered_across_pages_then_sentencepiece_and_a_toast(page):
 def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
     from bpe import RegexTokenizer
     from bpe import load_bytes
-    from viz.corpus import split_held_out
+    from lab.corpus_text import split_held_out
     open_train(page)
     page.locator(".st-key-train_vocab_size input").fill("400")
     page.locator(".st-key-train_name input").fill("dl")

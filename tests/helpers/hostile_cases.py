@@ -244,51 +244,6 @@ finally:
 ]
 
 
-# ------------------------------------------------------------------ driving the app
-# (Playwright tabs on app.py: bench/hostile.py and tests/test_browser_hostile.py)
-def upload(tab, name, data):
-    tab.get_by_text("Load a tokenizer file").click()
-    tab.locator('[data-testid="stSidebar"] input[type=file]').set_input_files(
-        files=[{"name": name, "mimeType": "application/octet-stream", "buffer": data}])
-
-
-def go(tab, title):
-    tab.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
-
-
-def pick(tab, name_part, label="Tokenizer"):
-    tab.locator('[data-testid="stMain"] [data-testid="stSelectbox"]', has_text=label).first.click()
-    tab.locator('[role="option"]', has_text=name_part).first.click()
-
-
-def type_text(tab, label, text):
-    box = tab.get_by_label(label, exact=True).first
-    box.fill(text)
-    box.press("Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter")
-
-
-def paste_live(tab, text):
-    """Put text in Tokenize's live view box as a paste does (one input event)."""
-    tab.locator(".tv textarea").first.evaluate(
-        "(el, t) => { el.value = t; el.dispatchEvent(new Event('input', {bubbles: true})); }",
-        text)
-
-
-def settle(tab, timeout=30_000):
-    """Wait until the script run ends; False if it is still running at timeout."""
-    tab.wait_for_timeout(1000)  # an input's rerun starts a moment after the keypress
-    try:
-        _wait_rendered(tab, timeout)
-        return True
-    except Exception:
-        return False
-
-
-def _wait_rendered(tab, timeout):
-    from conftest import wait_rendered
-    wait_rendered(tab, timeout)
-
-
 # ------------------------------------------------------------------ the runner
 _PRELUDE = r'''
 import gc, json, traceback

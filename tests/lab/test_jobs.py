@@ -5,15 +5,14 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from bpe import BasicTokenizer, MergeProgress, RegexTokenizer
 from bpe.replay import token_counts_by_merge
-from lab import jobs
-from lab.jobs import start_training
+from helpers.training import start_training, wait_until
+from lab import job_worker, jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
@@ -70,7 +69,7 @@ def test_progress_is_batched(monkeypatch):
         def send(self, message):
             sent.append(message)
 
-    report = jobs._Reporter(Conn())
+    report = job_worker._Reporter(Conn())
     for done in range(1, 1001):
         report(MergeProgress(done, 1000, 255 + done, (97, 98), b"ab", 5, done / 1000))
     report.flush()
@@ -83,27 +82,31 @@ def test_progress_is_batched(monkeypatch):
     assert all(len(latest) <= jobs.RECENT_MERGES for _, (_, latest) in sent)
 
 
+ARGS = dict(kind="regex", pattern="gpt4", text="hello world, hello", vocab_size=300,
+            min_frequency=1)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(pattern="(unclosed"), "invalid split pattern"),
-    (dict(vocab_size=100), "at least 256"),
+    (dict(vocab_size=100), "from 256"),
     (dict(min_frequency=0), "min_frequency"),
-    (dict(pattern=r"[a-z]+"), "skips"),  # a pattern that would drop the spaces
+    (dict(kind="sentencepiece"), "kind must be one of"),
 ])
-def test_user_errors_come_back_as_text(kwargs, message):
-    args = dict(kind="regex", pattern="gpt4", text="hello world, hello", vocab_size=300,
-                min_frequency=1)
-    args.update(kwargs)
-    job = start_training(**args)
+def test_bad_settings_are_refused_before_a_worker_starts(kwargs, message):
+    """The typed request checks itself as it is made: no worker for a bad setting."""
+    before = jobs.running_jobs()
+    with pytest.raises(ValueError, match=message):
+        start_training(**{**ARGS, **kwargs})
+    assert jobs.running_jobs() == before
+
+
+def test_errors_only_the_training_finds_come_back_as_text():
+    job = start_training(**{**ARGS, "pattern": r"[a-z]+"})  # it would drop the spaces
     assert job.wait(60)
-    assert job.error is not None and message in job.error
+    assert job.error is not None and "skips" in job.error
     assert "Traceback" not in job.error
     with pytest.raises(RuntimeError):
         job.result()
-
-
-def test_unknown_kind_is_refused_before_starting():
-    with pytest.raises(ValueError, match="kind must be one of"):
-        start_training("sentencepiece", None, "text", 300)
 
 
 def test_cancel_stops_a_training_that_would_never_end():
@@ -131,11 +134,13 @@ def test_watchdog_ends_a_job_nobody_polls():
 WORKER_OF_A_DOOMED_PARENT = f"""
 import sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from lab.jobs import start_training
+from lab import jobs, workers
+from lab.requests import BpeRequest
 if __name__ == "__main__":
     import random
     text = "".join(random.Random(0).choices("abcdefgh ", k=3_000_000))
-    job = start_training("basic", None, text, 60_000)
+    job = jobs.start(workers.train_bpe, dict(request=BpeRequest("basic", None, 60_000),
+                                             text=text))
     while job.phase == "starting":
         job.wait(0.1)
     print(job.pid, flush=True)
@@ -160,10 +165,7 @@ def test_worker_exits_when_its_parent_dies():
         assert _running(worker)
         parent.send_signal(signal.SIGKILL)
         parent.wait(10)
-        deadline = time.monotonic() + 30
-        while _running(worker) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _running(worker)
+        assert wait_until(lambda: not _running(worker), timeout=30)
     finally:
         parent.kill()
         parent.wait(10)
@@ -210,16 +212,12 @@ def test_counting_processes_end_with_the_worker(shakespeare, how):
     text = shakespeare * (4 * PARALLEL_MIN // len(shakespeare) + 1)
     job = start_training("regex", "gpt4", text, 300,
                          abandon_after=0.01 if how == "abandon" else jobs.ABANDON_AFTER)
-    deadline = time.monotonic() + 60
-    while len(_group(job.pid)) < 2 and not job.done and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: len(_group(job.pid)) >= 2 or job.done, timeout=60, every=0.01)
     assert len(_group(job.pid)) >= 2  # the worker and its counting processes
     if how == "cancel":
         job.cancel()
     else:
         job.join(60)
         assert job.exitcode == jobs.ABANDONED
-    deadline = time.monotonic() + 30
-    while _group(job.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not _group(job.pid), timeout=30)
     assert _group(job.pid) == []

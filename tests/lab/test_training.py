@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 
 from bpe import RegexTokenizer
-from lab import jobs, training
+from helpers.training import Silent, start_training
+from lab import jobs, training, workers
 from lab.jobs import Busy, Step
+from lab.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
+                          TieRulesRequest)
 from lab.training import estimate_left, recent_rate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +21,7 @@ CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # a training that never ends
 
 
 def test_a_job_runs_any_function_it_names_and_returns_its_value():
-    job = jobs.start("lab.trainers:train_pair", dict(text=SAMPLE[:20_000], vocab_size=300))
+    job = jobs.start(workers.train_pair, dict(request=PairRequest(300), text=SAMPLE[:20_000]))
     assert job.wait(120) and job.error is None, job.error
     regex_tok, basic_tok = job.result()
     assert regex_tok.merges == RegexTokenizer("gpt4").train(SAMPLE[:20_000], 300).merges
@@ -29,15 +32,18 @@ def test_a_job_runs_any_function_it_names_and_returns_its_value():
     assert all(b[0] >= a[0] and b[1] >= a[1] for a, b in zip(job.trace, job.trace[1:]))
 
 
-def test_a_job_target_must_be_a_function_of_the_lab():
-    for target in ("os:system", "lab.trainers", "subprocess:run"):
-        with pytest.raises(ValueError, match="package.module:function"):
+def test_a_job_runs_a_module_level_function_of_the_lab():
+    import os
+    import subprocess
+    for target in (os.system, subprocess.run, "lab.workers:train_pair", lambda p: p,
+                   training.Training.cancel):
+        with pytest.raises(TypeError, match="module-level function of bpe/, lab/, viz/"):
             jobs.start(target, {})
 
 
 def test_sentencepiece_trains_in_the_worker():
-    job = jobs.start("lab.trainers:train_sentencepiece",
-                     dict(text=SAMPLE[:30_000], vocab_size=400))
+    job = jobs.start(workers.train_sentencepiece,
+                     dict(request=SentencePieceRequest(400), text=SAMPLE[:30_000]))
     assert job.wait(120) and job.error is None, job.error
     sp = job.result().tok
     assert type(sp).__name__ == "SentencePieceBPE" and sp.n_vocab <= 400
@@ -45,20 +51,20 @@ def test_sentencepiece_trains_in_the_worker():
 
 def test_the_server_limit_refuses_one_training_too_many(monkeypatch):
     monkeypatch.setattr(jobs, "SERVER_LIMIT", 1)
-    first = jobs.start_training("regex", CATASTROPHIC, "a" * 60, 300)
+    first = start_training("regex", CATASTROPHIC, "a" * 60, 300)
     try:
         with pytest.raises(Busy, match="1 trainings are running on this server"):
-            jobs.start_training("regex", "gpt4", "hello", 300)
+            start_training("regex", "gpt4", "hello", 300)
     finally:
         first.cancel()
-    second = jobs.start_training("regex", "gpt4", "hello world", 300)  # room again
+    second = start_training("regex", "gpt4", "hello world", 300)  # room again
     assert second.wait(60) and second.error is None
 
 
 def test_a_worker_over_its_memory_cap_ends_with_a_message(shakespeare):
     # Basic training keeps ~70 bytes per corpus byte before its first merge (its lists
     # of positions, bench/results/basicmem.md): far more than 100 MB of address space here
-    job = jobs.start_training("basic", None, shakespeare, 300, memory=100 * 2**20)
+    job = start_training("basic", None, shakespeare, 300, memory=100 * 2**20)
     assert job.wait(120)
     assert "memory cap for one training (100 MB)" in job.error
     assert "Traceback" not in job.error
@@ -69,14 +75,25 @@ def test_steps_are_reported_like_merges():
     assert p.merges_per_s == 2.0 and p.label == "vocab size 1024"
 
 
-def test_unknown_kind_and_registered_kind():
-    with pytest.raises(ValueError, match="unknown kind of training"):
-        training.start("x", training.Settings(kind="no such kind", name="x"), {})
-    training.register_kind("pair_again", "lab.trainers:train_pair", tokenizers=list)
-    try:
-        assert training.KINDS["pair_again"].target == "lab.trainers:train_pair"
-    finally:
-        del training.KINDS["pair_again"]
+def test_every_request_type_has_one_kind_and_its_worker_is_a_function():
+    with pytest.raises(ValueError, match="no kind of training takes a dict"):
+        training.start("x", training.Settings({"kind": "bpe"}, name="x"))
+    names = [kind.name for kind in training.KINDS.values()]
+    assert len(set(names)) == len(names)
+    for request_type, kind in training.KINDS.items():
+        jobs.check_function(kind.worker)  # module-level, found again by name
+        assert kind.worker.__module__ == "lab.workers"
+    assert training.Settings(BpeRequest("basic", None, 300), name="x").kind == "bpe"
+    assert training.Settings(CountsRequest(pattern="gpt2", vocab_size=300),
+                             name="x").kind == "counts"
+
+
+def test_the_forkserver_preloads_the_workers():
+    from lab import job_process
+    assert {"bpe", "lab.workers", "lab.job_worker", "lab.requests"} <= set(job_process.PRELOAD)
+    import importlib
+    for name in job_process.PRELOAD:
+        importlib.import_module(name)  # a name that no longer imports would stop the server
 
 
 # ---------------------------------------------------------------- the ETA
@@ -186,15 +203,6 @@ def test_the_quick_pair_trains_in_the_worker_and_is_picked_for_compare(monkeypat
 
 
 # ------------------------------------------------------------ the trainers
-class Silent:
-    """A worker's progress callback that reports nothing."""
-    def __call__(self, p):
-        pass
-
-    def phase(self, name):
-        pass
-
-
 def counts_bytes(tmp_path, text, pattern="gpt4"):
     """A counts file of text (as python -m bpe count writes it), as bytes."""
     from bpe.counting.counts_file import write_counts
@@ -206,11 +214,10 @@ def counts_bytes(tmp_path, text, pattern="gpt4"):
 
 
 def test_a_counts_file_trains_the_merges_of_its_text(tmp_path):
-    from lab.trainers import train_counts
     data = counts_bytes(tmp_path, SAMPLE[:30_000], "gpt2")
-    job = jobs.start("lab.trainers:train_counts",
-                     dict(data=data, file_name="bard.counts", vocab_size=400,
-                          special_tokens=["<|endoftext|>"]))
+    request = CountsRequest(pattern="gpt2", vocab_size=400, special_tokens=["<|endoftext|>"])
+    job = jobs.start(workers.train_counts,
+                     dict(request=request, data=data, file_name="bard.counts"))
     assert job.wait(120) and job.error is None, job.error
     tok = job.result().tok
     expected = RegexTokenizer("gpt2").train(SAMPLE[:30_000], 400)
@@ -222,28 +229,28 @@ def test_a_counts_file_trains_the_merges_of_its_text(tmp_path):
     for bad, why in ((data[:-10], "is damaged"), (b"hello\nworld\n", "is not a counts file"),
                      (data.replace(b"bpe-counts 1", b"bpe-counts 9", 1), "version")):
         with pytest.raises(ValueError, match=f"^bard.counts {why}|^bard.counts is a counts"):
-            train_counts(Silent(), data=bad, file_name="bard.counts", vocab_size=300)
+            workers.train_counts(Silent(), request=CountsRequest(vocab_size=300), data=bad,
+                                 file_name="bard.counts")
 
 
 def test_train_bpe_passes_the_tie_rule_and_records_ties():
-    from lab.trainers import train_bpe
     text = SAMPLE[:5_000]
     for rule in ("first", "smallest_ids", "greatest_bytes"):
-        trained = train_bpe(Silent(), kind="regex", pattern="gpt4", text=text,
-                            vocab_size=300, tie_break=rule, record_ties=True).tok
+        request = BpeRequest("regex", "gpt4", 300, tie_break=rule, record_ties=True)
+        trained = workers.train_bpe(Silent(), request=request, text=text).tok
         expected = RegexTokenizer("gpt4").train(text, 300, tie_break=rule, record_ties=True)
         assert trained.merges == expected.merges
         assert trained.merge_ties == expected.merge_ties and trained.merge_ties
-    plain = train_bpe(Silent(), kind="regex", pattern="gpt4", text=text, vocab_size=300).tok
+    plain = workers.train_bpe(Silent(), request=BpeRequest("regex", "gpt4", 300), text=text).tok
     assert not plain.merge_ties
 
 
 def test_the_toast_names_what_joined_or_just_the_training(monkeypatch):
     said = []
     monkeypatch.setattr(training.st, "toast", lambda body, icon=None: said.append(body))
-    settings = training.Settings(kind="ties_rules", name="**b** ![i](http://127.0.0.1:1/x)")
+    settings = training.Settings(TieRulesRequest(300), name="**b** ![i](http://127.0.0.1:1/x)")
     training.toast(training.Training("s", settings, outcome=training.Outcome(value={})))
-    joined = training.Training("t", training.Settings(kind="bpe", name="x"),
+    joined = training.Training("t", training.Settings(BpeRequest("regex"), name="x"),
                                outcome=training.Outcome(added=["bard *2*"]))
     training.toast(joined)
     # md() also puts a zero-width space inside "://", so no bare URL becomes a link

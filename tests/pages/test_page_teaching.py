@@ -1,23 +1,13 @@
 """The Tie rules, Extend a vocabulary and How much data pages in AppTest, inside app.py
 (tests/conftest.py's open_page), so app.py collects their trainings as in the app."""
+from helpers.apptest import pick
+from helpers.apptest import finish as finish_any
+from lab.workers import train_rules
 from viz import ties as vties
 
 
 def finish(at, slot, timeout=180):
-    """Wait for the training in slot to end, then rerun, as the progress fragment would."""
-    t = at.session_state["lab_trainings"][slot]
-    if t.running:
-        assert t.job.wait(timeout)
-        at.run()
-        assert not at.exception, at.exception
-    t = at.session_state["lab_trainings"][slot]
-    assert not t.running and t.outcome.ok, t.outcome
-    return at
-
-
-def pick(at, key, contains):
-    box = at.selectbox(key=key)
-    box.select(next(o for o in box.options if contains in o))
+    return finish_any(at, slot, timeout, ok=True)
 
 
 def test_tie_rules_page(taylorswift, open_page):
@@ -31,7 +21,7 @@ def test_tie_rules_page(taylorswift, open_page):
     assert len(metrics) == 3 and metrics[0].endswith("/256")
     table = at.dataframe[0].value
     assert len(table) == 3
-    results = vties.train_rules(taylorswift, 512)
+    results = train_rules(taylorswift, 512)
     part = vties.parting(results, "first", "smallest_ids")
     assert any(f"merge {part['merge']}" in m.value for m in at.markdown)
     at.selectbox(key="ties_rule_shown").select("greatest_bytes").run()
@@ -62,12 +52,12 @@ def test_data_size_page(open_page):
     rows = at.dataframe[0].value
     assert list(rows["fraction"]) == [0.01, 0.05, 0.25, 1.0]
     at.multiselect(key="data_size_sizes").set_value([300, 512])
-    at.multiselect(key="data_size_patterns").set_value(["GPT-4"])
+    at.multiselect(key="data_size_patterns").set_value(["gpt4"])
     at.text_input(key="data_size_custom").set_value(r"\w+|\s+|.")
     at.button[1].click().run()
     finish(at, "data_size_sweep")
     sweep_rows = at.dataframe[1].value
-    assert set(sweep_rows["pattern"]) == {"GPT-4", "custom"} and len(sweep_rows) == 4
+    assert set(sweep_rows["pattern"]) == {"GPT-4 (cl100k_base)", "custom"} and len(sweep_rows) == 4
 
 
 def test_data_size_page_bad_custom_pattern(open_page):

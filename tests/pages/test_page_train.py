@@ -10,53 +10,15 @@ import re
 from pathlib import Path
 
 from bpe import PATTERNS, BasicTokenizer, RegexTokenizer, patterns
-from viz import corpus as vc
+from helpers.apptest import (counts_file, finish, plain, train, training, upload,
+                             upload_counts)
+from lab import requests as rq
+from lab.corpus_text import split_held_out
 
-PAGE = "pages/train.py"
+PAGE = "pages/train.py"  # helpers.apptest.TRAIN_PAGE
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 CATASTROPHIC = r"(?:a|aa)+b|\s+|."  # findall on "aaaa..." never finishes
-
-
-def training(at, slot="train"):
-    """The session's lab.training.Training in slot, or None."""
-    trainings = at.session_state["lab_trainings"] if "lab_trainings" in at.session_state \
-        else {}
-    return trainings.get(slot)
-
-
-def finish(at, slot="train", timeout=120):
-    """Wait for the training in slot to end, then rerun the page."""
-    t = training(at, slot)
-    if t is not None and t.running:  # else it ended within the run that started it
-        assert t.job.wait(timeout)
-        at.run()
-        assert not at.exception, at.exception
-    assert not training(at, slot).running
-    return at
-
-
-def train(at, timeout=120):
-    """Click Train, wait for the worker, rerun: the page as it is after training."""
-    at.button(key="train_submit").click()
-    at.run()
-    assert not at.exception, at.exception
-    return finish(at, "train", timeout)
-
-
-def plain(element):
-    """An element's Markdown text with lab.safe.md's backslash escapes taken out."""
-    text = element if isinstance(element, str) else element.value
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
-
-
-def upload(at, *files):
-    at.radio(key="train_source").set_value("Upload text files")
-    at.run()
-    at.file_uploader(key="train_uploads").set_value(list(files))
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def metrics(at):
@@ -82,7 +44,7 @@ def test_train_the_shipped_sample(open_page):
     assert "Added to this session as **bard**" in plain(success)
     # the tokenizer in the session is the one training the first 90% in-process gives
     tok = at.session_state["lab_tokenizers"]["bard"]
-    train_text, held_out = vc.split_held_out(SAMPLE)
+    train_text, held_out = split_held_out(SAMPLE)
     ref = RegexTokenizer("gpt4").train(train_text, 400, min_frequency=2)
     assert tok.merges == ref.merges and tok.merge_counts == ref.merge_counts
     assert tok.special_tokens == {"<|endoftext|>": 400}
@@ -123,7 +85,7 @@ def test_tie_rule_and_recording_reach_the_trainer(open_page):
     at.text_input(key="train_name").set_value("rust rule")
     train(at)
     tok = at.session_state["lab_tokenizers"]["rust rule"]
-    train_text, _ = vc.split_held_out(SAMPLE)
+    train_text, _ = split_held_out(SAMPLE)
     ref = RegexTokenizer("gpt4").train(train_text, 300, min_frequency=2,
                                        tie_break="smallest_ids")
     assert tok.merges == ref.merges and not tok.merge_ties
@@ -134,26 +96,6 @@ def test_tie_rule_and_recording_reach_the_trainer(open_page):
     auto = Form(True, "Regex", "gpt4", "", 4096, 1, "", "", "first", "auto")
     assert auto.records_ties() and not auto._replace(vocab_size=4097).records_ties()
     assert auto._replace(vocab_size=50_000, record_ties="on").records_ties()
-
-
-def counts_file(tmp_path, text, *args):
-    """A counts file of text, made by the CLI as a user would: (name, bytes, mime)."""
-    import subprocess
-    import sys
-    corpus, out = tmp_path / "bard.txt", tmp_path / "bard.counts"
-    corpus.write_text(text, encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "bpe", "count", str(corpus), "-o", str(out), *args],
-                   check=True, cwd=ROOT, capture_output=True)
-    return ("bard.counts", out.read_bytes(), "application/octet-stream")
-
-
-def upload_counts(at, file):
-    at.radio(key="train_source").set_value("Counts file (.counts)")
-    at.run()
-    at.file_uploader(key="train_counts_upload").set_value([file])
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_train_on_a_counts_file_made_by_the_cli(open_page, tmp_path):
@@ -305,7 +247,7 @@ def test_a_pattern_that_drops_text_fails_in_the_worker_with_a_message(open_page)
 
 
 def test_basic_refuses_a_corpus_too_big_for_it(open_page):
-    big = b"the quick brown fox jumps over the lazy dog\n" * (vc.BASIC_MAX_BYTES // 44 + 1)
+    big = b"the quick brown fox jumps over the lazy dog\n" * (rq.BASIC_MAX_BYTES // 44 + 1)
     at = upload(open_page(PAGE), ("big.txt", big, "text/plain"))
     at.radio(key="train_kind").set_value("Basic")
     at.button(key="train_submit").click()
@@ -322,7 +264,7 @@ def test_out_of_range_vocab_size_never_reaches_training(open_page):
     at.run()
     assert not at.exception
     t = training(at)
-    assert t.settings.vocab_size <= vc.VOCAB_MAX  # Streamlit keeps the widget in its range
+    assert t.settings.request.vocab_size <= rq.VOCAB_MAX  # Streamlit keeps the widget in its range
     t.cancel()
 
 
@@ -367,7 +309,7 @@ def test_basic_through_the_form(open_page):
     train(at)
     tok = at.session_state["lab_tokenizers"]["Shakespeare basic 300"]
     assert isinstance(tok, BasicTokenizer) and tok.pattern == ""
-    train_text, _ = vc.split_held_out(SAMPLE)
+    train_text, _ = split_held_out(SAMPLE)
     assert tok.merges == BasicTokenizer().train(train_text, 300, min_frequency=2).merges
 
 

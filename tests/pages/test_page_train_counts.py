@@ -2,7 +2,11 @@
 and give the merges and ties of training on the text the file counts (lab/train_form.py,
 lab/trainers.py train_counts, bpe.counting.stream.train_from_part)."""
 from bpe import RegexTokenizer
-from test_page_train import PAGE, SAMPLE, counts_file, train, upload_counts
+from helpers.apptest import TRAIN_PAGE as PAGE
+from helpers.apptest import counts_file, train, upload_counts
+from helpers.app import ROOT
+
+SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 
 
 def test_a_counts_file_trains_with_the_chosen_tie_rule_and_records_ties(open_page, tmp_path):

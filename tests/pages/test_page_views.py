@@ -16,8 +16,8 @@ N_MERGES = 100
 
 
 @pytest.fixture(scope="module")
-def mine(taylorswift):
-    return RegexTokenizer().train(taylorswift[:30000], 256 + N_MERGES)
+def mine(taylorswift, small_tok):
+    return small_tok(taylorswift[:30000], 256 + N_MERGES)
 
 
 def with_mine(at, key, tok, name="mine"):
@@ -217,7 +217,7 @@ def test_chunks_with_gpt4(open_page, gpt4):
     assert row["ids"] == gpt4.encode_ordinary(at.text_area(key="chunks_text").value)
     assert len(row["chunk"]) == len(row["n"]) and row["chunk"][-1] > 10  # chunk per span
     assert row["marks"] == {"outline": []}  # its own pattern: nothing crosses
-    at.selectbox(key="chunks_preset").select("GPT-2").run()
+    at.selectbox(key="chunks_preset").select("GPT-2 (r50k_base)").run()
     assert at.text_area(key="chunks_pattern").value.startswith("'(?:[sdmt]")
 
 
@@ -236,7 +236,7 @@ def test_chunks_bad_and_catastrophic_patterns_are_messages(open_page):
 def test_chunks_flag_tokens_crossing_another_pattern(open_page, mine):
     basic = BasicTokenizer().train(SAMPLES[DEFAULT_SAMPLE] * 3, 256 + 60)
     at = with_mine(open_page("pages/regex_chunks.py"), "chunks_tokenizer", basic, "basic")
-    assert at.selectbox(key="chunks_preset").value == "GPT-2"  # no pattern of its own
+    assert at.selectbox(key="chunks_preset").value == "GPT-2 (r50k_base)"  # no pattern of its own
     assert int(metric(at, "Tokens crossing a chunk")) > 0
     assert any("cross a boundary" in w for w in texts(at.warning))
     (row,) = token_rows(at, "chunks_view")

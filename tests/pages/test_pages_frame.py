@@ -1,7 +1,7 @@
 """Every page script runs inside app.py's frame (see lab/pages_guard.py)."""
 import ast
 
-from conftest import ROOT
+from helpers.app import ROOT
 
 
 def test_every_page_calls_run_inside_frame_before_its_work():

@@ -3,8 +3,9 @@ are found, bad and catastrophic patterns stop with a message."""
 import pytest
 
 from bpe import BasicTokenizer, compile_pattern
+from bpe.patterns import PATTERNS as PRESETS
 from viz.marks import span_char_starts
-from viz.regex_chunks import (PRESETS, Chunk, chunk_frame, chunk_starts, crossing_spans,
+from viz.regex_chunks import (Chunk, chunk_frame, chunk_starts, crossing_spans,
                               find_chunks, span_chunks)
 from viz.samples import SAMPLES
 from viz.tokens import view_row
@@ -46,14 +47,14 @@ def view(tok, ids):
 def test_own_tokens_never_cross_own_chunks(gpt4):
     for text in SAMPLES.values():
         row = view(gpt4, gpt4.encode(text))
-        assert crossing_spans(row, find_chunks(PRESETS["GPT-4"], text)) == []
+        assert crossing_spans(row, find_chunks(PRESETS["gpt4"], text)) == []
 
 
 def test_tokens_of_a_pattern_free_tokenizer_cross_chunks():
     text = "of the of the of the of the, and the end"
     tok = BasicTokenizer().train(text * 10, 256 + 20)  # merges across spaces
     row = view(tok, tok.encode(text))
-    found = find_chunks(PRESETS["GPT-4"], text)
+    found = find_chunks(PRESETS["gpt4"], text)
     crossing = crossing_spans(row, found)
     assert crossing
     starts = chunk_starts(found)
@@ -77,7 +78,7 @@ def test_crossing_at_the_edges():
 
 def test_chunk_table(gpt4):
     text = SAMPLES["Whitespace"]
-    found = find_chunks(PRESETS["GPT-4"], text)
+    found = find_chunks(PRESETS["gpt4"], text)
     ids = gpt4.encode(text)
     table = chunk_frame(text, found, view(gpt4, ids))
     assert len(table) == len(found) and table["tokens"].sum() == len(ids)

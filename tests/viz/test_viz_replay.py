@@ -1,7 +1,6 @@
 """Replay steps: the ids of step k, the merge it names, where it lands; the thinned curve."""
 import pytest
 
-from bpe import RegexTokenizer
 from bpe.replay import encode_with_first_merges, merge_parents, token_counts_by_merge
 from viz.marks import span_token_starts
 from viz.replay import (counts_frame, merge_name, next_step, previous_step, replay_step,
@@ -11,8 +10,8 @@ TEXT = "the theme of the thesis: then there, then there! 😉😉 ünïcödé"
 
 
 @pytest.fixture(scope="module")
-def tok(taylorswift):
-    return RegexTokenizer().train(taylorswift[:20000] + TEXT * 3, 256 + 120)
+def tok(taylorswift, small_tok):
+    return small_tok(taylorswift[:20000] + TEXT * 3, 256 + 120)
 
 
 def test_step_k_is_the_text_after_k_merges(tok):

@@ -1,12 +1,13 @@
-"""viz/corpus.py (decoding, held-out split, input checks) and viz/training.py (merge
-table, charts and messages)."""
+"""lab/corpus_text.py (decoding, held-out split), lab/requests.py's input checks, and
+viz/train_result.py (merge table, charts and messages)."""
 import doctest
 from pathlib import Path
 
 import pytest
 
-import viz.corpus as vc
-import viz.training as vt
+import lab.corpus_text as ct
+import lab.requests as rq
+import viz.train_result as vt
 from bpe import BasicTokenizer, RegexTokenizer, load, patterns
 from bpe.replay import token_counts_by_merge
 
@@ -15,14 +16,14 @@ SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 
 
 def test_doctests():
-    for module, examples in ((vt, 5), (vc, 8)):
+    for module, examples in ((vt, 5), (ct, 6), (rq, 5)):
         result = doctest.testmod(module)
         assert result.attempted >= examples and result.failed == 0
 
 
 @pytest.fixture(scope="module")
-def trained():
-    return RegexTokenizer("gpt4").train(SAMPLE[:30_000], 600)
+def trained(small_tok):
+    return small_tok(SAMPLE[:30_000], 600)
 
 
 def _rows(chart):
@@ -33,13 +34,13 @@ def _rows(chart):
 
 # ------------------------------------------------------------------ the corpus
 def test_decode_upload_utf8_and_bom():
-    assert vc.decode_upload("a.txt", "héllo 👋".encode()) == "héllo 👋"
-    assert vc.decode_upload("a.txt", b"\xef\xbb\xbfhi") == "hi"
+    assert ct.decode_upload("a.txt", "héllo 👋".encode()) == "héllo 👋"
+    assert ct.decode_upload("a.txt", b"\xef\xbb\xbfhi") == "hi"
 
 
 def test_latin1_upload_names_file_byte_and_position():
     with pytest.raises(ValueError) as e:
-        vc.decode_upload("notes.txt", "café au lait".encode("latin-1"))
+        ct.decode_upload("notes.txt", "café au lait".encode("latin-1"))
     message = str(e.value)
     assert "notes.txt" in message and "0xe9" in message and "position 3" in message
     assert "another encoding" in message and "replacement" in message
@@ -48,22 +49,22 @@ def test_latin1_upload_names_file_byte_and_position():
 def test_binary_upload_is_called_binary():
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
     with pytest.raises(ValueError, match="binary file"):
-        vc.decode_upload("photo.png", png)
-    text = vc.decode_upload("photo.png", png, replace=True)
+        ct.decode_upload("photo.png", png)
+    text = ct.decode_upload("photo.png", png, replace=True)
     assert "\ufffd" in text and text.startswith("\ufffdPNG")
 
 
 def test_corpus_keeps_good_files_when_one_is_bad():
     files = [("a.txt", b"first file"), ("b.bin", b"\xff\xfe\x00binary"),
              ("c.txt", b"second\n"), ("d.txt", b"")]
-    corpus = vc.corpus_from_files(files)
+    corpus = ct.corpus_from_files(files)
     assert corpus.text == "first file\nsecond\n"
     assert corpus.used == ["a.txt", "c.txt"]
     assert corpus.not_utf8 == ["b.bin"]
     assert len(corpus.problems) == 2
     assert "b.bin" in corpus.problems[0] and "d.txt is empty" in corpus.problems[1]
     # decoding with replacement brings the bad file in, in its place
-    corpus = vc.corpus_from_files(files, replace=True)
+    corpus = ct.corpus_from_files(files, replace=True)
     assert corpus.used == ["a.txt", "b.bin", "c.txt"]
     assert corpus.not_utf8 == ["b.bin"] and corpus.problems == ["d.txt is empty, so it adds "
                                                                 "nothing to the corpus."]
@@ -71,55 +72,55 @@ def test_corpus_keeps_good_files_when_one_is_bad():
 
 
 def test_no_files_no_corpus():
-    assert vc.corpus_from_files([]) == ("", [], [], [])
+    assert ct.corpus_from_files([]) == ("", [], [], [])
 
 
 def test_corpus_checks():
     with pytest.raises(ValueError, match="empty"):
-        vc.check_corpus("regex", 0)
+        rq.check_corpus("regex", 0)
     with pytest.raises(ValueError, match="Use Regex"):
-        vc.check_corpus("basic", vc.BASIC_MAX_BYTES + 1)
-    vc.check_corpus("basic", vc.BASIC_MAX_BYTES)
-    vc.check_corpus("regex", 100 * vc.BASIC_MAX_BYTES)
+        rq.check_corpus("basic", rq.BASIC_MAX_BYTES + 1)
+    rq.check_corpus("basic", rq.BASIC_MAX_BYTES)
+    rq.check_corpus("regex", 100 * rq.BASIC_MAX_BYTES)
 
 
 def test_held_out_is_the_end_of_the_corpus():
-    train, held = vc.split_held_out(SAMPLE)
+    train, held = ct.split_held_out(SAMPLE)
     assert train + held == SAMPLE
-    assert vc.held_out_start(SAMPLE) == len(train)
+    assert ct.held_out_start(SAMPLE) == len(train)
     assert 0.09 * len(SAMPLE) < len(held) <= 0.1 * len(SAMPLE)
     assert train.endswith("\n")  # cut at a line break near the tenth
 
 
 def test_held_out_is_capped():
     big = "word " * 300_000 + "\n" + "tail " * 300_000  # 3 MB: a tenth would be 300 KB
-    train, held = vc.split_held_out(big)
-    assert len(held) <= vc.HELD_OUT_LIMIT and len(held) >= vc.HELD_OUT_LIMIT - 1000
+    train, held = ct.split_held_out(big)
+    assert len(held) <= ct.HELD_OUT_LIMIT and len(held) >= ct.HELD_OUT_LIMIT - 1000
     assert train + held == big
 
 
 def test_tiny_corpus_is_trained_whole():
-    assert vc.split_held_out("short text " * 100) == ("short text " * 100, "")
+    assert ct.split_held_out("short text " * 100) == ("short text " * 100, "")
 
 
 def test_special_tokens_parsing():
-    assert vc.parse_special_tokens("") == []
-    assert vc.parse_special_tokens("<|a|>\n\n <|b|> \n") == ["<|a|>", "<|b|>"]
+    assert rq.parse_special_tokens("") == []
+    assert rq.parse_special_tokens("<|a|>\n\n <|b|> \n") == ["<|a|>", "<|b|>"]
     with pytest.raises(ValueError, match="listed twice"):
-        vc.parse_special_tokens("<|a|>\n<|a|>")
+        rq.parse_special_tokens("<|a|>\n<|a|>")
     with pytest.raises(ValueError, match="more than"):
-        vc.parse_special_tokens("\n".join(f"<|{i}|>" for i in range(300)))
+        rq.parse_special_tokens("\n".join(f"<|{i}|>" for i in range(300)))
 
 
 @pytest.mark.parametrize("size", [0, 255, 100_001, 10**7, 512.5, "1000", True])
 def test_vocab_size_outside_the_range_is_refused(size):
     with pytest.raises(ValueError, match="from 256"):
-        vc.check_vocab_size(size)
+        rq.check_vocab_size(size)
 
 
 def test_vocab_size_inside_the_range():
     for size in (256, 1000, 100_000):
-        vc.check_vocab_size(size)
+        rq.check_vocab_size(size)
 
 
 def test_a_custom_pattern_goes_through_bpe_limits():
@@ -183,7 +184,7 @@ def test_merge_table_marks_tied_merges_with_their_candidates():
         if others:
             assert mark.startswith(f"tied with {len(others)}")
             a, b = others[0]
-            assert repr(tok.vocab[a].decode())[1:-1] in mark
+            assert vt.visible(tok.vocab[a]) in mark
     tied = int((table["tie"] != "").sum())
     assert 0 < tied < len(table)
     assert vt.ties_caption(tok, table).startswith(f"{tied} of the {len(table)} merges won a tie")
@@ -262,10 +263,11 @@ def test_durations():  # the ETA itself is lab.training.estimate_left's (test_tr
 
 
 def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
-    """lab.trainers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
+    """lab.workers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
     makes always loads back; the stop is explained, and the merges are a prefix of the
     unbudgeted run."""
-    from lab.trainers import train_bpe
+    from lab.requests import BpeRequest
+    from lab.workers import train_bpe
     from bpe.formats.loader import load_bytes
     import bpe.budgets
 
@@ -276,7 +278,7 @@ def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
     text = "the cat sat on the mat; " * 200
     full = BasicTokenizer().train(text, 400)
     monkeypatch.setattr(bpe.budgets, "MAX_VOCAB_BYTES", 4000)
-    tok = train_bpe(Quiet(), kind="basic", pattern=None, text=text, vocab_size=400).tok
+    tok = train_bpe(Quiet(), request=BpeRequest("basic", None, 400), text=text).tok
     assert tok.stop_reason == "vocab_bytes" and 0 < len(tok.merges) < len(full.merges)
     assert sum(map(len, tok.vocab.values())) <= 4000
     assert list(tok.merges) == list(full.merges)[:len(tok.merges)]

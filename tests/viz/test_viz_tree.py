@@ -30,9 +30,9 @@ def undot(text):
 
 
 @pytest.fixture(scope="module")
-def tok():
+def tok(small_tok):
     text = 'say "\\N" and "\\n"\\\\ then say "\\N" again, \\l "quote" "quote"\n' * 20
-    return BasicTokenizer().train(text, 256 + 60)
+    return small_tok(text, 256 + 60, kind="basic")
 
 
 def test_leaves_spell_the_token_and_every_merge_is_a_node(gpt4, tok):

@@ -1,7 +1,7 @@
 """The vocabulary table: one row per token, pairs and children right, search and sort."""
 import pytest
 
-from bpe import BasicTokenizer, RegexTokenizer
+from bpe import BasicTokenizer
 from viz.vocab import (empty_columns, is_whole_utf8, search_tokens, sort_tokens,
                        text_usage, token_detail, visible, vocab_frame)
 
@@ -9,8 +9,8 @@ TEXT = 'Hi "there", the  theme\n\tof thé 😉 😉 then\\ there.'
 
 
 @pytest.fixture(scope="module")
-def tok(taylorswift):
-    return RegexTokenizer().train(taylorswift[:20000] + TEXT * 5, 256 + 200)
+def tok(taylorswift, small_tok):
+    return small_tok(taylorswift[:20000] + TEXT * 5, 256 + 200)
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
-"""viz.sweep: data sufficiency, the vocab/pattern sweep, the extension curve, charts."""
+"""The teaching pages' measurements (lab.workers: data sufficiency, the vocab/pattern
+sweep, the extension curve) and viz.sweep's charts and tables of them."""
 from bpe import GPT4Tokenizer, RegexTokenizer
 from bpe.extend import ExtendedTokenizer, extend_vocabulary
-from viz.sweep import (data_sufficiency, extension_charts, extension_counts, extension_curve,
-                       sufficiency_charts, sweep, sweep_chart)
+from lab.workers import data_sufficiency, extension_counts, extension_curve, sweep
+from viz.sweep import extension_charts, new_tokens_rows, sufficiency_charts, sweep_chart
 
 
 def test_data_sufficiency(shakespeare):
@@ -40,3 +41,11 @@ def test_extension_counts_match_truncated_extensions(shakespeare):
     assert {r["text"] for r in rows} == {"domain", "general"}
     assert max(r["new merges"] for r in rows) == 80
     assert len([c.to_dict() for c in extension_charts(rows)]) == 2
+
+
+def test_new_tokens_show_as_every_table_shows_them(gpt4):
+    """Extend's table writes tokens with the lab's one display text (· ↵, hex for part
+    of a character), not bpe's render_token (\\u000a, �)."""
+    ext = ExtendedTokenizer(gpt4, {(220, 198): gpt4.n_vocab})  # " " + "\n"
+    row = new_tokens_rows(ext)[0]
+    assert row["token"] == "·↵" and row["parts"] == "'·' + '↵'"

@@ -1,22 +1,18 @@
-"""A corpus to train on, as data: uploaded files decoded and joined, the held-out
-slice cut off its end, and the checks the Train form runs before a training starts
-(corpus size, vocab size, special tokens; a split pattern's trial is bpe.patterns.trial).
+"""A corpus to train on, as text: uploaded files decoded and joined, the held-out slice
+cut off its end (the trainings' one policy for it), and a cheap fingerprint that tells
+whether the corpus on the page is the one a tokenizer was trained on.
 
-Pure (no streamlit, no disk): the page hands it bytes and text. viz/training.py draws
-what a training made; lab/training.py runs it.
+Pure (no streamlit, no disk): the page hands it bytes and text, and the worker
+(lab/workers.py) cuts the held-out slice with the same functions. Where sample corpora
+come from is lab/corpora.py's; what a training may be asked (vocab sizes, corpus sizes)
+is lab/requests.py's; viz/train_result.py draws what a training made.
 """
 from typing import NamedTuple
 
 
-VOCAB_MIN = 256         # the 256 byte tokens come first; training adds merges on top
-VOCAB_MAX = 100_000     # cl100k's size: past it a browser table and chart get sluggish,
-#                         and small corpora run out of pairs long before
 HELD_OUT_FRACTION = 0.1  # the last tenth of the corpus is kept out of training...
 HELD_OUT_LIMIT = 200_000  # ...up to this many characters, to measure compression on
 HELD_OUT_MIN = 200      # below this many characters the held-out slice says nothing
-SPECIAL_LIMIT = 256     # special tokens a form may add
-SENTENCEPIECE_MAX_CHARS = 20_000_000  # sentencepiece holds every line in memory: keep it small
-BASIC_MAX_BYTES = 10_000_000  # Basic training holds 25-200 bytes of state per corpus byte
 
 
 # ------------------------------------------------------------------ the corpus
@@ -78,18 +74,6 @@ def corpus_from_files(files, *, replace=False):
     return Corpus("".join(parts), used, problems, not_utf8)
 
 
-def check_corpus(kind, n_bytes):
-    """ValueError saying what to do if a corpus of n_bytes cannot be trained as kind."""
-    if n_bytes == 0:
-        raise ValueError("The corpus is empty: upload a text file or pick a sample corpus.")
-    if kind == "basic" and n_bytes > BASIC_MAX_BYTES:
-        raise ValueError(f"The corpus has {n_bytes / 1e6:.1f} MB; Basic training tracks "
-                         "every byte of it (25 to 200 bytes of memory each), so on this "
-                         f"shared server it takes at most {BASIC_MAX_BYTES / 1e6:.0f} MB. "
-                         "Use Regex, which counts each distinct chunk once, or a smaller "
-                         "corpus.")
-
-
 def held_out_start(text, fraction=HELD_OUT_FRACTION, limit=HELD_OUT_LIMIT):
     """Where the held-out slice begins: the end of the corpus, a fraction of it but at
     most limit characters, starting at a line break where one is near. len(text) (no
@@ -118,33 +102,6 @@ def split_held_out(text, fraction=HELD_OUT_FRACTION, limit=HELD_OUT_LIMIT):
     """
     cut = held_out_start(text, fraction, limit)
     return text[:cut], text[cut:]
-
-
-def parse_special_tokens(text):
-    """Special tokens from a text area, one per line; blank lines ignored.
-
-    >>> parse_special_tokens("<|endoftext|>\\n\\n  <|pad|>  \\n")
-    ['<|endoftext|>', '<|pad|>']
-    """
-    specials = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    seen = set()
-    for special in specials:
-        if special in seen:
-            raise ValueError(f"the special token {special!r} is listed twice; list each once")
-        seen.add(special)
-    if len(specials) > SPECIAL_LIMIT:
-        raise ValueError(f"{len(specials)} special tokens is more than the {SPECIAL_LIMIT} "
-                         "this form takes; special tokens mark structure, a handful is usual")
-    return specials
-
-
-def check_vocab_size(vocab_size):
-    """ValueError saying why, unless VOCAB_MIN <= vocab_size <= VOCAB_MAX."""
-    if not isinstance(vocab_size, int) or not VOCAB_MIN <= vocab_size <= VOCAB_MAX:
-        raise ValueError(f"the vocab size must be a whole number from {VOCAB_MIN} (the 256 "
-                         f"byte tokens, no merges) to {VOCAB_MAX:,} (as large as GPT-4's; "
-                         "larger vocabularies need far bigger corpora than a browser "
-                         f"upload), not {vocab_size!r}")
 
 
 def corpus_fingerprint(text, edge=65536):

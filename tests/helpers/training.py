@@ -1,0 +1,40 @@
+"""Running trainings in tests: start one in the worker from plain arguments, a progress
+callback that reports nothing, and a wait on a condition (never a fixed sleep).
+
+Imported as `from helpers.training import ...`. The app itself starts trainings through
+lab.training with a typed request (lab/requests.py); these drive lab.jobs directly.
+"""
+import time
+
+from lab import jobs, workers
+from lab.requests import BpeRequest
+
+
+def start_training(kind, pattern, text, vocab_size, min_frequency=1, special_tokens=(),
+                   *, held_out=None, abandon_after=jobs.ABANDON_AFTER, memory=None):
+    """A BPE training of text in a worker (lab.workers.train_bpe), from the request these
+    arguments make (which raises ValueError at once for a bad one); its result() is a
+    lab.workers.Trained."""
+    request = BpeRequest(kind, pattern, vocab_size, min_frequency, tuple(special_tokens))
+    return jobs.start(workers.train_bpe, dict(request=request, text=text, held_out=held_out),
+                      abandon_after=abandon_after, memory=memory)
+
+
+class Silent:
+    """A worker's progress callback that reports nothing."""
+    def __call__(self, p):
+        pass
+
+    def phase(self, name):
+        pass
+
+
+def wait_until(condition, timeout=30.0, every=0.05):
+    """Check condition() every `every` seconds until it is true (returns True) or timeout
+    seconds pass (returns False); the caller asserts."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every)
+    return True
