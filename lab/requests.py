@@ -263,3 +263,10 @@ class ExtendRequest:
 __all__ = ["BpeRequest", "CountsRequest", "ExtendRequest", "PairRequest", "SentencePieceRequest", "SufficiencyRequest", "SweepRequest",
            "TieRulesRequest", "check_corpus", "check_special_tokens", "check_vocab_size",
            "parse_special_tokens", "pattern_label"]
+
+
+@dataclass(frozen=True)
+class RecoverRequest:
+    """Recover GPT-4's merges from its ranks, then check each (lab.workers.recover_gpt4;
+    the Rebuild GPT-4 lesson). Nothing to choose: GPT-4's ranks are the input."""
+    check_every: int = 2000      # merges checked between two progress reports

@@ -38,7 +38,7 @@ from lab import jobs, state, workers
 from lab.jobs import Busy
 from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, PairRequest,
                           SentencePieceRequest, SufficiencyRequest, SweepRequest,
-                          TieRulesRequest)
+                          RecoverRequest, TieRulesRequest)
 from lab.workers import Trained
 
 SESSION_KEY = "lab_trainings"  # slot -> Training, this session's
@@ -68,6 +68,7 @@ KINDS = {  # request type -> Kind
     ExtendRequest: Kind("extend", workers.extension_job),
     SufficiencyRequest: Kind("data_size_sufficiency", workers.data_sufficiency_job),
     SweepRequest: Kind("data_size_sweep", workers.sweep_job),
+    RecoverRequest: Kind("rebuild_gpt4", workers.recover_gpt4),
 }
 
 

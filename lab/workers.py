@@ -289,3 +289,9 @@ def extension_job(progress, *, request, base, domain, general):
     return {"new_merges": ext.new_merges, "merge_counts": ext.merge_counts,
             "stop_reason": ext.stop_reason, "rows": rows,
             "downloads": extension_downloads(ext)}
+
+
+def recover_gpt4(progress, *, request):
+    """GPT-4's merges recovered from its hash-checked ranks and checked (lab.rebuild)."""
+    from lab.rebuild import recover_job
+    return recover_job(progress, check_every=request.check_every)

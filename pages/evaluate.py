@@ -16,7 +16,9 @@ from lab import corpora, lessons, state, training, widgets
 from lab.job_view import finished
 from lab.memory import remember
 from lab.safe import md
-from viz import arena, corpus as vc, evaluate as ve
+from lab import corpus_text as vc
+from lab.requests import BpeRequest
+from viz import arena, evaluate as ve
 
 CROSS = "evaluate_cross"  # the slot of the cross-domain training
 CROSS_VOCAB = 1024
@@ -87,11 +89,11 @@ def start_cross():
     short = train_label.split(" (")[0].removesuffix(".txt")
     try:
         training.start(CROSS, training.Settings(
-            kind="bpe", name=f"Regex {CROSS_VOCAB} ({short})", vocab_size=CROSS_VOCAB,
+            BpeRequest("regex", "gpt4", CROSS_VOCAB), name=f"Regex {CROSS_VOCAB} ({short})",
             summary=f"Regex (GPT-4's pattern), vocab size {CROSS_VOCAB:,}, on "
                     f"{len(train_text):,} characters of {short}",
             held_chars=len(held), corpus=vc.corpus_fingerprint(text), corpus_label=short),
-            dict(kind="regex", pattern="gpt4", text=train_text, vocab_size=CROSS_VOCAB))
+            text=train_text, held_out=held or None)
     except ValueError as e:  # lab.jobs.Busy
         st.session_state["evaluate_cross_error"] = str(e)
 

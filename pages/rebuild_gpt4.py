@@ -17,6 +17,7 @@ from bpe.ranks_tokenizer import GPT4_SPECIAL_TOKENS
 from bpe.patterns import GPT4_SPLIT_PATTERN
 from lab import job_view, lessons, parity, rebuild, state, training
 from lab.memory import remember
+from lab.requests import RecoverRequest
 from lab.safe import code, md
 from lab.token_view import token_view
 from lab.widgets import figures
@@ -28,13 +29,12 @@ SLOT = "rebuild_gpt4"
 MAX_CHARS = 50_000
 DEFAULT_TEXT = ("The rebuilt tokenizer applies 100,000 merges in the order they were "
                 "learned; tiktoken merges by rank. Same ids?   🦙 tokenization\n")
-training.register_kind(SLOT, "lab.rebuild:recover_job")
 
 
 def start_recovery():
-    job_view.start(SLOT, SLOT, "Recover GPT-4's merges",
+    job_view.start(SLOT, "Recover GPT-4's merges",
                    "GPT-4's 100,256 ranks → minbpe-style merges, then every merge checked",
-                   {})
+                   RecoverRequest, {})
 
 
 def typed():
