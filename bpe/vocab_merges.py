@@ -127,10 +127,13 @@ def _compile(vocab, merges, specials):
     if missing:
         raise ValueError(f"the vocab has no token for byte {missing[0]} ({len(missing)} bytes "
                          "in all); a byte-level BPE needs all 256 single bytes")
-    try:
-        merges = [(bytes(a), bytes(b)) for a, b in merges]
-    except (TypeError, ValueError):
-        raise TypeError("merges must be a list of (bytes, bytes) pairs, in merge order") from None
+    merges = list(merges)
+    for k, merge in enumerate(merges):
+        if (not isinstance(merge, (tuple, list)) or len(merge) != 2
+                or not all(isinstance(part, (bytes, bytearray)) for part in merge)):
+            raise TypeError(f"merges must be a list of (bytes, bytes) pairs, in merge order; "
+                            f"merge {k} is {merge!r:.60}")
+    merges = [(bytes(a), bytes(b)) for a, b in merges]
     if len(merges) > budgets.MAX_ID:
         raise ValueError(f"{len(merges):,} merges is more than the {budgets.MAX_ID:,} ids allowed")
     # code of each token's bytes: a byte is its value; a merge result the first merge making it
@@ -139,8 +142,9 @@ def _compile(vocab, merges, specials):
     for k, (a, b) in enumerate(merges):
         for part in (a, b, a + b):
             if part not in token_id:
-                raise ValueError(f"merge {k} ({a!r}, {b!r}) uses or makes {part!r}, which is "
-                                 "not in the vocab; every merge's parts and result must be tokens")
+                raise ValueError(f"merge {k} ({a!r:.40}, {b!r:.40}) uses or makes {part!r:.60}, "
+                                 "which is not in the vocab; every merge's parts and result "
+                                 "must be tokens")
         code_of.setdefault(a + b, 256 + k)
         codes_bytes.append(a + b)
     canon = [code_of[token] for token in codes_bytes]
@@ -151,7 +155,7 @@ def _compile(vocab, merges, specials):
             continue  # a part no merge makes can never be formed, so this merge never fires
         pair = (code_of[a], code_of[b])
         if pair in pairs:
-            raise ValueError(f"merge {k} ({a!r}, {b!r}) is listed twice (first as merge "
+            raise ValueError(f"merge {k} ({a!r:.40}, {b!r:.40}) is listed twice (first as merge "
                              f"{pairs[pair] - 256}); keep one")
         pairs[pair] = 256 + k
         merge_ids.setdefault((token_id[a], token_id[b]), token_id[a + b])

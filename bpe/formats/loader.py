@@ -142,12 +142,13 @@ def detect(data, source="file", fallback=None):
     head = data[:4096]
     if head[:2] == b"\x1f\x8b":
         return "gzip"
+    broken = None  # why a file that starts as a SentencePiece model is not one
     if head[:1] == b"\x0a" and looks_like_sentencepiece(data):
         try:
             model_info(data)
             return "sentencepiece"
-        except ValueError:
-            pass  # text that starts with blank lines: read on
+        except ValueError as e:
+            broken = e  # or text that starts with blank lines: read on
     text = head.removeprefix(b"\xef\xbb\xbf")
     stripped = text.lstrip()
     if stripped.startswith(MODEL_VERSION.encode()):
@@ -168,6 +169,9 @@ def detect(data, source="file", fallback=None):
     try:
         decoded = b"\n".join(lines).decode("utf-8")
     except UnicodeDecodeError:
+        if broken is not None:
+            raise ValueError(f"{source} starts as a SentencePiece model but is not a readable "
+                             f"one ({broken}); is the file complete?") from None
         return fallback or _unknown(source, "binary data, not text nor a SentencePiece model")
     if lines and gpt2.looks_like_merges(decoded):
         # without GPT-2's "#version" line, two words a line is a weak sign: a name's
@@ -319,7 +323,8 @@ def _text(data, source, kind):
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{source} is not UTF-8 text, so not a {kind} file") from None
+        raise ValueError(f"{source} is not UTF-8 text, so not a {kind} file (nor a "
+                         "SentencePiece model, which starts otherwise)") from None
 
 
 def _extension_kind(filename):
