@@ -289,8 +289,8 @@ def _load_folder(path, pattern, special_tokens):
 def _read(path):
     size = os.path.getsize(path)
     if size > MAX_FILE_BYTES:
-        raise ValueError(f"{path} is {size >> 20} MB; tokenizer files this lab opens are at "
-                         f"most {MAX_FILE_BYTES >> 20} MB")
+        raise ValueError(f"{path} is {_size(size)}; tokenizer files this lab opens are at "
+                         f"most {_size(MAX_FILE_BYTES)}")
     with open(path, "rb") as f:
         return f.read()
 
@@ -299,8 +299,8 @@ def _bounded(data, source):
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be the file's bytes, not {type(data).__name__}")
     if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{source} is {len(data) >> 20} MB; tokenizer files this lab opens "
-                         f"are at most {MAX_FILE_BYTES >> 20} MB")
+        raise ValueError(f"{source} is {_size(len(data))}; tokenizer files this lab opens "
+                         f"are at most {_size(MAX_FILE_BYTES)}")
     return bytes(data)
 
 
@@ -312,11 +312,16 @@ def _gunzip(data, source):
     except zlib.error as e:
         raise ValueError(f"{source} is not a valid gzip file ({e})") from None
     if len(out) > MAX_FILE_BYTES or unzip.unconsumed_tail:
-        raise ValueError(f"{source} unpacks to more than {MAX_FILE_BYTES >> 20} MB; tokenizer "
+        raise ValueError(f"{source} unpacks to more than {_size(MAX_FILE_BYTES)}; tokenizer "
                          "files this lab opens are smaller")
     if not unzip.eof:
         raise ValueError(f"{source} is not a valid gzip file (it ends early)")
     return out
+
+
+def _size(n):
+    """'256 MB', '1,000 bytes'."""
+    return f"{n >> 20:,} MB" if n >= 1 << 20 else f"{n:,} bytes"
 
 
 def _text(data, source, kind):
