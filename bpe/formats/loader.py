@@ -181,6 +181,11 @@ def detect(data, source="file", fallback=None):
     return fallback or _unknown(source, f"text starting {first!r}" if lines else "empty")
 
 
+def kind_of(data, filename):
+    """detect(data), the file's name's ending deciding only when the content fits no kind."""
+    return detect(data, filename, fallback=_extension_kind(filename))
+
+
 def _unknown(source, looked_like):
     raise ValueError(f"{source} is not a tokenizer file this lab can open: it looks like "
                      f"{looked_like}. Accepted: {ACCEPTED}")
