@@ -8,6 +8,8 @@ without one the error asks for it. Changing the pattern loads the same files aga
 (replacing what they made). Files are loaded once; an error is shown on the page where
 they were uploaded, not on every page after. Names and messages go through lab.safe.md.
 """
+from dataclasses import dataclass, field
+
 import streamlit as st
 
 from lab import state
@@ -15,7 +17,16 @@ from lab.safe import md
 
 UPLOAD = "app_model_upload"
 PATTERN = "app_upload_pattern"
-LOADED = "app_loaded_upload"   # (file ids, pattern label, names, error or None, page)
+LOADED = "app_loaded_upload"   # Loaded: what the uploads made so far
+
+
+@dataclass
+class Loaded:
+    """The uploads loaded so far: file id -> (name or None, error or None), the pattern
+    label they were loaded with, and the page the last load ran on (errors show there)."""
+    pattern: str
+    results: dict = field(default_factory=dict)
+    page: str = ""
 
 
 def tokenizer_loader(page):
@@ -35,31 +46,55 @@ def tokenizer_loader(page):
             key=UPLOAD, accept_multiple_files=True)
         if not uploads:
             return
-        ids = tuple(u.file_id for u in uploads)
         loaded = st.session_state.get(LOADED)
-        same = loaded is not None and loaded[0] == ids
-        if not same or (loaded[1] != pattern and _pattern_matters(loaded)):
-            if same:
-                for name in loaded[2]:
+        if loaded is None or (loaded.pattern != pattern and _pattern_matters(loaded)):
+            for name, _ in (loaded.results.values() if loaded else ()):
+                if name:
                     state.remove_tokenizer(name)  # replaced by the reload
-            results = state.load_uploads(uploads, pattern=state.TIKTOKEN_PATTERNS[pattern])
-            names = [name for name, _ in results if name]
-            error = "\n\n".join(error for _, error in results if error) or None
-            loaded = (ids, pattern, names, error, page)
-            st.session_state[LOADED] = loaded
-        _, _, names, error, where = loaded
-        if error and where == page:
-            st.error(md(error), icon=":material/error:")
-        for name in names:
-            st.success(f"Loaded “{md(name)}”; selected in the tokenizer menus.",
+            loaded = Loaded(pattern)
+        loaded.pattern = pattern
+        # new files, and ones that failed before (half of GPT-2's pair waits for the other)
+        pending = [u for u in uploads if loaded.results.get(u.file_id, (None, "new"))[1]]
+        if pending:
+            results = state.load_uploads(pending, pattern=state.TIKTOKEN_PATTERNS[pattern])
+            _record(loaded, pending, results)
+            loaded.page = page
+        st.session_state[LOADED] = loaded
+        shown = {u.file_id for u in uploads}
+        errors = {error for fid, (_, error) in loaded.results.items() if fid in shown and error}
+        if errors and loaded.page == page:
+            st.error(md("\n\n".join(sorted(errors))), icon=":material/error:")
+        for name in dict.fromkeys(name for fid, (name, _) in loaded.results.items()
+                                  if fid in shown and name):
+            source = state.file_source(name)
+            files = " + ".join(f for f, _ in source.files) if source else name
+            st.success(f"Loaded {md(files)} as “{md(name)}”; selected in the tokenizer menus.",
                        icon=":material/check_circle:")
         if state.unavailable_references():
             st.caption(md(state.references_help()))
 
 
+def _record(loaded, pending, results):
+    """Give each pending upload its result: the files of one tokenizer share its name
+    (GPT-2's pair is one result for two files)."""
+    by_name = {}
+    for name, error in results:
+        if name:
+            by_name[name] = state.file_source(name)
+    for upload in pending:
+        made = next((n for n, src in by_name.items()
+                     if src and upload.name in (f for f, _ in src.files)), None)
+        if made:
+            loaded.results[upload.file_id] = (made, None)
+    errors = [error for _, error in results if error]
+    for upload in pending:
+        if upload.file_id not in loaded.results or loaded.results[upload.file_id][1]:
+            mine = next((e for e in errors if e.startswith(upload.name)), None)
+            loaded.results[upload.file_id] = (None, mine or (errors[0] if errors else "not loaded"))
+
+
 def _pattern_matters(loaded):
     """Whether a new pattern changes what loaded files made: a ranks file, or an error
     (perhaps the one asking for a pattern)."""
-    _, _, names, error, _ = loaded
-    return bool(error) or any(getattr(state.file_source(name), "kind", None) == "ranks"
-                              for name in names)
+    return any(error or getattr(state.file_source(name), "kind", None) == "ranks"
+               for name, error in loaded.results.values())

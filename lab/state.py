@@ -29,7 +29,7 @@ NEWEST = "lab_newest_tokenizer"  # (serial, name) of the latest one added with s
 FILES_KEY = "lab_tokenizer_files"  # name -> FileSource, for the session's uploaded ones
 # A ranks file holds no split pattern: a known one (by sha256) brings its owner's, any
 # other needs one picked before upload: label -> pattern (None: the file's own)
-TIKTOKEN_PATTERNS = {"The file's own (known files only)": None,
+TIKTOKEN_PATTERNS = {"The file's own (if known)": None,
                      "GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
                      "GPT-4o's (gpt4o)": "gpt4o",
                      "None: the whole text (a Basic tokenizer)": ranks.WHOLE_TEXT_PATTERN}
