@@ -3,9 +3,9 @@
 Whatever bpe.load opens, known by content: a minbpe .model, a SentencePiece .model, tiktoken
 ranks (.tiktoken, .tiktoken.gz, Llama 3's tokenizer.model), a tokenizer.json, or GPT-2's
 two files uploaded together. A ranks file holds no split pattern: a known one (by sha256)
-brings its owner's; for any other the pattern picked above the uploader is used, and
-without one the error asks for it. Changing the pattern loads the same files again
-(replacing what they made). Files are loaded once; an error is shown on the page where
+brings its owner's, and the question is skipped; any other is split by the pattern picked
+above the uploader, which the message repeats. Changing the pattern loads the ranks files
+again (replacing what they made). Files are loaded once; an error is shown on the page where
 they were uploaded, not on every page after. Names and messages go through lab.safe.md.
 """
 from dataclasses import dataclass, field
@@ -33,11 +33,12 @@ def tokenizer_loader(page):
     """Draw the loader (in the sidebar); page: the url path of the page shown now."""
     with st.expander("Load a tokenizer file", expanded=bool(st.session_state.get(UPLOAD))):
         pattern = st.selectbox(
-            "Split pattern, for tiktoken ranks this lab does not know",
+            "Split pattern, for .tiktoken files",
             list(state.TIKTOKEN_PATTERNS), key=PATTERN,
             help="A ranks file (.tiktoken) holds only the ranks, not the pattern that splits "
-                 "text first. Known files (tiktoken's encodings, Llama 3 and 4) bring their "
-                 "own; for others pick it here (changing it reloads the file).")
+                 "text first. Files this lab knows by their content (tiktoken's encodings, "
+                 "Llama 3 and 4) bring their own; for any other pick it here (changing it "
+                 "reloads the file).")
         # no type= filter: files are known by content, and Streamlit would print the
         # types in caps, cut off in the sidebar
         uploads = st.file_uploader(
@@ -53,8 +54,10 @@ def tokenizer_loader(page):
                     state.remove_tokenizer(name)  # replaced by the reload
             loaded = Loaded(pattern)
         loaded.pattern = pattern
-        # new files, and ones that failed before (half of GPT-2's pair waits for the other)
-        pending = [u for u in uploads if loaded.results.get(u.file_id, (None, "new"))[1]]
+        # new files, and with them the ones that failed before (half of GPT-2's pair
+        # waits for the other); a failed file alone is not tried again on every run
+        new = [u for u in uploads if u.file_id not in loaded.results]
+        pending = [u for u in uploads if new and loaded.results.get(u.file_id, (None, "new"))[1]]
         if pending:
             results = state.load_uploads(pending, pattern=state.TIKTOKEN_PATTERNS[pattern])
             _record(loaded, pending, results)
@@ -68,8 +71,12 @@ def tokenizer_loader(page):
                                   if fid in shown and name):
             source = state.file_source(name)
             files = " + ".join(f for f, _ in source.files) if source else name
-            st.success(f"Loaded {md(files)} as “{md(name)}”; selected in the tokenizer menus.",
-                       icon=":material/check_circle:")
+            split = ""
+            if source and source.kind == "ranks":
+                split = (f", with its owner's split pattern ({md(source.known)})" if source.known
+                         else f", split by {md(pattern)}")
+            st.success(f"Loaded {md(files)} as “{md(name)}”{split}; selected in the tokenizer "
+                       "menus.", icon=":material/check_circle:")
         if state.unavailable_references():
             st.caption(md(state.references_help()))
 
@@ -96,5 +103,7 @@ def _record(loaded, pending, results):
 def _pattern_matters(loaded):
     """Whether a new pattern changes what loaded files made: a ranks file, or an error
     (perhaps the one asking for a pattern)."""
-    return any(error or getattr(state.file_source(name), "kind", None) == "ranks"
-               for name, error in loaded.results.values())
+    def unknown_ranks(name):
+        source = state.file_source(name)
+        return source is not None and source.kind == "ranks" and not source.known
+    return any(error or unknown_ranks(name) for name, error in loaded.results.values())

@@ -28,9 +28,8 @@ SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
 NEWEST = "lab_newest_tokenizer"  # (serial, name) of the latest one added with select
 FILES_KEY = "lab_tokenizer_files"  # name -> FileSource, for the session's uploaded ones
 # A ranks file holds no split pattern: a known one (by sha256) brings its owner's, any
-# other needs one picked before upload: label -> pattern (None: the file's own)
-TIKTOKEN_PATTERNS = {"The file's own (if known)": None,
-                     "GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
+# other is split by the one picked before upload: label -> pattern
+TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
                      "GPT-4o's (gpt4o)": "gpt4o",
                      "None: the whole text (a Basic tokenizer)": ranks.WHOLE_TEXT_PATTERN}
 
@@ -42,6 +41,7 @@ class FileSource:
                    # or "gpt2-pair" for GPT-2's two files
     files: tuple   # ((filename, bytes), ...)
     digest: str    # sha256 of the bytes, all files in order
+    known: str = ""  # for ranks this lab knows by their sha256, their owner's name
 
     def data(self, i=0):
         return self.files[i][1]
@@ -173,8 +173,8 @@ def references_help():
 
 def load_model_upload(uploaded, *, pattern=None):
     """Add a tokenizer from one uploaded file of any kind bpe.load opens (known by its
-    content); returns its name. pattern: for a ranks file the lab does not know (None: the
-    file's own, and an error asking for one when it has none). ValueError with what is
+    content); returns its name. pattern: for a ranks file the lab does not know (a known
+    one is split by its owner's; None: an error asking for one). ValueError with what is
     wrong (not a tokenizer file, a malformed line, a ranks file needing a pattern...)."""
     (name, error), = load_uploads([uploaded], pattern=pattern)
     if error:
@@ -204,7 +204,9 @@ def _load_group(chosen, kinds, pattern):
     if isinstance(kinds[0], ValueError):
         return None, str(kinds[0])
     try:
-        tok = loader.load_files(dict(chosen), pattern=pattern)
+        known = loader.known_file(chosen[0][1], chosen[0][0]) if len(chosen) == 1 else None
+        # the pattern asked before upload is for ranks the lab does not know
+        tok = loader.load_files(dict(chosen), pattern=None if known else pattern)
     except ValueError as e:
         return None, str(e)
     kind = "gpt2-pair" if len(chosen) > 1 else "ranks" if kinds[0] == "gzip" else kinds[0]
@@ -212,4 +214,5 @@ def _load_group(chosen, kinds, pattern):
     stem = " + ".join(name for name, _ in chosen) if len(chosen) > 1 else \
         os.path.splitext(chosen[0][0])[0]
     return add_tokenizer(f"{stem} (uploaded)", tok,
-                         file=FileSource(kind, tuple(chosen), digest)), None
+                         file=FileSource(kind, tuple(chosen), digest,
+                                         known["name"] if known else "")), None

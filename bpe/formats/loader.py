@@ -217,6 +217,16 @@ def known_ranks(sha256_hex):
     return lookup(sha256_hex) if lookup is not None else None
 
 
+def known_file(data, source="file"):
+    """known_ranks' answer for a file's bytes (gunzipped first), or None: not ranks, or
+    not a ranks file this lab knows by its sha256."""
+    kind = detect(data, source, fallback="none")
+    if kind == "gzip":
+        data = _gunzip(data, source)
+        kind = detect(data, source, fallback="none")
+    return known_ranks(hashlib.sha256(data).hexdigest()) if kind == "ranks" else None
+
+
 def _load_ranks(data, source, pattern, special_tokens):
     known = known_ranks(hashlib.sha256(data).hexdigest())
     ranks = parse_ranks(data, source)

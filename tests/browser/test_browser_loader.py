@@ -84,14 +84,16 @@ def test_each_kind_opens_and_its_owner_agrees(page, files):
     screenshot(page, "loader_kinds")
 
 
-def test_unknown_ranks_ask_for_a_pattern(page, files):
+def test_unknown_ranks_use_the_pattern_asked_before_upload(page, files):
     page.get_by_text("Load a tokenizer file").click()
     upload(page, files["ranks (uploaded)"][0])
-    error = page.locator(SIDEBAR + ' [data-testid="stAlert"]').first
-    error.wait_for(timeout=60_000)
-    assert "which do not say how text is split" in error.inner_text()
-    choose_pattern(page, "GPT-2's (gpt2)")  # picking one loads the same file again
-    page.locator(SIDEBAR).get_by_text("as “ranks (uploaded)”").wait_for(timeout=60_000)
+    sidebar = page.locator(SIDEBAR)
+    sidebar.get_by_text("split by GPT-4's (gpt4)").wait_for(timeout=60_000)
+    assert badge(page, "ids == tiktoken")  # tiktoken over the same ranks and pattern
+    choose_pattern(page, "GPT-2's (gpt2)")  # picking another loads the same file again
+    sidebar.get_by_text("split by GPT-2's (gpt2)").wait_for(timeout=60_000)
+    wait_rendered(page)
+    assert sidebar.inner_text().count("ranks (uploaded)") == 2  # the message and the list
     assert badge(page, "ids == tiktoken")
 
 
@@ -104,7 +106,8 @@ def test_llama3_tokenizer_model_opens_without_a_pattern(page):
         data = f.read()
     page.get_by_text("Load a tokenizer file").click()
     upload(page, [("tokenizer.model", data)])
-    page.locator(SIDEBAR).get_by_text("as “tokenizer (uploaded)”").wait_for(timeout=90_000)
+    page.locator(SIDEBAR).get_by_text("as “tokenizer (uploaded)”, with its owner's split "
+                                      "pattern").wait_for(timeout=90_000)
     wait_rendered(page)
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("ids == ").first.wait_for(timeout=90_000)
