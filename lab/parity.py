@@ -114,6 +114,7 @@ def file_encoder(source, tok):
 def _hf_gpt2_pair(source):
     """`tokenizers`' BPE with ByteLevel over GPT-2's two files, as its GPT-2 tokenizer is."""
     import tokenizers
+
     from bpe.formats import gpt2
     files = dict(source.files)
     vocab = next(data for name, data in files.items() if gpt2.is_vocab_json(_json(data)))

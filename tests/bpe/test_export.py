@@ -208,9 +208,9 @@ def test_malformed_hf_file(mutate, message):
     (b"\xff\xfe", "x.bin", r"x.bin is not a tokenizer file .* looks like binary data"),
     (b"hello\n", "x.model", r"x.model line 1: expected 'minbpe v1'"),
     (b"minbpe v1\n\n0\n1 x\n", "x.model", r"x.model line 4: expected a merge"),
-    (b"abc", "x.txt", r"x.txt is not a tokenizer file this lab can open: it looks like text "
-                      r"starting 'abc'. Accepted: minbpe .model .*; tiktoken ranks .*; "
-                      r"SentencePiece .*; Hugging Face tokenizer.json; GPT-2's"),
+    (b"abc", "x.txt", (r"x.txt is not a tokenizer file this lab can open: it looks like text "
+                       r"starting 'abc'. Accepted: minbpe .model .*; tiktoken ranks .*; "
+                       r"SentencePiece .*; Hugging Face tokenizer.json; GPT-2's")),
     (b'{"a": [1]}', "x.json", r"x.json: expected a tokenizer.json"),
     (b'{"a": [1]}', "x", r"x is not a tokenizer file .* a JSON file, but neither"),
 ])

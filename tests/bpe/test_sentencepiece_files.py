@@ -17,12 +17,12 @@ from bpe.sentencepiece_bpe import SentencePieceTokenizer
 TEXTS = ["Hello world!", "  two  spaces\t\ttabs\n\nnew", "1234567 don't we'll", "🫠 über naïve",
          "ＡＢＣ ｶﾀｶﾅ ﬁ", "", " ", "<s> and </s> are text here", "Ω≈ç√∫˜µ≤≥÷ 中文"]
 SETTINGS = {  # name -> sentencepiece training options
-    "bpe": dict(model_type="bpe"),  # defaults: NFKC, dummy prefix, unknown characters <unk>
-    "bpe_llama": dict(model_type="bpe", byte_fallback=True, split_digits=True,
-                      normalization_rule_name="identity", remove_extra_whitespaces=False,
-                      allow_whitespace_only_pieces=True),
-    "unigram": dict(model_type="unigram"),  # T5's kind
-    "unigram_bytes": dict(model_type="unigram", byte_fallback=True, add_dummy_prefix=False),
+    "bpe": {"model_type": "bpe"},  # defaults: NFKC, dummy prefix, unknown characters <unk>
+    "bpe_llama": {"model_type": "bpe", "byte_fallback": True, "split_digits": True,
+                  "normalization_rule_name": "identity", "remove_extra_whitespaces": False,
+                  "allow_whitespace_only_pieces": True},
+    "unigram": {"model_type": "unigram"},  # T5's kind
+    "unigram_bytes": {"model_type": "unigram", "byte_fallback": True, "add_dummy_prefix": False},
 }
 
 

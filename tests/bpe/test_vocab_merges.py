@@ -3,15 +3,14 @@ and CS336 define it (the earliest listed pair merged first, byte-level)."""
 import json
 
 import pytest
+import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from bpe import RegexTokenizer
 from bpe.formats.gpt2 import CHAR_TO_BYTE, token_text
 from bpe.vocab_merges import from_vocab_merges
-
-import tokenizers
-from tokenizers import decoders, models, pre_tokenizers, trainers
 
 TEXTS = ["Hello world!", "  two  spaces\t\ttabs\n\n", "1234567 don't we'll", "🫠 über naïve",
          "a" * 300, "", " ", "<|endoftext|> is text here"]

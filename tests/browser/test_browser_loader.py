@@ -6,14 +6,14 @@ import gzip
 import json
 
 import pytest
+from conftest import screenshot, wait_rendered
+from helpers.hostile_cases import pick
 
 from bpe import RegexTokenizer, reference
 from bpe.formats import gpt2
 from bpe.formats.hf import hf_json
 from bpe.formats.ranks import tiktoken_text
 from bpe.sentencepiece_bpe import SentencePieceBPE
-from conftest import screenshot, wait_rendered
-from helpers.hostile_cases import pick
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. Tokens! " * 40
 SIDEBAR = '[data-testid="stSidebar"]'

@@ -1,11 +1,11 @@
 """lab.state in a Streamlit run: references in the picker, uploads of every kind (known by
 content), one registry entry per tokenizer, and parity badges for uploaded files."""
+from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.formats.hf import hf_json
 from bpe.formats.ranks import WHOLE_TEXT_PATTERN, tiktoken_text
-from conftest import ROOT
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40
 
@@ -50,7 +50,7 @@ def script():
         from bpe import BasicTokenizer
         st.session_state["added"] = state.add_tokenizer(st.session_state["add_as"],
                                                         BasicTokenizer())
-    picked, tok = widgets.tokenizer_picker("t_pick")
+    _, tok = widgets.tokenizer_picker("t_pick")
     st.text(type(tok).__name__)
     st.session_state["names"] = state.tokenizer_names()
 
