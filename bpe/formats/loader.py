@@ -129,9 +129,11 @@ def load_files(files, *, pattern=None, special_tokens=None):
         raise ValueError(f"{len(files)} files make one tokenizer only when they are GPT-2's "
                          f"pair (encoder.json + vocab.bpe, or vocab.json + merges.txt); got "
                          f"{found}. Open the others one at a time")
-    return gpt2.load_gpt2_pair(files[vocab[0]], files[merges[0]], vocab_source=vocab[0],
-                               merges_source=merges[0], pattern=pattern,
-                               special_tokens=special_tokens)
+    tok = gpt2.load_gpt2_pair(files[vocab[0]], files[merges[0]], vocab_source=vocab[0],
+                              merges_source=merges[0], pattern=pattern,
+                              special_tokens=special_tokens)
+    tok.name = os.path.basename(vocab[0])
+    return tok
 
 
 def detect(data, source="file", fallback=None):

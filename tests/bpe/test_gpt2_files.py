@@ -66,6 +66,7 @@ def test_folder_either_file_and_both_bytes_give_one_tokenizer(pair, loaded, r50k
         assert tok.encode(text, allowed_special="all") == expected
         assert tok.special_tokens == {"<|endoftext|>": 50256}
         assert tok.decode(expected) == text
+        assert tok.name in ("encoder.json", "vocab.json")
 
 
 def test_ids_equal_tiktoken_r50k_and_tokenizers(pair, loaded, r50k, taylorswift, shakespeare):
