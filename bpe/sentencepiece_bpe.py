@@ -1,16 +1,25 @@
-"""SentencePieceBPE: a Llama-style BPE trained by the `sentencepiece` package, with our API.
+"""Tokenizers run by the `sentencepiece` package, with our API: trained (SentencePieceBPE)
+or loaded from a SentencePiece .model file (SentencePieceTokenizer).
 
-Trained on the same text as one of ours, it lets the lab set Llama-style tokenization
-beside byte-level BPE: SentencePiece merges characters, not bytes, and falls back to
-byte tokens (<0xE2>) only for characters too rare to get a piece; a space is part of the
-piece after it (▁the). The settings follow Llama's tokenizer (BPE, byte fallback, digits
-split, whitespace-only pieces) except two, so that the ids decode to exactly the text
-given, which every view of the lab relies on: no normalization and no dummy space in
-front of the text. It trains on the text's lines, as SentencePiece does, so a newline is
-always a byte token. sentencepiece is imported only when one is trained or loaded.
+SentencePieceBPE is a Llama-style BPE trained on the same text as one of ours, so the lab
+can set Llama-style tokenization beside byte-level BPE: SentencePiece merges characters,
+not bytes, and falls back to byte tokens (<0xE2>) only for characters too rare to get a
+piece; a space is part of the piece after it (▁the). The settings follow Llama's tokenizer
+(BPE, byte fallback, digits split, whitespace-only pieces) except two, so that the ids
+decode to exactly the text given, which every view of the lab relies on: no normalization
+and no dummy space in front of the text. It trains on the text's lines, as SentencePiece
+does, so a newline is always a byte token.
 
-There are no minbpe merges to show: `merges` is empty, so the merge views have nothing
-to replay, and `.model` save is refused (the SentencePiece model is `model_proto`).
+SentencePieceTokenizer is any SentencePiece model someone ships (Llama 2, Mistral, Gemma,
+T5; BPE or Unigram): ids are exactly `sentencepiece`'s, and each token's bytes are what it
+stands for (a byte piece <0xNN> is that byte, "▁" a space, the dummy space the model puts
+in front of the text dropped from the first token, an unknown piece sentencepiece's " ⁇ "),
+so decode equals sentencepiece's decode wherever the bytes make valid UTF-8. A model that
+normalizes text (NFKC, collapsed spaces) gives ids whose bytes are the normalized text.
+
+sentencepiece is imported only when one is trained or loaded. There are no minbpe merges
+to show: `merges` is empty, so the merge views have nothing to replay, and `.model` save
+is refused (the SentencePiece model is `model_proto`).
 """
 from .base import Tokenizer
 from .text import clean_text
@@ -18,14 +27,10 @@ from .text import clean_text
 SPACE = "\u2581"  # ▁, how SentencePiece writes a space inside a piece
 
 
-class SentencePieceBPE(Tokenizer):
-    """BPE trained by sentencepiece; ids are SentencePiece's (0 <unk>, 1 <s>, 2 </s>,
-    3-258 the bytes 0x00-0xFF, then the learned pieces).
+class _SentencePiece(Tokenizer):
+    """What every sentencepiece-run tokenizer shares: the processor, vocab, encode."""
 
-    >>> tok = SentencePieceBPE().train("hello hello world\\n" * 20, 300)
-    >>> tok.decode(tok.encode("hello world"))
-    'hello world'
-    """
+    unknown_bytes = b""  # what the <unk> piece stands for in vocab
 
     def __init__(self, model_proto=None):
         self._sp = None
@@ -33,6 +38,60 @@ class SentencePieceBPE(Tokenizer):
         super().__init__()
         if model_proto is not None:
             self._load_proto(model_proto)
+
+    def _load_proto(self, model_proto):
+        import sentencepiece as spm
+        self._sp = spm.SentencePieceProcessor(model_proto=model_proto)
+        self.model_proto = model_proto
+        self._reset()
+
+    def _build_vocab(self):
+        sp = getattr(self, "_sp", None)
+        if sp is None:
+            return {}
+        vocab = {}
+        for idx in range(sp.get_piece_size()):
+            piece = sp.id_to_piece(idx)
+            if sp.is_byte(idx):
+                vocab[idx] = bytes([int(piece[3:5], 16)])  # "<0xE2>"
+            elif sp.is_unknown(idx):
+                vocab[idx] = self.unknown_bytes
+            elif sp.is_control(idx):
+                vocab[idx] = b""  # never produced from text: no bos/eos, bytes for the rest
+            else:
+                vocab[idx] = piece.replace(SPACE, " ").encode("utf-8")
+        for special, idx in self.special_tokens.items():
+            vocab[idx] = special.encode("utf-8")
+        return vocab
+
+    @property
+    def n_vocab(self):
+        return max(self.vocab) + 1 if self.vocab else 0
+
+    def encode_ordinary(self, text):
+        if self._sp is None:
+            raise ValueError(f"this {type(self).__name__} is not trained yet; call "
+                             "train(text, vocab_size) first")
+        return self._sp.encode(clean_text(text))
+
+    def save(self, file_prefix):
+        raise ValueError("a SentencePiece tokenizer cannot be saved as a minbpe .model file; "
+                         "write its model_proto bytes to a file and load that with "
+                         "sentencepiece.SentencePieceProcessor(model_file=...)")
+
+    def load_text(self, text, source="model"):
+        raise ValueError(f"{type(self).__name__} loads a SentencePiece model_proto, not a minbpe "
+                         f".model file: {type(self).__name__}(model_proto=data), or bpe.load()")
+
+
+class SentencePieceBPE(_SentencePiece):
+    """BPE trained by sentencepiece; ids are SentencePiece's (0 <unk>, 1 <s>, 2 </s>,
+    3-258 the bytes 0x00-0xFF, then the learned pieces).
+
+    >>> tok = SentencePieceBPE().train("hello hello world\\n" * 20, 300)
+    >>> tok.decode(tok.encode("hello world"))
+    'hello world'
+    """
 
     def train(self, text, vocab_size, verbose=False, *, character_coverage=0.9995,
               progress=None, **kwargs):
@@ -68,44 +127,42 @@ class SentencePieceBPE(Tokenizer):
         self.stop_reason = "vocab_size" if self.n_vocab == vocab_size else "no_pairs"
         return self
 
-    def _load_proto(self, model_proto):
-        import sentencepiece as spm
-        self._sp = spm.SentencePieceProcessor(model_proto=model_proto)
-        self.model_proto = model_proto
+
+class SentencePieceTokenizer(_SentencePiece):
+    """A shipped SentencePiece model (BPE or Unigram) run by sentencepiece: ids exactly
+    sp.encode(text). Control pieces (<s>, </s>, [INST]) are its special tokens. When the
+    model puts a dummy space in front of the text (hello -> ▁hell o), sentencepiece's decode
+    drops it again; so does ours, from the first token that is not a control token, so that
+    the tokens' bytes add up to the text. name: what people call it (its file name).
+    """
+
+    def __init__(self, model_proto, name="sentencepiece", *, model_type="", dummy_prefix=None):
+        self.name = name
+        self.model_type = model_type  # "bpe", "unigram", "word", "char", as the file says
+        super().__init__(model_proto)
+        sp = self._sp
+        # subtle: sentencepiece shows the unknown piece as " ⁇ " in decode; so does its bytes
+        self.unknown_bytes = sp.decode([sp.unk_id()]).encode("utf-8") if sp.unk_id() >= 0 else b""
+        self.dummy_prefix = (sp.encode_as_pieces("a")[:1] == [SPACE + "a"]
+                             if dummy_prefix is None else dummy_prefix)
+        self.special_tokens = {sp.id_to_piece(i): i for i in range(sp.get_piece_size())
+                               if sp.is_control(i)}
         self._reset()
 
-    def _build_vocab(self):
-        sp = getattr(self, "_sp", None)
-        if sp is None:
-            return {}
-        vocab = {}
-        for idx in range(sp.get_piece_size()):
-            piece = sp.id_to_piece(idx)
-            if sp.is_byte(idx):
-                vocab[idx] = bytes([int(piece[3:5], 16)])  # "<0xE2>"
-            elif sp.is_control(idx) or sp.is_unknown(idx):
-                vocab[idx] = b""  # never produced from text: no bos/eos, bytes for the rest
-            else:
-                vocab[idx] = piece.replace(SPACE, " ").encode("utf-8")
-        for special, idx in self.special_tokens.items():
-            vocab[idx] = special.encode("utf-8")
-        return vocab
+    def decode_tokens_bytes(self, ids):
+        ids = list(ids)
+        tokens = super().decode_tokens_bytes(ids)
+        if not self.dummy_prefix:
+            return tokens
+        specials = self.inverse_special_tokens
+        for i, idx in enumerate(ids):
+            if idx in specials:
+                continue
+            if self._sp.id_to_piece(idx).startswith(SPACE):
+                tokens[i] = tokens[i][1:]  # the dummy prefix sentencepiece added
+            break
+        return tokens
 
-    @property
-    def n_vocab(self):
-        return max(self.vocab) + 1 if self.vocab else 0
-
-    def encode_ordinary(self, text):
-        if self._sp is None:
-            raise ValueError("this SentencePieceBPE is not trained yet; call train(text, "
-                             "vocab_size) first")
-        return self._sp.encode(clean_text(text))
-
-    def save(self, file_prefix):
-        raise ValueError("a SentencePiece tokenizer cannot be saved as a minbpe .model file; "
-                         "write its model_proto bytes to a file and load that with "
-                         "sentencepiece.SentencePieceProcessor(model_file=...)")
-
-    def load_text(self, text, source="model"):
-        raise ValueError("SentencePieceBPE loads a SentencePiece model_proto, not a minbpe "
-                         ".model file: SentencePieceBPE(model_proto=data)")
+    def train(self, text, vocab_size, verbose=False, **kwargs):
+        raise ValueError(f"{self.name} is pretrained and cannot be trained; the Train page "
+                         "makes a SentencePiece BPE of your own")

@@ -5,26 +5,56 @@ package that ships their vocabulary is installed) are
 built once per server (`st.cache_resource`) and shared by every session, so nothing here
 may mutate them. The ones that cannot be had offline are listed with the reason, in the
 picker's help and the sidebar. Tokenizers trained or uploaded in a session live in
-`st.session_state` under one key, name -> Tokenizer, in the order they were added.
+`st.session_state` under one key, name -> Tokenizer, in the order they were added; an
+uploaded one also keeps its file (kind and bytes) under another, for the parity check.
+
+`entry(label)` is the one place a picker's label is translated: it gives the Entry (label,
+tokenizer, reference key, file), so no page keeps its own label -> key table.
 """
 import functools
+import hashlib
 import os
+from dataclasses import dataclass
 
 import streamlit as st
 
 import bpe
 from bpe import reference
-from bpe.formats import ranks
+from bpe.formats import loader, ranks
 from lab.safe import md
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
 NEWEST = "lab_newest_tokenizer"  # (serial, name) of the latest one added with select
-UPLOAD_TYPES = ["model", "tiktoken", "json"]
-# A .tiktoken file holds no split pattern, so the uploader asks for one: label -> pattern
+FILES_KEY = "lab_tokenizer_files"  # name -> FileSource, for the session's uploaded ones
+# A ranks file holds no split pattern: a known one (by sha256) brings its owner's, any
+# other is split by the one picked before upload: label -> pattern
 TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
                      "GPT-4o's (gpt4o)": "gpt4o",
                      "None: the whole text (a Basic tokenizer)": ranks.WHOLE_TEXT_PATTERN}
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """An uploaded tokenizer's file(s): what lab/parity needs to ask the owner's library."""
+    kind: str      # a key of bpe.formats.loader.KINDS ("ranks", "sentencepiece", ...),
+                   # or "gpt2-pair" for GPT-2's two files
+    files: tuple   # ((filename, bytes), ...)
+    digest: str    # sha256 of the bytes, all files in order
+    known: str = ""  # for ranks this lab knows by their sha256, their owner's name
+
+    def data(self, i=0):
+        return self.files[i][1]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One tokenizer the pickers offer: the label they show, the tokenizer, the reference
+    key (of bpe.reference.REFERENCES; None for the session's own), its file if uploaded."""
+    label: str
+    tokenizer: object
+    reference: str | None = None
+    file: FileSource | None = None
 
 
 @st.cache_resource(show_spinner="Loading GPT-4's vocabulary…")
@@ -61,9 +91,11 @@ def session_tokenizers():
     return st.session_state.setdefault(SESSION_KEY, {})
 
 
-def add_tokenizer(name, tok, *, select=True):
+def add_tokenizer(name, tok, *, select=True, file=None):
     """Keep tok in this session under name (made unique with a suffix); returns the name.
-    select: the pickers that follow new tokenizers switch to it when next drawn."""
+    select: the pickers that follow new tokenizers switch to it when next drawn. file: the
+    FileSource it was loaded from. A tok still called by its class's default name is given
+    the label as its name."""
     owned = session_tokenizers()
     name = (name or "").strip() or "tokenizer"
     taken = set(owned) | set(_reference_status())
@@ -71,10 +103,41 @@ def add_tokenizer(name, tok, *, select=True):
     while unique in taken:
         unique, n = f"{name} ({n})", n + 1
     owned[unique] = tok
+    if getattr(tok, "name", None) in (None, "", type(tok).__name__.removesuffix("Tokenizer").lower()):
+        tok.name = unique
+    files = st.session_state.setdefault(FILES_KEY, {})
+    if file is not None:
+        files[unique] = file
+    else:
+        files.pop(unique, None)
     if select:
         serial = st.session_state.get(NEWEST, (0, None))[0] + 1
         st.session_state[NEWEST] = (serial, unique)
     return unique
+
+
+def remove_tokenizer(name):
+    """Forget the session's tokenizer called name (e.g. replaced by a reload)."""
+    session_tokenizers().pop(name, None)
+    st.session_state.setdefault(FILES_KEY, {}).pop(name, None)
+
+
+def entry(label):
+    """The Entry for a picker label: the tokenizer get_tokenizer gives, and what it is."""
+    if label not in session_tokenizers() and label not in reference_names():
+        label = GPT4_NAME  # a stale link: get_tokenizer gives GPT-4's too
+    return Entry(label, get_tokenizer(label), reference_key(label), file_source(label))
+
+
+def reference_key(label):
+    """The reference key for a picker label ('Llama 3' -> 'llama3'); None for the session's."""
+    status = _reference_status().get(label)
+    return status[0] if status and label not in session_tokenizers() else None
+
+
+def file_source(label):
+    """The FileSource of the session's uploaded tokenizer called label, else None."""
+    return st.session_state.get(FILES_KEY, {}).get(label)
 
 
 def tokenizer_names():
@@ -108,10 +171,48 @@ def references_help():
             + "; ".join(f"{label}: {reason}" for label, reason in missing.items()))
 
 
-def load_model_upload(uploaded, *, pattern="gpt4"):
-    """Add a tokenizer from an uploaded .model (minbpe), .tiktoken (ranks; split with
-    pattern, which that format does not hold) or tokenizer.json (Hugging Face) file;
-    returns its name. Raises ValueError with what is wrong (not UTF-8, malformed line...)."""
-    tok = bpe.load_bytes(uploaded.getvalue(), uploaded.name, pattern=pattern)
-    stem = os.path.splitext(uploaded.name)[0]
-    return add_tokenizer(f"{stem} (uploaded)", tok)
+def load_model_upload(uploaded, *, pattern=None):
+    """Add a tokenizer from one uploaded file of any kind bpe.load opens (known by its
+    content); returns its name. pattern: for a ranks file the lab does not know (a known
+    one is split by its owner's; None: an error asking for one). ValueError with what is
+    wrong (not a tokenizer file, a malformed line, a ranks file needing a pattern...)."""
+    (name, error), = load_uploads([uploaded], pattern=pattern)
+    if error:
+        raise ValueError(error)
+    return name
+
+
+def load_uploads(uploads, *, pattern=None):
+    """Add one tokenizer per uploaded file, GPT-2's two files (encoder.json + vocab.bpe, or
+    vocab.json + merges.txt, known by content) making one. Returns (name, None) or (None,
+    the error's message) for each, in upload order; one bad file does not stop the rest."""
+    files = [(u.name, bytes(u.getvalue())) for u in uploads]
+    kinds = []
+    for name, data in files:
+        try:
+            kinds.append(loader.kind_of(data, name))
+        except ValueError as e:
+            kinds.append(e)
+    halves = [i for i, kind in enumerate(kinds) if kind in ("gpt2-vocab", "gpt2-merges")]
+    groups = sorted([[i] for i in range(len(files)) if i not in halves]
+                    + ([halves] if halves else []))
+    return [_load_group([files[i] for i in group], [kinds[i] for i in group], pattern)
+            for group in groups]
+
+
+def _load_group(chosen, kinds, pattern):
+    if isinstance(kinds[0], ValueError):
+        return None, str(kinds[0])
+    try:
+        known = loader.known_file(chosen[0][1], chosen[0][0]) if len(chosen) == 1 else None
+        # the pattern asked before upload is for ranks the lab does not know
+        tok = loader.load_files(dict(chosen), pattern=None if known else pattern)
+    except ValueError as e:
+        return None, str(e)
+    kind = "gpt2-pair" if len(chosen) > 1 else "ranks" if kinds[0] == "gzip" else kinds[0]
+    digest = hashlib.sha256(b"".join(data for _, data in chosen)).hexdigest()
+    stem = " + ".join(name for name, _ in chosen) if len(chosen) > 1 else \
+        os.path.splitext(chosen[0][0])[0]
+    return add_tokenizer(f"{stem} (uploaded)", tok,
+                         file=FileSource(kind, tuple(chosen), digest,
+                                         known["name"] if known else "")), None

@@ -1,68 +1,203 @@
-"""Opening any tokenizer file: `load(path)` and `load_bytes(data, filename)` (for uploads).
+"""Opening any tokenizer file: `load(path)`, `load_bytes(data, filename)`, `load_files(files)`.
 
-By the file name's ending: `.model` (minbpe's format, bpe.formats.model), `.tiktoken` (tiktoken
-ranks, bpe.formats.ranks; also `.tiktoken.gz`) or `.json` (Hugging Face tokenizer.json, bpe.formats.hf).
-A ranks file holds neither a split pattern nor special tokens, so those are arguments.
-This file only dispatches and builds; each format's parsing lives in its own module.
+A file is known by its content, not its name (`detect`):
+- minbpe `.model`: text whose first line is "minbpe v1" (bpe.formats.model);
+- tiktoken ranks: "base64 rank" lines, plain or gzip, under any name, Llama 3's and 4's
+  `tokenizer.model` included (bpe.formats.ranks). A ranks file holds no split pattern and
+  no special tokens: when its sha256 is a known file's (bpe.reference.known_ranks: every
+  tiktoken encoding, Llama 3, Llama 4) it gets its owner's; otherwise `pattern=` must say,
+  and a ValueError asks for it (no silent default: a pattern not the file's own gives
+  other ids);
+- SentencePiece `.model` (protobuf: Llama 2, Mistral, Gemma, T5), run by `sentencepiece`
+  (bpe.formats.sentencepiece);
+- Hugging Face tokenizer.json (bpe.formats.hf);
+- GPT-2's pair, `encoder.json` + `vocab.bpe` or `vocab.json` + `merges.txt`
+  (bpe.formats.gpt2): `load` takes either file (the other is found beside it) or their
+  folder; `load_files` takes both files' bytes.
+Anything else is a ValueError saying what it looked like and what is accepted. When the
+content fits no kind, the name's ending (.model, .tiktoken, .json) picks the parser whose
+message names the bad line. Sizes are bounded before parsing (MAX_FILE_BYTES, gzip too).
+This file only detects and dispatches; each format's parsing lives in its own module.
 
 >>> from bpe import RegexTokenizer
 >>> tok = load_bytes(RegexTokenizer().model_text().encode(), "mine.model")
->>> type(tok).__name__, tok.pattern == RegexTokenizer().pattern
-('RegexTokenizer', True)
+>>> type(tok).__name__, tok.pattern == RegexTokenizer().pattern, tok.name
+('RegexTokenizer', True, 'mine.model')
 """
-import gzip
+import hashlib
 import os
+import re
+import zlib
 
+from .. import budgets
 from ..basic import BasicTokenizer
 from ..patterns import PATTERNS
 from ..ranks_tokenizer import RanksTokenizer
 from ..regex import RegexTokenizer
+from . import gpt2
 from .hf import load_hf_bytes
 from .model import MODEL_VERSION
 from .ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
+from .sentencepiece import load_sentencepiece, looks_like_sentencepiece, model_info
 
-FORMATS = {".model": "minbpe .model", ".tiktoken": "tiktoken ranks", ".json": "tokenizer.json"}
+# what opens, by kind (detect's answers), as the messages name them
+KINDS = {
+    "minbpe": "minbpe .model (text starting 'minbpe v1')",
+    "ranks": "tiktoken ranks ('<base64 token> <rank>' lines, plain or gzip, e.g. .tiktoken "
+             "or Llama 3's tokenizer.model)",
+    "sentencepiece": "SentencePiece .model (protobuf: Llama 2, Mistral, Gemma, T5)",
+    "tokenizer.json": "Hugging Face tokenizer.json",
+    "gpt2-vocab": "GPT-2's encoder.json / vocab.json (with its vocab.bpe / merges.txt)",
+    "gpt2-merges": "GPT-2's vocab.bpe / merges.txt (with its encoder.json / vocab.json)",
+}
+ACCEPTED = "; ".join(KINDS.values())
+EXTENSION_KINDS = {".model": "minbpe", ".tiktoken": "ranks", ".json": "tokenizer.json"}
+MAX_FILE_BYTES = 4 * budgets.MAX_VOCAB_BYTES  # 256 MB; the largest tokenizer.json are ~35 MB
+_RANKS_LINE = re.compile(rb"[A-Za-z0-9+/]*={0,2} [0-9]+\r?")
+_HF_MODEL = re.compile(rb'"model"\s*:\s*\{')  # a vocab.json maps "model" to an int, never {
 
 
-def load(path=None, *, text=None, source=None, pattern="gpt4", special_tokens=None):
-    """The tokenizer in the file at path, whichever format its name says (see FORMATS), or
-    in text, the contents of a .model file. ValueError saying what is wrong if malformed."""
+def load(path=None, *, text=None, source=None, pattern=None, special_tokens=None):
+    """The tokenizer in the file (or GPT-2 pair folder) at path, whatever its kind (see
+    the module's docstring), or in text, the contents of a minbpe .model file.
+    pattern, special_tokens: for ranks files, which hold neither (a known file's own are
+    used when not given). ValueError saying what is wrong if malformed or unknown."""
     if text is not None:
         return load_model_text(text, source=source or "model")
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    name = os.path.basename(path)
-    if _extension(name) not in FORMATS:
-        name += ".model"  # minbpe's load takes any name for a .model file
-    return load_bytes(data, name, pattern=pattern, special_tokens=special_tokens,
-                      source=source or path)
+    if os.path.isdir(path):
+        return _load_folder(path, pattern, special_tokens)
+    data = _read(path)
+    kind = detect(data, path, fallback=_extension_kind(path))
+    if kind in ("gpt2-vocab", "gpt2-merges"):
+        return _load_pair_beside(path, data, kind, pattern, special_tokens)
+    return load_bytes(data, os.path.basename(path), pattern=pattern,
+                      special_tokens=special_tokens, source=source or path)
 
 
-def load_bytes(data, filename, *, pattern="gpt4", special_tokens=None, source=None):
-    """A tokenizer from a file's bytes, by its name's ending: .model (minbpe), .tiktoken
-    (ranks; pattern and special_tokens say what the format cannot hold) or .json
-    (Hugging Face). ValueError saying what is wrong for anything else or malformed."""
+def load_bytes(data, filename, *, pattern=None, special_tokens=None, source=None):
+    """A tokenizer from one file's bytes (an upload): its kind from its content, its
+    name only for messages and tok.name. A GPT-2 half is refused with what to do."""
     source = source or filename
-    ext = _extension(filename)
-    if ext not in FORMATS:
-        raise ValueError(f"{filename}: unknown kind of file; expected one of "
-                         f"{', '.join(FORMATS)} ({', '.join(FORMATS.values())})")
-    if filename.lower().endswith(".gz"):
+    name = os.path.basename(filename)
+    data = _bounded(data, source)
+    kind = detect(data, source, fallback=_extension_kind(filename))
+    if kind == "gzip":
+        data = _gunzip(data, source)
+        kind = detect(data, source)
+        if kind != "ranks":
+            raise ValueError(f"{source} is gzip; inside it is {KINDS.get(kind, kind)}, but only "
+                             "tiktoken ranks are opened from gzip; unpack it first")
+    if kind == "minbpe":
+        tok = load_model_text(_text(data, source, "minbpe .model"), source)
+    elif kind == "ranks":
+        tok = _load_ranks(data, source, pattern, special_tokens)
+    elif kind == "sentencepiece":
+        tok = load_sentencepiece(data, source)
+    elif kind == "tokenizer.json":
+        tok = load_hf_bytes(data, source)
+    else:  # a GPT-2 half
+        other = "vocab.bpe (or merges.txt)" if kind == "gpt2-vocab" else \
+            "encoder.json (or vocab.json)"
+        raise ValueError(f"{source} is {KINDS[kind]}: one half of a pair; open both together "
+                         f"(add {other}: bpe.load_files, bpe.load on their folder, or upload "
+                         "both files at once)")
+    tok.name = name
+    return tok
+
+
+def load_files(files, *, pattern=None, special_tokens=None):
+    """One tokenizer from files (filename -> bytes): one file of any kind, or GPT-2's two.
+
+    >>> load_files({})
+    Traceback (most recent call last):
+    ValueError: no files given; give one tokenizer file, or GPT-2's encoder.json and vocab.bpe
+    """
+    files = {name: _bounded(data, name) for name, data in dict(files).items()}
+    if not files:
+        raise ValueError("no files given; give one tokenizer file, or GPT-2's encoder.json "
+                         "and vocab.bpe")
+    if len(files) == 1:
+        (name, data), = files.items()
+        return load_bytes(data, name, pattern=pattern, special_tokens=special_tokens)
+    kinds = {name: detect(data, name, fallback=_extension_kind(name))
+             for name, data in files.items()}
+    vocab = [n for n, k in kinds.items() if k == "gpt2-vocab"]
+    merges = [n for n, k in kinds.items() if k == "gpt2-merges"]
+    if len(files) != 2 or len(vocab) != 1 or len(merges) != 1:
+        found = ", ".join(f"{n} ({KINDS.get(k, k)})" for n, k in kinds.items())
+        raise ValueError(f"{len(files)} files make one tokenizer only when they are GPT-2's "
+                         f"pair (encoder.json + vocab.bpe, or vocab.json + merges.txt); got "
+                         f"{found}. Open the others one at a time")
+    tok = gpt2.load_gpt2_pair(files[vocab[0]], files[merges[0]], vocab_source=vocab[0],
+                              merges_source=merges[0], pattern=pattern,
+                              special_tokens=special_tokens)
+    tok.name = os.path.basename(vocab[0])
+    return tok
+
+
+def detect(data, source="file", fallback=None):
+    """The kind of a file's bytes: a key of KINDS, or "gzip" (look inside after
+    gunzipping). fallback: the kind the file's name suggests, used (so its parser can
+    name the bad line) when the content fits none; without one, a ValueError saying what
+    it looked like and what is accepted."""
+    head = data[:4096]
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    broken = None  # why a file that starts as a SentencePiece model is not one
+    if head[:1] == b"\x0a" and looks_like_sentencepiece(data):
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise ValueError(f"{source} is not a valid gzip file ({e})") from None
-    if ext == ".tiktoken":
-        return tokenizer_from_ranks(parse_ranks(data, source), pattern, special_tokens,
-                                    source=source)
-    if ext == ".json":
-        return load_hf_bytes(data, source)
+            model_info(data)
+            return "sentencepiece"
+        except ValueError as e:
+            broken = e  # or text that starts with blank lines: read on
+    text = head.removeprefix(b"\xef\xbb\xbf")
+    stripped = text.lstrip()
+    if stripped.startswith(MODEL_VERSION.encode()):
+        return "minbpe"
+    if stripped.startswith(b"{"):
+        if _HF_MODEL.search(data):
+            return "tokenizer.json"
+        if _is_vocab_json(data, source):
+            return "gpt2-vocab"
+        return fallback or _unknown(source, "a JSON file, but neither a tokenizer.json (no "
+                                    "\"model\" object) nor GPT-2's encoder.json (token -> id)")
+    lines = text.split(b"\n")
+    if len(data) > len(head):
+        lines.pop()  # cut short by the 4 KB head
+    lines = [line for line in lines if line.strip()][:20]
+    if lines and all(_RANKS_LINE.fullmatch(line) for line in lines):
+        return "ranks"
     try:
-        text = data.decode("utf-8")
+        decoded = b"\n".join(lines).decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{source} is not UTF-8 text, so not a {FORMATS[ext]} file") from None
-    return load_model_text(text, source)
+        if broken is not None:
+            raise ValueError(f"{source} starts as a SentencePiece model but is not a readable "
+                             f"one ({broken}); is the file complete?") from None
+        return fallback or _unknown(source, "binary data, not text nor a SentencePiece model")
+    if lines and gpt2.looks_like_merges(decoded):
+        # without GPT-2's "#version" line, two words a line is a weak sign: a name's
+        # ending (.tiktoken, .model) says more, and its parser names the bad line
+        return fallback if fallback and not lines[0].startswith(b"#version") else "gpt2-merges"
+    first = lines[0][:40].decode("utf-8", "replace") if lines else ""
+    return fallback or _unknown(source, f"text starting {first!r}" if lines else "empty")
+
+
+def kind_of(data, filename):
+    """detect(data), the file's name's ending deciding only when the content fits no kind."""
+    return detect(data, filename, fallback=_extension_kind(filename))
+
+
+def _unknown(source, looked_like):
+    raise ValueError(f"{source} is not a tokenizer file this lab can open: it looks like "
+                     f"{looked_like}. Accepted: {ACCEPTED}")
+
+
+def _is_vocab_json(data, source):
+    try:
+        return gpt2.is_vocab_json(budgets.parse_json(data.decode("utf-8"), source))
+    except (UnicodeDecodeError, ValueError):
+        return False
 
 
 def load_model_text(text, source="model"):
@@ -72,7 +207,48 @@ def load_model_text(text, source="model"):
     has_pattern = len(lines) > 1 and lines[0].strip() == MODEL_VERSION and lines[1] != ""
     tok = RegexTokenizer() if has_pattern else BasicTokenizer()
     tok.load_text(text, source=source)
+    tok.name = os.path.basename(source)
     return tok
+
+
+def known_ranks(sha256_hex):
+    """{"name", "pattern", "special_tokens"} of the known ranks file with this sha256, or
+    None: bpe.reference.known_ranks, or None while that function is not there."""
+    from .. import (
+        reference,  # subtle: reference imports the tokenizer classes this file does
+    )
+    lookup = getattr(reference, "known_ranks", None)
+    return lookup(sha256_hex) if lookup is not None else None
+
+
+def known_file(data, source="file"):
+    """known_ranks' answer for a file's bytes (gunzipped first), or None: not ranks, or
+    not a ranks file this lab knows by its sha256."""
+    kind = detect(data, source, fallback="none")
+    if kind == "gzip":
+        data = _gunzip(data, source)
+        kind = detect(data, source, fallback="none")
+    return known_ranks(hashlib.sha256(data).hexdigest()) if kind == "ranks" else None
+
+
+def _load_ranks(data, source, pattern, special_tokens):
+    known = known_ranks(hashlib.sha256(data).hexdigest())
+    ranks = parse_ranks(data, source)
+    if known is not None:
+        pattern = known["pattern"] if pattern is None else pattern
+        if special_tokens is None:
+            special_tokens = known["special_tokens"]
+        if "llama" in known["name"].lower():  # the owner's cut of long runs too
+            from ..reference import LlamaTokenizer
+            return LlamaTokenizer(ranks, PATTERNS.get(pattern, pattern), special_tokens,
+                                  name=known["name"])
+    elif pattern is None:
+        raise ValueError(f"{source} holds tiktoken ranks, which do not say how text is split "
+                         "before merging, and it is not a file this lab knows (by its "
+                         "sha256); say which split pattern it was made with: pattern='gpt2', "
+                         "'gpt4', 'gpt4o' or a regex (the sidebar asks for it). A wrong "
+                         "pattern gives other ids than its owner's")
+    return tokenizer_from_ranks(ranks, pattern, special_tokens, source=source)
 
 
 def tokenizer_from_ranks(ranks, pattern="gpt4", special_tokens=None, source="ranks"):
@@ -83,7 +259,7 @@ def tokenizer_from_ranks(ranks, pattern="gpt4", special_tokens=None, source="ran
     ours = (all(ranks.get(bytes([b])) == b for b in range(256))
             and sorted(ranks.values()) == list(range(len(ranks))))
     if not ours:
-        return RanksTokenizer(ranks, pattern, special_tokens, name=source)
+        return RanksTokenizer(ranks, pattern, special_tokens, name=os.path.basename(source))
     try:
         merges = recover_merges(ranks)
     except ValueError as e:
@@ -93,9 +269,89 @@ def tokenizer_from_ranks(ranks, pattern="gpt4", special_tokens=None, source="ran
     return RegexTokenizer.from_merges(merges, pattern=pattern, special_tokens=special_tokens)
 
 
-def _extension(filename):
-    """'.tiktoken' for 'x.tiktoken' and 'x.tiktoken.gz'; '' if none."""
-    name = filename.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return os.path.splitext(name)[1]
+# ------------------------------------------------------------------ GPT-2 pairs and folders
+def _load_pair_beside(path, data, kind, pattern, special_tokens):
+    """GPT-2's pair, given one of its files: the other is looked for in the same folder."""
+    folder, name = os.path.split(path)
+    wanted = gpt2.MERGES_NAMES if kind == "gpt2-vocab" else gpt2.VOCAB_NAMES
+    own = gpt2.VOCAB_NAMES if kind == "gpt2-vocab" else gpt2.MERGES_NAMES
+    if name in own:  # encoder.json goes with vocab.bpe, vocab.json with merges.txt
+        i = own.index(name)
+        wanted = (wanted[i], wanted[1 - i])
+    other = next((os.path.join(folder, n) for n in wanted
+                  if os.path.isfile(os.path.join(folder, n))), None)
+    if other is None:
+        raise ValueError(f"{path} is {KINDS[kind]}, one half of a pair, and neither "
+                         f"{' nor '.join(wanted)} is beside it; put the other file there, or "
+                         "use bpe.load_files with both")
+    return load_files({path: data, other: _read(other)}, pattern=pattern,
+                      special_tokens=special_tokens)
+
+
+def _load_folder(path, pattern, special_tokens):
+    """A folder: GPT-2's pair in it, else its one tokenizer.json or tokenizer.model."""
+    for vocab_name, merges_name in zip(gpt2.VOCAB_NAMES, gpt2.MERGES_NAMES):
+        vocab, merges = os.path.join(path, vocab_name), os.path.join(path, merges_name)
+        if os.path.isfile(vocab) and os.path.isfile(merges):
+            return load_files({vocab: _read(vocab), merges: _read(merges)}, pattern=pattern,
+                              special_tokens=special_tokens)
+    for name in ("tokenizer.json", "tokenizer.model"):
+        if os.path.isfile(os.path.join(path, name)):
+            return load(os.path.join(path, name), pattern=pattern,
+                        special_tokens=special_tokens)
+    raise ValueError(f"{path} is a folder without GPT-2's pair (encoder.json + vocab.bpe, or "
+                     "vocab.json + merges.txt), tokenizer.json or tokenizer.model; give the "
+                     "tokenizer file itself")
+
+
+# ------------------------------------------------------------------ bytes
+def _read(path):
+    size = os.path.getsize(path)
+    if size > MAX_FILE_BYTES:
+        raise ValueError(f"{path} is {_size(size)}; tokenizer files this lab opens are at "
+                         f"most {_size(MAX_FILE_BYTES)}")
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _bounded(data, source):
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be the file's bytes, not {type(data).__name__}")
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{source} is {_size(len(data))}; tokenizer files this lab opens "
+                         f"are at most {_size(MAX_FILE_BYTES)}")
+    return bytes(data)
+
+
+def _gunzip(data, source):
+    """The gzip's content, refused once it passes MAX_FILE_BYTES (a small bomb stays small)."""
+    unzip = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = unzip.decompress(data, MAX_FILE_BYTES + 1)
+    except zlib.error as e:
+        raise ValueError(f"{source} is not a valid gzip file ({e})") from None
+    if len(out) > MAX_FILE_BYTES or unzip.unconsumed_tail:
+        raise ValueError(f"{source} unpacks to more than {_size(MAX_FILE_BYTES)}; tokenizer "
+                         "files this lab opens are smaller")
+    if not unzip.eof:
+        raise ValueError(f"{source} is not a valid gzip file (it ends early)")
+    return out
+
+
+def _size(n):
+    """'256 MB', '1,000 bytes'."""
+    return f"{n >> 20:,} MB" if n >= 1 << 20 else f"{n:,} bytes"
+
+
+def _text(data, source, kind):
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{source} is not UTF-8 text, so not a {kind} file (nor a "
+                         "SentencePiece model, which starts otherwise)") from None
+
+
+def _extension_kind(filename):
+    """The kind a file's name suggests ('x.tiktoken.gz' -> ranks), or None."""
+    name = filename.lower().removesuffix(".gz")
+    return EXTENSION_KINDS.get(os.path.splitext(name)[1])

@@ -156,7 +156,7 @@ def ranks_lines(extra=""):
 ])
 def test_malformed_tiktoken_file(data, message):
     with pytest.raises(ValueError, match=message):
-        load_bytes(data, "bad.tiktoken")
+        load_bytes(data, "bad.tiktoken", pattern="gpt4")
 
 
 def hf_doc(tok=None):
@@ -205,9 +205,14 @@ def test_malformed_hf_file(mutate, message):
 @pytest.mark.parametrize("data, name, message", [
     (b"{not json", "tokenizer.json", r"tokenizer.json is not valid JSON"),
     (b"\xff\xfe", "x.model", r"x.model is not UTF-8 text"),
+    (b"\xff\xfe", "x.bin", r"x.bin is not a tokenizer file .* looks like binary data"),
     (b"hello\n", "x.model", r"x.model line 1: expected 'minbpe v1'"),
     (b"minbpe v1\n\n0\n1 x\n", "x.model", r"x.model line 4: expected a merge"),
-    (b"abc", "x.txt", r"x.txt: unknown kind of file; expected one of .model, .tiktoken, .json"),
+    (b"abc", "x.txt", (r"x.txt is not a tokenizer file this lab can open: it looks like text "
+                       r"starting 'abc'. Accepted: minbpe .model .*; tiktoken ranks .*; "
+                       r"SentencePiece .*; Hugging Face tokenizer.json; GPT-2's")),
+    (b'{"a": [1]}', "x.json", r"x.json: expected a tokenizer.json"),
+    (b'{"a": [1]}', "x", r"x is not a tokenizer file .* a JSON file, but neither"),
 ])
 def test_malformed_other_files(data, name, message):
     with pytest.raises(ValueError, match=message):

@@ -1,10 +1,11 @@
-"""lab.state in a Streamlit run: references in the picker, uploads of the three formats."""
+"""lab.state in a Streamlit run: references in the picker, uploads of every kind (known by
+content), one registry entry per tokenizer, and parity badges for uploaded files."""
+from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.formats.hf import hf_json
 from bpe.formats.ranks import WHOLE_TEXT_PATTERN, tiktoken_text
-from conftest import ROOT
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40
 
@@ -29,20 +30,38 @@ def script():
                                                pattern=st.session_state.get("pattern", "gpt4")))
         except ValueError as e:
             st.error(str(e))
+    together = st.session_state.get("together")
+    if together:
+        results = state.load_uploads([Upload(n, d) for n, d in together.items()],
+                                     pattern=st.session_state.get("pattern"))
+        st.session_state["results"] = results
+    check_text = st.session_state.get("check_text")
+    if check_text is not None:
+        from lab import parity
+        checks = {}
+        for label in state.tokenizer_names():
+            entry = state.entry(label)
+            result = parity.check(label, check_text)
+            checks[label] = (entry.tokenizer.name, entry.reference,
+                             entry.file.kind if entry.file else None,
+                             result.badge if result else None)
+        st.session_state["checks"] = checks
     if st.session_state.get("add_as"):
         from bpe import BasicTokenizer
         st.session_state["added"] = state.add_tokenizer(st.session_state["add_as"],
                                                         BasicTokenizer())
-    picked, tok = widgets.tokenizer_picker("t_pick")
+    _, tok = widgets.tokenizer_picker("t_pick")
     st.text(type(tok).__name__)
     st.session_state["names"] = state.tokenizer_names()
 
 
-def run(files=None, pattern="gpt4", pick=None):
-    at = AppTest.from_function(script, default_timeout=60)
+def run(files=None, pattern="gpt4", pick=None, together=None, check_text=None):
+    at = AppTest.from_function(script, default_timeout=120)
     at.session_state["root"] = str(ROOT)
     at.session_state["files"] = files or {}
     at.session_state["pattern"] = pattern
+    at.session_state["together"] = together
+    at.session_state["check_text"] = check_text
     at.run()
     if pick:
         at.selectbox(key="t_pick").set_value(pick).run()
@@ -87,14 +106,14 @@ def test_uploads_of_all_three_formats_give_the_same_tokenizer():
 def test_bad_uploads_are_errors_naming_the_problem():
     at = run({"x.model": b"\xff\xfe", "y.tiktoken": b"nope\n", "z.json": b"{}",
               "w.txt": b"text"})
-    assert [e.value for e in at.error] == [
-        "x.model is not UTF-8 text, so not a minbpe .model file",
-        "y.tiktoken line 1: expected '<base64 token> <rank>', found 'nope'; is this a "
-        ".tiktoken file?",
-        "z.json: expected a tokenizer.json with a BPE model ('model': {'type': 'BPE', ...})",
-        "w.txt: unknown kind of file; expected one of .model, .tiktoken, .json (minbpe .model, "
-        "tiktoken ranks, tokenizer.json)",
-    ]
+    errors = [e.value for e in at.error]
+    assert errors[0].startswith("x.model is not UTF-8 text, so not a minbpe .model file")
+    assert errors[1] == ("y.tiktoken line 1: expected '<base64 token> <rank>', found 'nope'; "
+                         "is this a .tiktoken file?")
+    assert errors[2].startswith("z.json: expected a tokenizer.json")
+    assert errors[3].startswith("w.txt is not a tokenizer file this lab can open: it looks "
+                                "like text starting 'text'. Accepted: minbpe .model")
+    assert len(errors) == 4
     assert at.session_state["names"] == installed_reference_labels()
 
 
@@ -116,3 +135,47 @@ def test_a_new_tokenizer_is_selected_once_then_the_users_pick_stands():
     at.selectbox(key="t_pick").set_value("GPT-4 (cl100k_base)").run()
     at.run()
     assert at.selectbox(key="t_pick").value == "GPT-4 (cl100k_base)"  # not switched back
+
+
+def test_unknown_ranks_without_a_pattern_ask_for_one():
+    tok = RegexTokenizer("gpt2").train(CORPUS, 256 + 40)
+    at = run({"mine.tiktoken": tiktoken_text(tok).encode()}, pattern=None)
+    assert "which do not say how text is split" in at.error[0].value
+    assert at.session_state["names"] == installed_reference_labels()
+
+
+def test_registry_entries_and_badges_for_every_kind(taylorswift):
+    """Each uploaded kind is one entry (its file's kind, its file name as tok.name) and its
+    parity badge names the owner's library; references keep their keys."""
+    import io
+    import json
+
+    import sentencepiece as spm
+
+    from bpe import reference
+    from bpe.formats import gpt2
+    tok = RegexTokenizer("gpt2").train(CORPUS, 256 + 40)
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(taylorswift.splitlines()[:2000]),
+                                   model_writer=model, vocab_size=300, minloglevel=2)
+    merges = [(tok.vocab[a], tok.vocab[b]) for a, b in tok.merges]
+    encoder, merges_text = gpt2.gpt2_pair_text(tok.vocab, merges)
+    files = {"mine.tiktoken": tiktoken_text(tok).encode(),
+             "sp.model": model.getvalue(),
+             "tokenizer.json": json.dumps(hf_json(tok)).encode(),
+             "mine.model": tok.model_text().encode()}
+    at = run(files, pattern="gpt2", check_text="Hello there, it's 2026!  ",
+             together={"vocab.json": encoder.encode(), "merges.txt": merges_text.encode()})
+    assert at.session_state["results"] == [("vocab.json + merges.txt (uploaded)", None)]
+    checks = at.session_state["checks"]
+    assert checks["mine (uploaded)"] == ("mine.tiktoken", None, "ranks", "ids == tiktoken")
+    assert checks["sp (uploaded)"] == ("sp.model", None, "sentencepiece", "ids == sentencepiece")
+    assert checks["tokenizer (uploaded)"] == ("tokenizer.json", None, "tokenizer.json",
+                                              "ids == tokenizers")
+    assert checks["vocab.json + merges.txt (uploaded)"] == ("vocab.json", None, "gpt2-pair",
+                                                            "ids == tokenizers")
+    assert checks["mine (uploaded) (2)"] == ("mine.model", None, "minbpe", None)
+    gpt4 = reference.REFERENCES["cl100k_base"].label
+    assert checks[gpt4][1:] == ("cl100k_base", None, "ids == tiktoken")
+    llama = reference.REFERENCES["llama3"].label
+    assert checks[llama][1] == "llama3" and checks[llama][3].startswith("ids == ")

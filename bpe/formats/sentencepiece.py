@@ -1,0 +1,137 @@
+"""SentencePiece `.model` files (Llama 2, Mistral, Gemma, T5): known by their content.
+
+A SentencePiece model is a protobuf message (sentencepiece_model.proto's ModelProto):
+field 1 repeats the pieces (each: 1 the piece text, 2 its score, 3 its type), field 2 is
+the trainer's settings (3 the model type), field 3 the normalizer's (3 add_dummy_prefix).
+This module reads just enough of that wire format, without protobuf, to tell such a file
+from the others and to check its size against bpe.budgets before `sentencepiece` parses
+it; bpe.sentencepiece_bpe.SentencePieceTokenizer then runs the model, so ids are exactly
+sentencepiece's. It does not encode anything itself.
+
+>>> info = model_info(bytes([0x0A, 0x07, 0x0A, 0x03]) + "<s>".encode() + bytes([0x18, 0x03]))
+>>> info.pieces, info.model_type, info.dummy_prefix
+(1, 'unigram', True)
+"""
+from dataclasses import dataclass
+
+from .. import budgets
+
+MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
+PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused",
+               6: "byte"}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a SentencePiece model file says about itself."""
+    pieces: int          # how many pieces (the vocabulary's size)
+    piece_bytes: int     # their text, in bytes, in all
+    model_type: str      # "unigram" (protobuf's default), "bpe", "word" or "char"
+    dummy_prefix: bool   # normalizer_spec.add_dummy_prefix (default true)
+
+
+def _varint(data, pos):
+    """(value, next position) of the protobuf varint at pos; ValueError if it runs off."""
+    value = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise ValueError("a varint runs past the end")
+        b = data[pos]
+        value |= (b & 0x7F) << shift
+        pos += 1
+        if b < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _fields(data):
+    """(field number, wire type, value) for each field of one message: value an int for
+    varints and fixed-size numbers, a memoryview for length-delimited ones. ValueError for
+    anything protobuf's wire format cannot hold."""
+    pos, end = 0, len(data)
+    while pos < end:
+        key, pos = _varint(data, pos)
+        field, wire = key >> 3, key & 7
+        if field == 0:
+            raise ValueError("field number 0")
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 1 or wire == 5:
+            size = 8 if wire == 1 else 4
+            if pos + size > end:
+                raise ValueError("a fixed-size field runs past the end")
+            value, pos = int.from_bytes(data[pos:pos + size], "little"), pos + size
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            if pos + size > end:
+                raise ValueError("a length-delimited field runs past the end")
+            value, pos = data[pos:pos + size], pos + size
+        else:
+            raise ValueError(f"wire type {wire}")
+        yield field, wire, value
+
+
+def model_info(data):
+    """ModelInfo of a SentencePiece model's bytes; ValueError if they are not one (not
+    protobuf's wire format, no pieces, a piece that is not UTF-8) or pass the budgets."""
+    data = memoryview(data)
+    pieces = piece_bytes = 0
+    model_type, dummy_prefix = 1, True
+    for field, wire, value in _fields(data):
+        if field == 1 and wire == 2:
+            text = next((v for f, w, v in _fields(value) if f == 1 and w == 2), None)
+            if text is None:
+                raise ValueError(f"piece {pieces} has no text")
+            bytes(text).decode("utf-8")  # UnicodeDecodeError is a ValueError
+            pieces += 1
+            piece_bytes += len(text)
+            if pieces > budgets.MAX_ID or piece_bytes > budgets.MAX_VOCAB_BYTES:
+                raise ValueError("more pieces than this lab accepts "
+                                 f"({budgets.MAX_ID:,} pieces, {budgets.MAX_VOCAB_BYTES >> 20} MB)")
+        elif field == 2 and wire == 2:
+            model_type = next((v for f, w, v in _fields(value) if f == 3 and w == 0), model_type)
+        elif field == 3 and wire == 2:
+            dummy_prefix = bool(next((v for f, w, v in _fields(value) if f == 3 and w == 0),
+                                     dummy_prefix))
+        elif field in (1, 2, 3):
+            raise ValueError(f"field {field} has wire type {wire}")
+    if not pieces:
+        raise ValueError("no pieces")
+    return ModelInfo(pieces, piece_bytes, MODEL_TYPES.get(model_type, f"type {model_type}"),
+                     dummy_prefix)
+
+
+def looks_like_sentencepiece(data):
+    """True if data starts as a ModelProto does: field 1 (a piece), holding field 1 (its text)."""
+    return len(data) > 3 and data[0] == 0x0A and _inner_starts_with_text(data)
+
+
+def _inner_starts_with_text(data):
+    try:
+        _, pos = _varint(data, 1)
+    except ValueError:
+        return False
+    return pos < len(data) and data[pos] == 0x0A
+
+
+def load_sentencepiece(data, source="tokenizer.model", name=None):
+    """A SentencePieceTokenizer over a SentencePiece model's bytes; ValueError naming the
+    file when it is not a model sentencepiece can run."""
+    try:
+        info = model_info(data)
+    except ValueError as e:
+        raise ValueError(f"{source} looks like a SentencePiece model but is not a readable "
+                         f"one ({e})") from None
+    try:
+        import sentencepiece  # noqa: F401
+    except ImportError:
+        raise ValueError(f"{source} is a SentencePiece model; opening it needs the "
+                         "sentencepiece package: pip install sentencepiece") from None
+    from ..sentencepiece_bpe import SentencePieceTokenizer
+    try:
+        return SentencePieceTokenizer(bytes(data), name=name or source,
+                                      model_type=info.model_type,
+                                      dummy_prefix=info.dummy_prefix)
+    except RuntimeError as e:  # sentencepiece's own refusal
+        why = str(e).splitlines()[-1][:200]
+        raise ValueError(f"{source}: sentencepiece could not load this model ({why})") from None
