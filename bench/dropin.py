@@ -155,6 +155,33 @@ def cs336(repo, work, timeout):
                       timeout)
 
 
+def stream_memory(megabytes):
+    """Rows (how, seconds, peak MB by tracemalloc) for encoding megabytes of TinyStories-like
+    text (bpe's corpora) with GPT-2's encoding: encode on the whole text, encode_iterable
+    on its lines. The process is single-threaded; times are CPU seconds."""
+    import time
+    import tracemalloc
+    import bpe
+    corpus = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora")) / "taylorswift.txt"
+    sample = corpus.read_text(encoding="utf-8")
+    text = (sample * (megabytes * 1_000_000 // len(sample) + 1))[:megabytes * 1_000_000]
+    lines = text.splitlines(keepends=True)
+    enc = bpe.get_encoding("gpt2")
+    rows = []
+    for how, run in [("encode(text)", lambda: len(enc.encode(text))),
+                     ("encode_iterable(lines)", lambda: sum(1 for _ in enc.encode_iterable(lines)))]:
+        enc._cache.clear()
+        tracemalloc.start()
+        start = time.process_time()
+        n = run()
+        seconds = time.process_time() - start
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+        rows.append((how, n, seconds, peak))
+        print(f"{how}: {n} ids, {seconds:.2f} s, peak {peak:.1f} MB", flush=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -163,12 +190,14 @@ def main():
     parser.add_argument("--cs336", type=Path, help="checkout of stanford-cs336/assignment1-basics")
     parser.add_argument("--out", type=Path, help="write the results as Markdown here")
     parser.add_argument("--timeout", type=int, default=1200, help="seconds per suite")
+    parser.add_argument("--stream-mb", type=int, default=0,
+                        help="also measure encode vs encode_iterable on this many MB")
     args = parser.parse_args()
     suites = [(name, fn, path) for name, fn, path in
               [("minbpe", minbpe, args.minbpe), ("tiktoken", tiktoken, args.tiktoken),
                ("CS336", cs336, args.cs336)] if path]
-    if not suites:
-        parser.error("give at least one of --minbpe, --tiktoken, --cs336")
+    if not suites and not args.stream_mb:
+        parser.error("give at least one of --minbpe, --tiktoken, --cs336, --stream-mb")
     rows = []
     with tempfile.TemporaryDirectory(prefix="dropin") as tmp:
         for name, fn, path in suites:
@@ -177,6 +206,7 @@ def main():
                                     capture_output=True, text=True).stdout.strip() or "?"
             rows.append((f"{name} @ {commit}", counts, failures, last))
             print(f"{name}: {counts} {' '.join(failures)} {' '.join(last)}", flush=True)
+    memory = stream_memory(args.stream_mb) if args.stream_mb else []
     if args.out:
         lines = ["# Drop-in: the owners' test files through bpe", "",
                  f"`{' '.join(['python bench/dropin.py', *sys.argv[1:]])}`", "",
@@ -186,6 +216,11 @@ def main():
             failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
             lines.append(f"| {name} | {counts.get('passed', 0)} | {failed} | "
                          f"{counts.get('xfailed', 0)} | {', '.join(failures) or '-'} |")
+        if memory:
+            lines += ["", f"GPT-2 encoding, {args.stream_mb} MB of taylorswift.txt repeated "
+                      "(its lines for encode_iterable); CPU seconds, tracemalloc peak:", "",
+                      "| how | ids | seconds | peak MB |", "|---|---|---|---|"]
+            lines += [f"| {how} | {n:,} | {sec:.2f} | {peak:.1f} |" for how, n, sec, peak in memory]
         lines += ["", textwrap.dedent(__doc__.split("\n\n", 2)[2]).strip(), ""]
         args.out.write_text("\n".join(lines), encoding="utf-8")
 
