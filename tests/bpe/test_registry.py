@@ -164,3 +164,16 @@ def test_p50k_is_derived_and_hash_checked(monkeypatch):
     monkeypatch.setattr(reference, "P50K_SPACE_RUNS", range(2, 25))
     with pytest.raises(ValueError, match="sha256"):
         reference.p50k_ranks()
+
+
+PIECES = list(" \n\t\r\u00a0aZ09'sdlt.,!?-/é😉한中") + ["<|endoftext|>", "<|fim_prefix|>",
+                                                       "<|return|>", "    ", "1234"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=80) | st.lists(st.sampled_from(PIECES), max_size=40).map("".join),
+       name=st.sampled_from(TIKTOKEN_NAMES))
+def test_fuzz_ids_equal_tiktokens(theirs, text, name):
+    ours, enc = bpe.get_encoding(name), theirs[name]
+    assert ours.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+    assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
