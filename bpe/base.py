@@ -5,12 +5,9 @@ becomes ids (`_encode_chunk`); everything else lives here once. Training lives i
 train.py, the decode family in decode.py, special-token policy in specials.py and the
 .model format in formats/model.py; this file never learns merges itself.
 
-encode follows tiktoken: `encode(text, *, allowed_special=set(), disallowed_special="all")`,
-so special-token text raises unless the caller says what it means. minbpe's spellings of
-allowed_special are accepted too: "all" (every special token is encoded as one),
-"none_raise" (none is, and special-token text raises: tiktoken's default) and "none"
-(none is, and special-token text is encoded as ordinary text, i.e. tiktoken's
-`disallowed_special=()`).
+encode follows tiktoken (special-token text raises unless the caller says what it means)
+and minbpe: "all", "none_raise" (tiktoken's default), "none" (= disallowed_special=()),
+and minbpe's positional `encode(text, "all")` (bpe/specials.py).
 """
 import copy
 import os
@@ -19,15 +16,15 @@ from itertools import chain
 
 from . import budgets
 from .decode import MAX_ID, DecodeMethods  # noqa: F401 (MAX_ID re-exported)
+from .chunk_cache import CACHE_LIMIT, ChunkCache  # noqa: F401 (CACHE_LIMIT re-exported)
 from .formats import atomic
 from .formats.model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
 from .formats.model import vocab_text as _vocab_text
-from .specials import SpecialFinders, raise_disallowed, special_policy  # noqa: F401 (re-exported)
+from . import documents
+from .specials import NO_SPECIALS, SpecialFinders, minbpe_policy, raise_disallowed, special_policy  # noqa: F401
 from .text import clean_text
 from .train import chain_progress, print_progress, train_merges
 
-CACHE_LIMIT = 200_000        # chunks remembered by encode before the cache starts over
-CACHE_CHUNK_CHARS = 256      # longer chunks are rare; caching them would only cost memory
 
 
 class Tokenizer(DecodeMethods):
@@ -59,7 +56,7 @@ class Tokenizer(DecodeMethods):
     def _reset(self):
         """Call after merges or special tokens change: rebuild what derives from them."""
         self.vocab = self._build_vocab()  # int -> bytes
-        self._cache = _ChunkCache(self._encode_chunk)  # chunk str -> list of ids
+        self._cache = ChunkCache(self._encode_chunk)  # chunk str -> list of ids
         self._special_regex = SpecialFinders()  # special tokens -> compiled regex finding them
         self._token_ids = None    # bytes -> id, for encode_single_token
 
@@ -156,10 +153,14 @@ class Tokenizer(DecodeMethods):
         return set(self.special_tokens)
 
     # ------------------------------------------------------------------ train
-    def train(self, text, vocab_size, verbose=False, *, min_frequency=1, progress=None,
-              tie_break="first", record_ties=False, max_vocab_bytes=None):
+    def train(self, text, vocab_size, verbose=False, *, special_tokens=None, min_frequency=1,
+              progress=None, tie_break="first", record_ties=False, max_vocab_bytes=None):
         """Learn vocab_size - 256 merges from text (fewer if pairs run out or the best
         pair occurs fewer than min_frequency times; see self.stop_reason).
+
+        special_tokens (a list of str, CS336's and HF's meaning): the text is cut at them
+        into documents that no merge crosses, and each gets an id after the last merge;
+        vocab_size counts them (bpe.documents).
 
         tie_break: which pair wins among equal counts: "first" (the one occurring first
         in the text, minbpe's rule), "smallest_ids" (rustbpe's) or "greatest_bytes"
@@ -174,15 +175,18 @@ class Tokenizer(DecodeMethods):
         verbose=True prints each merge through the same path.
         """
         text = clean_text(text)
+        specials = documents.check_specials(self, special_tokens, vocab_size)
+        vocab_size -= len(specials)
         self.check_train_args(vocab_size, min_frequency)
         if verbose:
             progress = chain_progress(progress, print_progress)
-        words = [(chunk.encode("utf-8"), freq)
-                 for chunk, freq in self.count_chunks(text).items()]
+        counts = documents.count_documents(self, documents.cut_at_specials(text, specials))
+        words = [(chunk.encode("utf-8"), freq) for chunk, freq in counts.items()]
+        del counts
         result = train_merges(words, vocab_size, min_frequency, progress,
                               tie_break=tie_break, record_ties=record_ties,
                               max_vocab_bytes=max_vocab_bytes)
-        return self.apply_training(result)
+        return documents.register_after_merges(self.apply_training(result), specials)
 
     def train_from_files(self, paths, vocab_size, **options):
         """Train on UTF-8 files read a piece at a time: the same merges as train() on
@@ -195,8 +199,9 @@ class Tokenizer(DecodeMethods):
         return train_from_files(self, paths, vocab_size, **options)
 
     def train_from_iterator(self, texts, vocab_size, **options):
-        """Train on an iterable of str (rustbpe's name): the same merges as
-        train("".join(texts)), keeping only chunk counts. See bpe.counting.stream."""
+        """Train on an iterable of str (rustbpe's name), each item its own document (no
+        merge crosses two; HF's and rustbpe's meaning), keeping only chunk counts; options
+        as train's, special_tokens included. See bpe.counting.stream."""
         from .counting.stream import train_from_iterator
         return train_from_iterator(self, texts, vocab_size, **options)
 
@@ -253,13 +258,14 @@ class Tokenizer(DecodeMethods):
         # one C-level pass: the cache encodes (and keeps) each chunk it has not seen
         return list(chain.from_iterable(map(cache.__getitem__, self.split(text))))
 
-    def encode(self, text, *policy, allowed_special=frozenset(), disallowed_special="all"):
+    def encode(self, text, *policy, allowed_special=NO_SPECIALS, disallowed_special="all"):
         """Encode text to ids, as tiktoken does: special-token text becomes a special token
         only if allowed_special names it ("all" or a set of special-token strings); if it
         appears and disallowed_special names it ("all", the default, means every special
         token not allowed), ValueError. disallowed_special=() encodes it as ordinary text.
         minbpe's spellings: allowed_special="none_raise" (the default), "none" (= tiktoken's
-        disallowed_special=()) and "all".
+        disallowed_special=()) and "all"; given positionally, minbpe's meaning: encode(text,
+        "all"), or encode(text, {"<|x|>"}) where the specials not named are ordinary text.
 
         >>> from bpe import BasicTokenizer
         >>> tok = BasicTokenizer().with_special_tokens({"<|x|>": 300})
@@ -269,9 +275,9 @@ class Tokenizer(DecodeMethods):
         Traceback (most recent call last):
         ValueError: Encountered text corresponding to disallowed special token '<|x|>'...
         """
-        if policy:  # minbpe's encode(text, "all"): say how to write it now
-            raise TypeError(f"encode takes its policy by keyword, as tiktoken's does: write "
-                            f"encode(text, allowed_special={policy[0]!r})")
+        if policy:  # minbpe's encode(text, "all"): its positional meaning (specials.py)
+            allowed_special, disallowed_special = minbpe_policy(policy, allowed_special,
+                                                                disallowed_special)
         text = clean_text(text)
         allowed, disallowed = self._policy(allowed_special, disallowed_special)
         if disallowed:
@@ -296,7 +302,7 @@ class Tokenizer(DecodeMethods):
         """A compiled regex matching any of specials (longest first), cached per set."""
         return self._special_regex.find(specials, group)
 
-    def encode_batch(self, texts, *, num_threads=8, allowed_special=frozenset(),
+    def encode_batch(self, texts, *, num_threads=8, allowed_special=NO_SPECIALS,
                      disallowed_special="all"):
         """encode on each text (num_threads is accepted for tiktoken's signature; one
         Python thread would gain nothing from more).
@@ -311,6 +317,12 @@ class Tokenizer(DecodeMethods):
     def encode_ordinary_batch(self, texts, *, num_threads=8):
         """encode_ordinary on each text."""
         return [self.encode_ordinary(text) for text in texts]
+
+    def encode_iterable(self, iterable, *, allowed_special=NO_SPECIALS, disallowed_special="all"):
+        """Yield the ids of "".join(iterable) (e.g. a file's lines), exactly encode's, in
+        memory bounded by the longest chunk, not the text (bpe.encode_stream)."""
+        from .encode_stream import encode_iterable
+        return encode_iterable(self, iterable, allowed_special, disallowed_special)
 
     def encode_single_token(self, text_or_bytes):
         """The id of text_or_bytes (str or bytes) if it is exactly one token, special
@@ -374,20 +386,3 @@ class Tokenizer(DecodeMethods):
 
     def _set_pattern(self, pattern):
         self.pattern = pattern
-
-
-class _ChunkCache(dict):
-    """chunk str -> list of ids; a missing chunk is encoded on lookup, and kept
-    unless it is long (long chunks are rare, and keeping them would only cost memory)."""
-
-    __slots__ = ("encode_chunk",)
-
-    def __init__(self, encode_chunk):
-        super().__init__()
-        self.encode_chunk = encode_chunk  # text_bytes -> list of ids
-
-    def __missing__(self, chunk):
-        chunk_ids = self.encode_chunk(chunk.encode("utf-8"))
-        if len(chunk) <= CACHE_CHUNK_CHARS:
-            self[chunk] = chunk_ids
-        return chunk_ids

@@ -142,6 +142,45 @@ REFERENCES = {ref.name: ref for ref in [
 ]}
 
 
+# p50k_base is r50k_base plus 24 tokens of 2..25 spaces at ranks 50257..50280: built from
+# whisper's gpt2.tiktoken, and trusted only because the result's sha256 is the one
+# tiktoken_ext/openai_public.py expects of p50k_base.tiktoken.
+P50K_SHA256 = "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"
+P50K_SPACE_RUNS = range(2, 26)
+
+
+def p50k_ranks():
+    """p50k_base's ranks, derived from the r50k_base file and hash-checked as tiktoken's
+    p50k_base.tiktoken (see above); FileNotFoundError if whisper is not installed."""
+    ref = REFERENCES["r50k_base"]
+    data = read_checked(ref, locate(ref))
+    data += b"".join(base64.b64encode(b" " * n) + b" %d\n" % (50255 + n)
+                     for n in P50K_SPACE_RUNS)
+    check_sha256(data, P50K_SHA256, "p50k_base (r50k_base + runs of spaces)", _reinstall(ref))
+    from .formats.ranks import parse_ranks
+    return parse_ranks(data, source="p50k_base")
+
+
+def known_ranks(sha256_hex):
+    """{"name", "pattern", "special_tokens"} of the owner of a ranks file whose content
+    (uncompressed) has this sha256: every tiktoken encoding's (r50k_base stands for gpt2,
+    p50k_base for p50k_edit, o200k_base for o200k_harmony: same ranks), Llama 3's and
+    Llama 4's; None for any other. Tekken is a JSON file, not ranks, so it is not here.
+
+    >>> known_ranks(CL100K_SHA256)["name"], known_ranks("0" * 64)
+    ('cl100k_base', None)
+    """
+    digest = str(sha256_hex).lower()
+    if digest == P50K_SHA256:
+        return {"name": "p50k_base", "pattern": GPT2_SPLIT_PATTERN,
+                "special_tokens": {"<|endoftext|>": 50256}}
+    for ref in REFERENCES.values():
+        if ref.kind == "ranks" and ref.sha256 == digest:
+            return {"name": ref.name, "pattern": ref.pattern,
+                    "special_tokens": dict(ref.special_tokens)}
+    return None
+
+
 def locate(ref):
     """The path of ref's file in the installed package that ships it, found without
     importing the package; FileNotFoundError (saying what to install) if it is not there."""

@@ -8,6 +8,31 @@ The Tokenizer base (bpe/base.py) calls these; the tokenizer keeps its own
 import regex
 
 FINDERS_KEPT = 64  # distinct (set, group) finders kept per tokenizer; a caller inventing sets
+NO_SPECIALS = frozenset()  # encode's default allowed_special: `is` tells it was not given
+
+
+def minbpe_policy(policy, allowed_special=NO_SPECIALS, disallowed_special="all"):
+    """(allowed_special, disallowed_special) in tiktoken's terms for minbpe's positional
+    `encode(text, allowed_special)`: "all", "none", "none_raise", or a set whose special
+    tokens are encoded as such while the others are ordinary text (minbpe never raises
+    for those). TypeError if the policy is given twice.
+
+    >>> minbpe_policy(("all",)), minbpe_policy(({"<|a|>"},))
+    (('all', 'all'), ({'<|a|>'}, ()))
+    """
+    if len(policy) != 1 or allowed_special is not NO_SPECIALS or disallowed_special != "all":
+        raise TypeError("encode takes one policy: encode(text, 'all') as in minbpe, or "
+                        "encode(text, allowed_special=..., disallowed_special=...) as in "
+                        "tiktoken, not both")
+    allowed = policy[0]
+    if allowed in ("all", "none_raise"):
+        return allowed, "all"
+    if allowed == "none":
+        return NO_SPECIALS, ()
+    if isinstance(allowed, str) or not isinstance(allowed, (set, frozenset, list, tuple)):
+        raise ValueError(f"allowed_special={allowed!r} not understood; minbpe's encode takes "
+                         "'all', 'none', 'none_raise' or a set of special-token strings")
+    return set(allowed), ()
 
 
 def special_policy(special_tokens, allowed_special, disallowed_special):

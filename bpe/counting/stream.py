@@ -1,7 +1,8 @@
 """Training on text that need not fit in memory: files, iterators, counts files.
 
-Each entry point gives exactly the merges and merge_counts that `tok.train` gives on the
-concatenated text. The text is read a piece at a time (bytes decoded incrementally, so a
+Files and counts files give exactly the merges and merge_counts that `tok.train` gives on
+the concatenated text (a file is a stream); `train_from_iterator` treats each item as its
+own document (bpe/documents.py), as rustbpe and Hugging Face do. The text is read a piece at a time (bytes decoded incrementally, so a
 character or a \\r\\n cut by a read is whole again) and only the chunk counts are kept
 (count.py's Part): memory grows with the number of *distinct* chunks, not with the
 corpus. Files can also be cut into byte ranges counted by other processes or machines
@@ -208,18 +209,34 @@ def train_from_files(tok, paths, vocab_size, *, min_frequency=1, progress=None,
                            progress=progress, **rules)
 
 
-def train_from_iterator(tok, texts, vocab_size, *, min_frequency=1, progress=None,
-                        count_progress=None, tie_break="first", record_ties=False):
-    """Train tok on the concatenation of an iterable of str (rustbpe's name), keeping
-    only the chunk counts; the same merges as tok.train("".join(texts)) with the same
-    tie_break and record_ties. Returns tok."""
+def train_from_iterator(tok, texts, vocab_size, *, special_tokens=None, min_frequency=1,
+                        progress=None, count_progress=None, tie_break="first",
+                        record_ties=False):
+    """Train tok on an iterable of str (rustbpe's name), each item its own document: no
+    merge crosses from one item to the next (rustbpe's and HF's meaning), and no merge
+    crosses a special-token string inside one (special_tokens as in tok.train: they get
+    the ids after the last merge, and vocab_size counts them). Keeps only the chunk
+    counts (a Basic tokenizer keeps each distinct item); the same merges as tok.train on
+    the items joined by a special token, with the same tie_break and record_ties.
+    Returns tok."""
+    from ..documents import check_specials, count_documents, cut_at_specials, register_after_merges
+    specials = check_specials(tok, special_tokens, vocab_size)
+    vocab_size -= len(specials)
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
-    if not tok.is_preset:
-        return tok.train(_whole_text(tok, texts), vocab_size,
-                         min_frequency=min_frequency, progress=progress, **rules)
-    part = count_texts(tok, texts, progress=count_progress)
-    return train_from_part(tok, part, vocab_size, min_frequency=min_frequency,
-                           progress=progress, **rules)
+    clock = _Clock(0, count_progress)
+    docs = (doc for text in _clocked(texts, clock) for doc in cut_at_specials(text, specials))
+    counts = count_documents(tok, docs, limit=WHOLE_MAX_BYTES)
+    train_from_part(tok, Part([], counts, ""), vocab_size, min_frequency=min_frequency,
+                    progress=progress, **rules)
+    return register_after_merges(tok, specials)
+
+
+def _clocked(texts, clock):
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"train_from_iterator takes str items, not {type(text).__name__}")
+        yield text
+        clock.add(len(text))
 
 
 def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,

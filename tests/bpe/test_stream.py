@@ -1,5 +1,7 @@
-"""Streamed training, counts files and Dask counting give exactly tok.train's merges on the
-concatenated text, however the text is cut (bpe/counting/stream.py, bpe/counting/chunks.py parts,
+"""Streamed training from files, counts files and Dask counting give exactly tok.train's
+merges on the concatenated text, however the text is cut; train_from_iterator gives
+tok.train's merges on its items as documents (joined by a special token, which no merge
+crosses) (bpe/counting/stream.py, bpe/counting/chunks.py parts,
 bpe/counting/counts_file.py, bpe/counting/dask_engine.py)."""
 from collections import Counter
 
@@ -15,6 +17,17 @@ from bpe.train import TIE_BREAKS
 PRESETS = ["gpt2", "gpt4", "gpt4o"]
 AWKWARD = ("Hello wor\r\nld!  It's 2026…\r\n\r\n   café 東京 🫠🫠 naïve\t\tx  \n \u00a0 "
            "don't 12345678 ---\r\r\n")
+
+
+DOC = "<|doc|>"  # joins an iterator's items for tok.train(..., special_tokens=[DOC])
+
+
+def as_documents(cls_or_pattern, pieces, vocab_size, **options):
+    """tok.train on the pieces as documents: the standard train_from_iterator must equal."""
+    tok = BasicTokenizer() if cls_or_pattern is BasicTokenizer else RegexTokenizer(cls_or_pattern)
+    tok = tok.train(DOC.join(pieces), vocab_size + 1, special_tokens=[DOC], **options)
+    tok.special_tokens = {}
+    return tok
 
 
 def same_training(tok, expected):
@@ -47,9 +60,11 @@ def test_files_equal_train_on_real_corpora(pattern, tmp_path, taylorswift, shake
 
 def test_iterator_equals_train_on_a_corpus(taylorswift):
     pieces = [taylorswift[i:i + 333] for i in range(0, len(taylorswift), 333)]
-    expected = RegexTokenizer().train(taylorswift, 500, min_frequency=3)
+    expected = as_documents(None, pieces, 500, min_frequency=3)
     same_training(stream.train_from_iterator(RegexTokenizer(), iter(pieces), 500,
                                              min_frequency=3), expected)
+    # documents, not one stream: cutting the text elsewhere changes the merges
+    assert expected.merges != RegexTokenizer().train(taylorswift, 500, min_frequency=3).merges
 
 
 @pytest.mark.parametrize("pattern", PRESETS)
@@ -103,20 +118,22 @@ def test_random_text_cut_at_random_places(text, cuts, pattern):
     assert list(finish(join_all(parts, tok.split), tok.split).items()) == list(whole.items())
 
 
-def test_a_surrogate_pair_cut_between_two_strings():
-    expected = RegexTokenizer().train("a\ud83d\ude00b a\ud83d\ude00b", 262)
+def test_a_surrogate_pair_cut_between_two_strings_is_two_lone_surrogates():
+    # each item is its own text, so a pair cut between two is two replacement characters
+    expected = RegexTokenizer().train("a\ufffd\ufffdb a\ufffd\ufffdb", 262)
     tok = stream.train_from_iterator(RegexTokenizer(), ["a\ud83d", "\ude00b a\ud83d",
                                                         "\ude00b"], 262)
-    same_training(tok, expected)
+    assert tok.merges == as_documents(None, ["a\ufffd", "\ufffdb a\ufffd", "\ufffdb"], 262).merges
+    assert tok.merges != expected.merges
 
 
 def test_basic_trains_on_the_whole_text_and_refuses_what_cannot_fit(taylorswift, monkeypatch):
-    expected = BasicTokenizer().train(taylorswift[:20_000], 300)
     text = taylorswift[:20_000]
     pieces = [text[i:i + 999] for i in range(0, len(text), 999)]
+    expected = as_documents(BasicTokenizer, pieces, 300)
     same_training(stream.train_from_iterator(BasicTokenizer(), pieces, 300), expected)
     monkeypatch.setattr(stream, "WHOLE_MAX_BYTES", 10_000)
-    with pytest.raises(ValueError, match="BasicTokenizer trains on the whole text"):
+    with pytest.raises(ValueError, match="BasicTokenizer trains on each text"):
         stream.train_from_iterator(BasicTokenizer(), pieces, 300)
 
 
@@ -251,7 +268,8 @@ def test_the_tokenizer_methods_are_the_streamed_trainers(tmp_path):
     want = RegexTokenizer().train(text, 300)
     by_file = RegexTokenizer().train_from_files([path], 300)
     by_iter = RegexTokenizer().train_from_iterator([text[:37], text[37:]], 300)
-    assert by_file.merges == by_iter.merges == want.merges
+    assert by_file.merges == want.merges
+    assert by_iter.merges == as_documents(None, [text[:37], text[37:]], 300).merges
     assert by_file.merge_counts == want.merge_counts
 
 
@@ -312,7 +330,8 @@ def test_every_tie_rule_from_files_and_iterators_equals_train(rule, corpus_cuts,
     pieces = [text[i:i + 777] for i in range(0, len(text), 777)]
     by_iter = RegexTokenizer().train_from_iterator(iter(pieces), 420, tie_break=rule,
                                                    record_ties=True)
-    same_rule_training(by_iter, expected_by_rule[rule])
+    same_rule_training(by_iter, as_documents(None, pieces, 420, tie_break=rule,
+                                             record_ties=True))
 
 
 @pytest.mark.parametrize("rule", TIE_BREAKS)
@@ -330,13 +349,13 @@ def test_every_tie_rule_from_worker_processes_equals_train(rule, shakespeare, tm
 def test_basic_and_custom_patterns_pass_the_tie_rule_on(rule, taylorswift):
     text = taylorswift[:8_000]
     pieces = [text[i:i + 999] for i in range(0, len(text), 999)]
-    want = BasicTokenizer().train(text, 300, tie_break=rule, record_ties=True)
+    want = as_documents(BasicTokenizer, pieces, 300, tie_break=rule, record_ties=True)
     same_rule_training(stream.train_from_iterator(BasicTokenizer(), pieces, 300,
                                                   tie_break=rule, record_ties=True), want)
     custom = r"\w+|\s+|[^\w\s]+"
     same_rule_training(stream.train_from_iterator(RegexTokenizer(custom), pieces, 300,
                                                   tie_break=rule, record_ties=True),
-                       trained(text, 300, rule, custom))
+                       as_documents(custom, pieces, 300, tie_break=rule, record_ties=True))
 
 
 @pytest.fixture(scope="module")

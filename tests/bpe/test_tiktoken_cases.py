@@ -1,8 +1,9 @@
 """tiktoken's own test cases (tests/test_encoding.py, test_offsets.py in openai/tiktoken)
 that apply to us, rewritten here: each runs on tiktoken's cl100k_base ("theirs") and on our
 GPT4Tokenizer ("ours"), so a case that tiktoken itself fails would show up as wrong
-expectations, not as our bug. Cases for encodings we cannot load offline (gpt2, r50k,
-p50k) run on cl100k or on a small trained tokenizer with its tiktoken twin instead.
+expectations, not as our bug. The gpt2, r50k, p50k and o200k cases run on bpe's registry
+(bpe.get_encoding, bpe/registry.py) with their expected ids written here; the rest run
+on cl100k or on a small trained tokenizer with its tiktoken twin.
 """
 import hypothesis
 import pytest
@@ -211,3 +212,46 @@ def test_attributes(enc):
     assert enc.n_vocab == 100277 and enc.max_token_value == 100276
     assert enc.special_tokens_set == {"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>",
                                       "<|fim_suffix|>", "<|endofprompt|>"}
+
+
+# ------------------------------------------------------- the other encodings, by name
+def test_gpt2_simple_and_repeated_zeros():
+    import bpe
+    enc = bpe.get_encoding("gpt2")
+    assert enc.encode("hello world") == [31373, 995]
+    assert enc.decode([31373, 995]) == "hello world"
+    assert enc.encode("hello <|endoftext|>", allowed_special="all") == [31373, 220, 50256]
+    zeros = {1: [15], 2: [405], 3: [830], 4: [2388], 5: [20483], 6: [10535], 7: [24598],
+             8: [8269], 9: [10535, 830], 10: [8269, 405], 16: [25645],
+             17: [8269, 10535, 830]}
+    for n, ids in zeros.items():
+        assert enc.encode("0" * n) == ids
+
+
+def test_basic_encode_on_every_gpt3_encoding():
+    import bpe
+    for name in ["r50k_base", "p50k_base", "p50k_edit"]:
+        assert bpe.get_encoding(name).encode("hello world") == [31373, 995]
+    assert bpe.get_encoding("r50k_base").encode("") == []
+
+
+def test_single_token_roundtrip_on_every_encoding():
+    import bpe
+    for name in bpe.list_encoding_names():
+        enc = bpe.get_encoding(name)
+        for token in range(0, min(10_000, enc.max_token_value - 1), 7):
+            assert enc.encode_single_token(enc.decode_single_token_bytes(token)) == token
+
+
+def test_encoding_for_model_names():
+    import bpe
+    for model, name in [("gpt2", "gpt2"), ("text-davinci-003", "p50k_base"),
+                        ("text-davinci-edit-001", "p50k_edit"),
+                        ("gpt-3.5-turbo-0301", "cl100k_base"), ("gpt-4", "cl100k_base"),
+                        ("gpt-4o", "o200k_base"), ("gpt-oss-120b", "o200k_harmony")]:
+        assert bpe.encoding_for_model(model).name == name
+
+
+def test_large_repeated_on_o200k():
+    import bpe
+    assert bpe.get_encoding("o200k_base").encode("x" * 1_000_000)

@@ -166,8 +166,18 @@ def test_special_token_policies():
     assert tok.encode("x", allowed_special={"<|zzz|>"}) == [120]  # unknown names: ignored
     with pytest.raises(TypeError, match="not understood"):
         tok.encode(text, allowed_special="some")
-    with pytest.raises(TypeError, match="by keyword"):
-        tok.encode(text, "all")
+    # minbpe's positional policy keeps minbpe's meaning: a set names the special tokens,
+    # and the others are ordinary text (minbpe never raises for them)
+    assert tok.encode(text, "all") == tok.encode(text, allowed_special="all")
+    assert tok.encode(text, "none") == tok.encode_ordinary(text)
+    assert tok.encode(text, {"<|b|>"}) == tok.encode(text, allowed_special={"<|b|>"},
+                                                     disallowed_special=())
+    with pytest.raises(ValueError, match="disallowed special token"):
+        tok.encode(text, "none_raise")
+    with pytest.raises(ValueError, match="not understood"):
+        tok.encode(text, "some")
+    with pytest.raises(TypeError, match="one policy"):
+        tok.encode(text, "all", allowed_special="all")
     assert tok.decode([1000, 104]) == "<|a|>h"
 
 
