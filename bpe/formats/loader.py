@@ -212,13 +212,10 @@ def load_model_text(text, source="model"):
 
 
 def known_ranks(sha256_hex):
-    """{"name", "pattern", "special_tokens"} of the known ranks file with this sha256, or
-    None: bpe.reference.known_ranks, or None while that function is not there."""
-    from .. import (
-        reference,  # subtle: reference imports the tokenizer classes this file does
-    )
-    lookup = getattr(reference, "known_ranks", None)
-    return lookup(sha256_hex) if lookup is not None else None
+    """{"name", "pattern", "special_tokens"} of the known ranks file with this sha256
+    (bpe.reference.known_ranks), or None."""
+    from ..reference import known_ranks as lookup  # subtle: reference imports this file's classes
+    return lookup(sha256_hex)
 
 
 def known_file(data, source="file"):

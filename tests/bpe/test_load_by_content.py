@@ -113,8 +113,10 @@ def test_llama3_tokenizer_model_is_ranks(monkeypatch, taylorswift):
     path = reference.locate(ref)
     with open(path, "rb") as f:
         assert loader.detect(f.read(4096) + b"\n") == "ranks"
-    with pytest.raises(ValueError, match="tokenizer.model holds tiktoken ranks"):
-        bpe.load(path)
+    with monkeypatch.context() as m:  # unknown ranks: a pattern is asked for
+        m.setattr(reference, "known_ranks", fake_known({}))
+        with pytest.raises(ValueError, match="tokenizer.model holds tiktoken ranks"):
+            bpe.load(path)
     info = {"name": "llama3", "pattern": ref.pattern, "special_tokens": ref.special_tokens}
     monkeypatch.setattr(reference, "known_ranks", fake_known({ref.sha256: info}), raising=False)
     tok = bpe.load(path)
@@ -170,3 +172,27 @@ def test_what_is_accepted_is_said(tmp_path):
     with pytest.raises(ValueError, match=r"notes is not a tokenizer file this lab can open: it "
                                          r"looks like text starting 'just some notes'"):
         bpe.load(path)
+
+
+# ------------------------------------------------------------- known ranks, for real
+def test_a_p50k_file_loaded_without_a_pattern_gets_p50k_s_and_tiktoken_s_ids():
+    """The issue's example: a p50k ranks file used to get GPT-4's pattern silently and
+    gave [10163, 19] for "1234" where tiktoken gives [1065, 2682]."""
+    import tiktoken
+    from bpe.formats.ranks import ranks_text
+    ranks = reference.p50k_ranks()
+    tok = bpe.load_bytes(ranks_text(ranks).encode(), "mine.tiktoken")
+    enc = tiktoken.Encoding("p50k", pat_str=tok.pattern, mergeable_ranks=ranks,
+                            special_tokens={"<|endoftext|>": 50256})
+    assert tok.encode("1234") == enc.encode("1234") == [1065, 2682]
+    assert tok.special_tokens == {"<|endoftext|>": 50256}
+
+
+def test_llama3_s_tokenizer_model_opens_as_llama3_with_no_pattern_given():
+    ref = reference.REFERENCES["llama3"]
+    data = reference.read_checked(ref, reference.locate(ref))
+    tok = bpe.load_bytes(data, "tokenizer.model")
+    owner = reference.load_reference("llama3")
+    text = "Hello   world 12345 — naïve <|begin_of_text|> 🦙"
+    assert tok.encode(text, disallowed_special=()) == owner.encode(text, disallowed_special=())
+    assert tok.special_tokens == owner.special_tokens

@@ -97,9 +97,6 @@ def test_unknown_ranks_use_the_pattern_asked_before_upload(page, files):
     assert badge(page, "ids == tiktoken")
 
 
-@pytest.mark.xfail(not hasattr(reference, "known_ranks"), strict=True,
-                   reason="bpe.reference.known_ranks (helper dropin) is what knows Llama 3's "
-                          "ranks by their sha256")
 def test_llama3_tokenizer_model_opens_without_a_pattern(page):
     path = reference.locate(reference.REFERENCES["llama3"])
     with open(path, "rb") as f:
