@@ -15,6 +15,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import parity, state, widgets
+from lab.browser_vocab import browser_spec
 from lab.memory import remember
 from lab.safe import code, md
 from lab.token_view import token_view
@@ -149,6 +150,11 @@ def page():
     left_out = share(name)
 
     text = st.session_state["tokenize_text"]
+    whitespace = "gpt2" if gpt2 else "markers" if markers else None
+    # the browser encodes each key press itself when it can do so exactly; our ids below
+    # stay the truth it is checked against
+    browser = dict(browser_spec(tok), specials=specials, whitespace=whitespace,
+                   color_by="id" if by_id else "position")
     badges = st.container(horizontal=True)
     ids, rows, summary = [], [], None
     if len(text) > TEXT_LIMIT:
@@ -171,7 +177,6 @@ def page():
         if refusal:  # e.g. a custom split pattern that skips characters or runs away
             st.error(f"{md(name)} cannot encode this text: {md(refusal)}")
         if ids is not None:
-            whitespace = "gpt2" if gpt2 else "markers" if markers else None
             row = once("row", (run, whitespace), lambda: view_row(
                 tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
             rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
@@ -181,6 +186,7 @@ def page():
     # keeps what it has); any other run (a sample, the URL, a toggle, a visit) sends it
     typing = st.session_state.pop("tokenize_typed", False)
     token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_change=typed,
+               browser=browser,
                editor={"text": None if typing else st.session_state["tokenize_text"],
                        "version": st.session_state["tokenize_text_version"],
                        "echo": st.session_state.get("tokenize_echo"),

@@ -4,6 +4,9 @@
 // createElement: never innerHTML, never an event-handler attribute.
 // Data format and API: see lab/token_view.py.
 
+import { loadEncoder } from "./encoder.js";
+import { buildRow, summaryOf } from "./rows.js";
+
 const STATES = new WeakMap();  // parentElement -> the view's state across reruns
 const BLOCK = 400;             // spans per window of the text view
 const ID_BLOCK = 2000;         // ids per window of the id list
@@ -203,8 +206,9 @@ function mount(parent) {
   card.hidden = true;
   root.append(editorWrap, summary, note, rows, lists, card);
 
+  const engine = el("div", "tv-engine");
   const view = {
-    root, area, status, summary, note, rows, lists, card, setStateValue: null,
+    engine, encoder: null, encoderKey: null, local: null, localFrame: 0, root, area, status, summary, note, rows, lists, card, setStateValue: null,
     data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null, patience: 0,
     dirty: false, inflight: false, sentAt: -Infinity, payload: null,
     source: [], index: [], hovered: null, pinned: null, observers: [],
@@ -214,6 +218,7 @@ function mount(parent) {
   area.addEventListener("input", () => {
     view.status.textContent = "updating…";
     view.dirty = true;
+    if (localReady(view)) requestLocal(view);
     schedule(view, true);
   });
   root.addEventListener("mouseover", (ev) => {
@@ -341,8 +346,19 @@ function update(view, data) {
     if (fresh) { view.inflight = false; view.patience = 0; }
     if (fresh && !view.dirty && !view.status.classList.contains("over")) view.status.textContent = editor.status || "";
     if (fresh && view.dirty) schedule(view);  // typed on while the page answered
+    useBrowser(view, data);
+    // the browser drew the box's newer text itself: an older answer only gets checked
+    if (!fresh && view.local && view.local.text === view.area.value && localReady(view)) {
+      if (verify(view, data, editorText) !== false) return;
+    }
   }
+  drawData(view, data, editorText);
+  if (editor) verify(view, data, editorText);
+}
 
+// everything below the text box, from data (Python's, or the browser's own row)
+function drawData(view, data, editorText) {
+  view.drawn = data;
   view.summary.replaceChildren();
   for (const [label, value, help] of data.summary || []) {
     const fig = el("div", "fig");
@@ -352,6 +368,7 @@ function update(view, data) {
     view.summary.append(fig);
   }
   view.summary.hidden = !(data.summary && data.summary.length);
+  if (view.engine) view.summary.append(view.engine);
   view.note.textContent = data.note || "";
   view.note.hidden = !data.note;
   for (const o of view.observers) o.disconnect();
@@ -771,4 +788,108 @@ function showPiece(view, piece) {
   const second = el("div", "tv-card-b");
   cardSection(view, second, 1, sb);
   view.card.append(second);
+}
+
+// --- encoding in the browser (encoder.js; the page's data.browser says with what) -----
+// Python's data.browser: {ranks, split, max_chars, specials, whitespace} when the browser
+// can encode exactly with the page's tokenizer, {why} when the server must.
+function useBrowser(view, data) {
+  const b = data.browser;
+  if (!b || b.why) {
+    view.encoder = null;
+    view.encoderKey = null;
+    view.local = null;
+    setEngine(view, b ? "server" : null, b ? "Encoded on the server: " + b.why : "");
+    return;
+  }
+  const key = b.ranks + "|" + b.split;
+  if (view.encoderKey === key) return;
+  view.encoderKey = key;
+  view.encoder = null;
+  view.local = null;
+  setEngine(view, "loading", "Loading the vocabulary into the browser…");
+  loadEncoder(new URL("vocab/", import.meta.url), b).then((enc) => {
+    if (view.encoderKey !== key) return;
+    view.encoder = enc;
+    setEngine(view, "browser", "Encoded in your browser as you type; checked against Python.");
+    // the page's last answer is for the box's text: check it; else draw the box's text
+    if (!view.dirty && view.answered && view.answered.text === view.area.value)
+      verify(view, view.answered.data, view.answered.text);
+    else requestLocal(view);
+  }, (err) => {
+    if (view.encoderKey !== key) return;
+    setEngine(view, "server", "Encoded on the server: the browser could not load the "
+      + "vocabulary (" + err.message + ")");
+  });
+}
+
+function localReady(view) {
+  const b = view.data && view.data.browser;
+  if (!view.encoder || !b || b.why || view.broken) return false;
+  if (b.max_chars && view.area.value.length > b.max_chars) {
+    setEngine(view, "server", `Encoded on the server: over ${b.max_chars.toLocaleString("en-US")} `
+      + "characters, this tokenizer's owner cuts the text first, which only the server does.");
+    return false;
+  }
+  return true;
+}
+
+// one local encode and draw per frame, however fast the keys come
+function requestLocal(view) {
+  if (view.localFrame) return;
+  view.localFrame = requestAnimationFrame(() => {
+    view.localFrame = 0;
+    if (localReady(view)) drawLocal(view);
+  });
+}
+
+function encodeHere(view, text) {
+  if (view.local && view.local.text === text) return view.local;
+  const b = view.data.browser;
+  const { ids, nb } = view.encoder.encode(text, !!b.specials);
+  return { text, ids, nb };
+}
+
+function drawLocal(view) {
+  const text = view.area.value;
+  const b = view.data.browser;
+  const local = view.local = encodeHere(view, text);
+  const bytes = new TextEncoder().encode(text.toWellFormed ? text.toWellFormed() : text);
+  const row = buildRow(text, bytes, local.ids, local.nb, b.whitespace || null);
+  row.color_by = b.color_by || "position";
+  const data = Object.assign({}, view.data, {
+    rows: text ? [row] : [], summary: text ? summaryOf(text, bytes, local.ids) : null });
+  setEngine(view, "browser", "Encoded in your browser; Python's check follows.");
+  drawData(view, data, text);
+}
+
+// Python is the source of truth: its ids for the text it answered must be the browser's
+function verify(view, data, text) {
+  if (text !== null && data.rows && data.rows.length) view.answered = { data, text };
+  if (!view.encoder || !data.browser || data.browser.why || text === null) return;
+  const row = (data.rows || [])[0];
+  if (!row || (data.browser.max_chars && text.length > data.browser.max_chars)) return;
+  const mine = encodeHere(view, text).ids;
+  const theirs = row.ids;
+  let at = -1;
+  const n = Math.max(mine.length, theirs.length);
+  for (let k = 0; k < n; k++) if (mine[k] !== theirs[k]) { at = k; break; }
+  view.verified = { text, ok: at < 0 };
+  if (at >= 0 && !view.broken) { view.broken = true; drawData(view, data, text); }
+  if (at < 0) {
+    setEngine(view, "ok", "Encoded in your browser · browser ids == Python "
+      + `(${theirs.length.toLocaleString("en-US")} tokens)`);
+  } else {  // from now on the server's tokens only (view.broken)
+    setEngine(view, "bad", `browser ids != Python: token ${at} is ${mine[at]} in the browser, `
+      + `${theirs[at]} in Python. The tokens shown are Python's.`);
+  }
+  return at < 0;
+}
+
+function setEngine(view, state, text) {
+  view.engine.dataset.state = state || "";
+  view.engine.textContent = text;
+  view.engine.hidden = !state;
+  if (!view.engine.isConnected && state) view.summary.append(view.engine);
+  if (state) view.summary.hidden = false;
 }
