@@ -162,3 +162,86 @@ def test_a_custom_pattern_stays_on_the_server():
     from bpe import RegexTokenizer
     tok = RegexTokenizer(r"\w+|\W")
     assert "JavaScript" in browser_vocab.browser_spec(tok)["why"]
+
+
+# --- the page: Tokenize encodes in the browser, checked against Python -----------------
+# (Playwright's locators pierce the view's shadow root)
+def _engine(tab):
+    return tab.locator(".tv .tv-engine").first.evaluate("e => [e.dataset.state, e.textContent]")
+
+
+def _drawn_ids(tab):
+    groups = tab.locator(".tv .tokens").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
+    return [int(i) for group in groups for i in group.split()]
+
+
+def _wait(check, timeout=60):
+    import time
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def own_server():
+    """An app server of this module's own: a test pauses it."""
+    from conftest import streamlit_server
+    with streamlit_server(ROOT / "app.py") as (url, proc):
+        yield url, proc
+
+
+def test_with_the_server_paused_typing_still_updates_gpt4s_ids(browser, own_server, cl100k):
+    import os
+    import signal
+    from conftest import wait_rendered
+    url, proc = own_server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.goto(url)
+    wait_rendered(tab)
+    _wait(lambda: _engine(tab)[0] == "ok")
+    assert "browser ids == Python" in _engine(tab)[1]
+    area = tab.locator(".tv textarea").first
+    area.fill("")
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        text = "Paused server, live tokens: 👍🏽 안녕 1234567!"
+        area.press_sequentially(text, delay=10)
+        want = cl100k.encode_ordinary(text)
+        _wait(lambda: _drawn_ids(tab) == want, 30)
+        figure = tab.locator('.tv .fig[data-label="Tokens"] .fig-value').first
+        assert figure.text_content() == f"{len(want):,}"
+        assert _engine(tab)[0] == "browser"  # not yet checked: Python is paused
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+    _wait(lambda: _engine(tab)[0] == "ok")  # Python answers and agrees
+    assert _drawn_ids(tab) == want
+    context.close()
+
+
+def test_a_difference_from_python_is_a_visible_error(browser, own_server):
+    from conftest import wait_rendered
+    url, _ = own_server
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.goto(url)
+    wait_rendered(tab)
+    _wait(lambda: _engine(tab)[0] == "ok")
+    # the page's own encoder module (same URL, same module): make it lie about one id
+    tab.evaluate("""async () => {
+        const url = performance.getEntriesByType('resource').map((e) => e.name)
+            .find((n) => n.includes('encoder.js'));
+        const m = await import(url);
+        const encode = m.Encoder.prototype.encode;
+        m.Encoder.prototype.encode = function (t, s) {
+            const out = encode.call(this, t, s);
+            if (out.ids.length) out.ids[0] += 1;
+            return out;
+        };
+    }""")
+    tab.locator(".tv textarea").first.press_sequentially(" x", delay=20)
+    _wait(lambda: _engine(tab)[0] == "bad")
+    assert "browser ids != Python" in _engine(tab)[1]
+    context.close()
