@@ -84,8 +84,8 @@ def class_body(name):
     """The body of a JS character class (u flag) matching exactly the code points that
     `regex` matches with \\p{name} (name "S": with \\s).
 
-    >>> class_body("S")[:24]
-    '\\\\u{9}-\\\\u{d}\\\\u{20}\\\\u{85}'
+    >>> class_body("S").startswith(chr(92) + "u{9}-" + chr(92) + "u{d}")
+    True
     """
     pattern = r"\s" if name == "S" else rf"\p{{{name}}}"
     cps = [ord(c) for c in regex.findall(pattern, _all_code_points())]

@@ -735,7 +735,8 @@ function drawPair(view, data) {
   const legend = el("div", "tv-cap");
   legend.append(el("span", "band-a", "▀ " + (pair.a.caption || "A")), "   ",
     el("span", "band-b", "▄ " + (pair.b.caption || "B")), "   ",
-    el("span", "legend-diff", "┃ a cut only one of them makes"));
+    el("span", "legend-diff", "┃ a cut only one of them makes"), "   ",
+    el("span", "legend-diff", "═ under a character: they cut inside it differently"));
   const box = el("div", "tokens aligned");
   wrap.append(legend, box);
   view.rows.append(wrap);
@@ -760,6 +761,12 @@ function drawPair(view, data) {
         if (startA) { e.dataset.idsA = spanIds(ixA, sa); e.classList.add("cut-a"); }
         if (startB) { e.dataset.idsB = spanIds(ixB, sb); e.classList.add("cut-b"); }
         if (p > 0 && startA !== startB) e.classList.add("cut-diff");
+        const inner = pair.pieces.inner && pair.pieces.inner[String(p)];
+        if (inner) {  // A and B cut inside this character (cluster) differently
+          e.classList.add("cut-diff-in");
+          e.dataset.innerA = inner[0].join(" ");
+          e.dataset.innerB = inner[1].join(" ");
+        }
       }
       e.style.setProperty("--ca", `var(--c${spanColor(view, ixA, sa)})`);
       e.style.setProperty("--cb", `var(--c${spanColor(view, ixB, sb)})`);
