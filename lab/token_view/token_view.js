@@ -254,6 +254,7 @@ function mount(parent) {
   });
 
   view.update = (data) => update(view, data);
+  watchTheme(view);
   return view;
 }
 
@@ -312,21 +313,7 @@ function send(view) {
 
 function update(view, data) {
   view.data = data;
-  const root = view.root;
-  const bg = getComputedStyle(root).getPropertyValue("--st-background-color")
-    || getComputedStyle(root).backgroundColor;
-  const dark = bg ? luminance(bg.trim().startsWith("#") ? hexColor(bg.trim()) : bg) < 0.5 : false;
-  root.classList.toggle("dark", dark);
-  const palette = data.palette || { light: ["#ddd"], dark: ["#444"] };
-  const colors = dark ? palette.dark : palette.light;
-  const ink = dark ? palette.ink_dark : palette.ink_light;
-  const paletteKey = colors.join() + ink;
-  if (view.palette !== paletteKey) {  // the same values again would still restyle the view
-    view.palette = paletteKey;
-    colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
-    root.style.setProperty("--ink", ink);
-  }
-  view.ncolors = colors.length;
+  applyTheme(view);
 
   // the editor
   const editor = data.editor;
@@ -423,6 +410,41 @@ function drawData(view, data, editorText) {
   view.root.querySelectorAll(".scroll").forEach((e, k) => {
     if (scrolled[k] && e !== boxes[k]) e.scrollTop = scrolled[k];
   });
+}
+
+// The palette follows the theme: light pastels or deep tones, by the luminance of the
+// theme's background (CCv2 puts the theme's --st-* variables on a wrapper around the view).
+// Called on every update, and when the theme changes without a rerun (watchTheme).
+function applyTheme(view) {
+  const root = view.root;
+  const bg = getComputedStyle(root).getPropertyValue("--st-background-color")
+    || getComputedStyle(root).backgroundColor;
+  const dark = bg ? luminance(bg.trim().startsWith("#") ? hexColor(bg.trim()) : bg) < 0.5 : false;
+  root.classList.toggle("dark", dark);
+  const palette = (view.data && view.data.palette) || { light: ["#ddd"], dark: ["#444"] };
+  const colors = dark ? palette.dark : palette.light;
+  const ink = dark ? palette.ink_dark : palette.ink_light;
+  const paletteKey = colors.join() + ink;
+  if (view.palette !== paletteKey) {  // the same values again would still restyle the view
+    view.palette = paletteKey;
+    colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
+    root.style.setProperty("--ink", ink);
+  }
+  view.ncolors = colors.length;
+}
+
+// A theme picked from Streamlit's menu changes the --st-* variables on the elements around
+// the view, with no rerun: watch those elements' style and class (up to the document) and
+// the OS's color scheme, and recolour at once.
+function watchTheme(view) {
+  const again = () => { if (view.data) applyTheme(view); };
+  const observer = new MutationObserver(again);
+  let node = view.root;
+  for (let k = 0; node && k < 12; k++) {
+    if (node.nodeType === 1) observer.observe(node, { attributes: true, attributeFilter: ["style", "class"] });
+    node = node.parentNode || (node.host !== undefined ? node.host : null);
+  }
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => requestAnimationFrame(again));
 }
 
 function hexColor(h) {
