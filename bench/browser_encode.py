@@ -5,11 +5,13 @@ For each checkout (--before: a directory, or a git revision exported to a tempor
 directory, e.g. main; --after: this one), both servers running, presses alternating:
   key      in Chromium, one "x" at the end of a 2 KB / 10 KB / 100 KB text until the view
            shows the new character count with its tokens (p50 / p95; the after view draws
-           its own ids at once, the before one waits for the rerun)
+           its own ids at once, the before one waits for the rerun), timed inside the page
+           from the input event to the frame that shows it (no CDP round trips in it)
   cpu      the server process's CPU time (user + system, /proc) per key press, over the
            same presses (each waits for its rerun to finish before the next)
   paste    a 1 MB text put into the box (one input event) until its count and tokens show,
-           A B B A
+           A B B A, timed inside the page; the after view first gets its vocabulary (the
+           engine line says "browser ids == Python"), as a visitor's would while reading
 
     python bench/browser_encode.py --before main --keys 15 > bench/results/view.md
 
@@ -21,13 +23,68 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from keystroke import (CHROMIUM, CHROMIUM_ARGS, Typist, checkout_dir, p95, put_text,  # noqa: E402
-                       read_corpus, server, wait_count, wait_rendered)
+from keystroke import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    VIEW_ROOT_JS,
+    checkout_dir,
+    p95,
+    read_corpus,
+    server,
+    wait_count,
+    wait_rendered,
+)
+
+# text -> ms from the input event that puts it in the box to the frame whose Characters
+# figure shows its length and whose view has tokens
+TIMED_INPUT_JS = """async (text) => {
+    const root = %s;
+    const area = root.querySelector('.tv textarea');
+    const want = text.length.toLocaleString('en-US');
+    const t0 = performance.now();
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(area, text);
+    area.dispatchEvent(new Event('input', {bubbles: true}));
+    await new Promise((done) => {
+        const look = () => {
+            const fig = root.querySelector('.fig[data-label="Characters"] .fig-value');
+            if (fig && fig.textContent === want && root.querySelector('.tok')) done();
+            else requestAnimationFrame(look);
+        };
+        look();
+    });
+    return performance.now() - t0;
+}""" % VIEW_ROOT_JS
+ENGINE_READY_JS = """() => {
+    const root = %s;
+    const engine = root && root.querySelector('.tv-engine');
+    return !!engine && engine.dataset.state === 'ok';
+}""" % VIEW_ROOT_JS
+
+
+def open_tab(browser, url, text=None):
+    """A Tokenize tab, rendered, its vocabulary in (when it encodes in the browser), holding
+    text when given."""
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+    tab.goto(url)
+    wait_rendered(tab)
+    tab.wait_for_function(f"() => {VIEW_ROOT_JS} !== null", timeout=120_000)
+    settle(tab)
+    if text is not None:
+        tab.evaluate(TIMED_INPUT_JS, text)
+        wait_count(tab, f"{len(text):,}")
+        settle(tab)
+    return tab
+
+
+def settle(tab):
+    """Wait for the rerun to finish, and for the browser's check when it has an engine."""
+    wait_rendered(tab)
+    if tab.evaluate(f"() => !!({VIEW_ROOT_JS}).querySelector('.tv-engine:not([hidden])')"):
+        tab.wait_for_function(ENGINE_READY_JS, timeout=120_000)
 
 
 def cpu_seconds(pid):
@@ -46,31 +103,29 @@ def measure(checkouts, keys, texts, big):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for name, text in texts.items():
-                typists = {label: Typist(browser, servers[label][1], text, True)
-                           for label in checkouts}
+                tabs = {label: open_tab(browser, servers[label][1], text) for label in checkouts}
                 cpu = {label: 0.0 for label in checkouts}
+                typed = {label: text for label in checkouts}
                 for label in checkouts:
                     rows[label][name] = []
                 for k in range(keys):
                     for label in (list(checkouts) if k % 2 == 0 else list(checkouts)[::-1]):
                         pid = servers[label][0].pid
                         before = cpu_seconds(pid)
-                        took, _ = typists[label].press()
+                        typed[label] += "x"
+                        took = tabs[label].evaluate(TIMED_INPUT_JS, typed[label]) / 1000
+                        settle(tabs[label])
                         cpu[label] += cpu_seconds(pid) - before
                         rows[label][name].append(took)
                 for label in checkouts:
                     rows[label]["cpu " + name] = cpu[label] / keys
-                for typist in typists.values():
-                    typist.tab.close()
+                for tab in tabs.values():
+                    tab.close()
             order = list(checkouts)
             for label in order + order[::-1] if big else ():  # A B B A
-                tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-                tab.goto(servers[label][1])
-                wait_rendered(tab)
-                start = time.perf_counter()
-                put_text(tab, big, True)
-                wait_count(tab, f"{len(big):,}", timeout=300)
-                rows[label].setdefault("paste", []).append(time.perf_counter() - start)
+                tab = open_tab(browser, servers[label][1])
+                took = tab.evaluate(TIMED_INPUT_JS, big) / 1000
+                rows[label].setdefault("paste", []).append(took)
                 tab.close()
             browser.close()
     finally:

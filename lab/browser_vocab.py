@@ -79,7 +79,7 @@ def _all_code_points():
     return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def class_body(name):
     """The body of a JS character class (u flag) matching exactly the code points that
     `regex` matches with \\p{name} (name "S": with \\s).
@@ -92,7 +92,7 @@ def class_body(name):
     return _ranges(cps)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _case_insensitive(ch):
     """The characters `regex` matches with (?i:ch), as a class or the character itself."""
     if not ch.isalpha():

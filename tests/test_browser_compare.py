@@ -3,8 +3,9 @@ once, in pieces cut wherever A or B starts a token; A's cut marks and B's cut ma
 the same byte offset are drawn at the left edge of the same piece, so they share an x
 position; a cut only one side makes is marked; hovering lights A's token and the B tokens
 that overlap it. Screenshot: screenshots/compare_aligned.png."""
-from bpe.reference import load_reference
 from conftest import screenshot, wait_rendered
+
+from bpe.reference import load_reference
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 

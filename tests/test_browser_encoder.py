@@ -9,9 +9,9 @@ No Streamlit here: a blank page that serves lab/token_view/ as files.
 import random
 
 import pytest
+from conftest import ROOT
 
 from bpe.reference import load_reference
-from conftest import ROOT
 from lab import browser_vocab
 
 ASSETS = ROOT / "lab" / "token_view"
@@ -195,6 +195,7 @@ def own_server():
 def test_with_the_server_paused_typing_still_updates_gpt4s_ids(browser, own_server, cl100k):
     import os
     import signal
+
     from conftest import wait_rendered
     url, proc = own_server
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -6,7 +6,6 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import ROOT, _free_port, wait_rendered
 
 

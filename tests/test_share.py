@@ -29,8 +29,8 @@ def test_a_link_that_unpacks_to_too_much_is_refused():
 
 
 def compare_page(open_page, **params):
-    from streamlit.testing.v1 import AppTest
     from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     for k, v in params.items():
         at.query_params[k] = v

@@ -4,8 +4,7 @@
 // createElement: never innerHTML, never an event-handler attribute.
 // Data format and API: see lab/token_view.py.
 
-import { loadEncoder } from "./encoder.js";
-import { buildRow, summaryOf } from "./rows.js";
+import { localReady, requestLocal, useBrowser, verify } from "./live.js";
 
 const STATES = new WeakMap();  // parentElement -> the view's state across reruns
 const BLOCK = 400;             // spans per window of the text view
@@ -250,10 +249,40 @@ function mount(parent) {
     card.classList.add("pinned");
   });
   root.addEventListener("keydown", (ev) => {
-    if (ev.key === "Escape") { view.pinned = null; hide(view); }
+    if (ev.key === "Escape") { view.pinned = null; hide(view); return; }
+    // the keyboard reaches every token: a row's box takes the focus (Tab), the arrow keys
+    // move from token to token with the card, Enter pins (or unpins) the card
+    const box = ev.target.closest && ev.target.closest(".tokens[data-row]");
+    if (!box) return;
+    const r = +box.dataset.row;
+    const ix = view.index[r];
+    if (!ix) return;
+    const last = ix.row.n.length - 1;
+    const cur = view.hovered && view.hovered[0] === r ? view.hovered[1] : -1;
+    let next = null;
+    if (ev.key === "ArrowRight" || ev.key === "ArrowDown") next = Math.min(last, cur + 1);
+    else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") next = Math.max(0, cur - 1);
+    else if (ev.key === "Home") next = 0;
+    else if (ev.key === "End") next = last;
+    else if (ev.key === "Enter" && cur >= 0) {
+      const key = r + ":" + cur;
+      if (view.pinned === key) { view.pinned = null; card.classList.remove("pinned"); }
+      else { view.pinned = key; card.classList.add("pinned"); }
+      ev.preventDefault();
+      return;
+    }
+    if (next === null || next < 0) return;
+    ev.preventDefault();
+    const target = box.querySelector(`[data-r="${r}"][data-i="${next}"]`);
+    view.pinned = null;
+    card.classList.remove("pinned");
+    if (!target) { view.hovered = [r, next]; return; }  // in a window not drawn yet
+    target.scrollIntoView({ block: "nearest" });
+    show(view, r, next, target);
   });
 
   view.update = (data) => update(view, data);
+  view.drawData = (data, text) => drawData(view, data, text);  // live.js draws through it
   watchTheme(view);
   return view;
 }
@@ -484,16 +513,17 @@ function drawSpan(view, ix, r, s, out) {
       box.dataset.bytes = `${ix.byteStart[t0]}-${ix.byteStart[t1]}`;
     }
     if (t1 - t0 > 1) {
-      // one grapheme cluster over several tokens: stripes, one per token, cut lines between
+      // one grapheme cluster over several tokens: the glyph keeps one plain background;
+      // its cuts are thin ticks in a band under it (never stripes across the glyph)
       const total = ix.byteStart[t1] - ix.byteStart[t0];
-      const stops = [];
-      for (let t = t0; t < t1; t++) {
-        const a = (100 * (ix.byteStart[t] - ix.byteStart[t0])) / total;
-        const b = (100 * (ix.byteStart[t + 1] - ix.byteStart[t0])) / total;
-        const c = `var(--c${(color + t - t0) % view.ncolors})`;
-        stops.push(`${c} ${a}%`, `${c} calc(${b}% - 1px)`, `var(--cut) calc(${b}% - 1px)`, `var(--cut) ${b}%`);
+      const ticks = [];
+      for (let t = t0 + 1; t < t1; t++) {
+        const at = (100 * (ix.byteStart[t] - ix.byteStart[t0])) / total;
+        ticks.push(`transparent calc(${at}% - 1px)`, `var(--cut) calc(${at}% - 1px)`,
+          `var(--cut) calc(${at}% + 1px)`, `transparent calc(${at}% + 1px)`);
       }
-      box.style.background = `linear-gradient(90deg, ${stops.join(", ")})`;
+      box.classList.add(`c${color}`);
+      box.style.backgroundImage = `linear-gradient(90deg, transparent 0%, ${ticks.join(", ")}, transparent 100%)`;
       box.classList.add("multi");
       box.dataset.cuts = t1 - t0;
     } else {
@@ -537,6 +567,8 @@ function drawRow(view, ix, r, data) {
   if (!keep) {
     if (row.caption) wrap.append(el("div", "tv-cap", row.caption));
     box.dataset.row = r;
+    box.tabIndex = 0;  // the keyboard's way in: arrows move between tokens (see mount)
+    box.setAttribute("aria-label", "Tokens: arrow keys move between them, Enter pins the card");
     wrap.append(box);
   }
   const draw = (w) => {
@@ -695,7 +727,10 @@ function show(view, r, s, target, keepHighlight) {
   let left = rect.left - rootRect.left;
   const maxLeft = view.root.clientWidth - 320;
   card.style.left = Math.max(0, Math.min(left, maxLeft)) + "px";
-  card.style.top = (rect.bottom - rootRect.top + 4) + "px";
+  // above the token when there is room: below it sit the next lines and the id list,
+  // whose entries light up with the token and must stay in sight
+  const above = rect.top - rootRect.top - card.offsetHeight - 6;
+  card.style.top = (above >= 0 ? above : rect.bottom - rootRect.top + 4) + "px";
 }
 
 // the fields of one span in the hover card: index, ids, escaped text, offsets, hex per token
@@ -819,106 +854,3 @@ function showPiece(view, piece) {
   view.card.append(second);
 }
 
-// --- encoding in the browser (encoder.js; the page's data.browser says with what) -----
-// Python's data.browser: {ranks, split, max_chars, specials, whitespace} when the browser
-// can encode exactly with the page's tokenizer, {why} when the server must.
-function useBrowser(view, data) {
-  const b = data.browser;
-  if (!b || b.why) {
-    view.encoder = null;
-    view.encoderKey = null;
-    view.local = null;
-    setEngine(view, b ? "server" : null, b ? "Encoded on the server: " + b.why : "");
-    return;
-  }
-  const key = b.ranks + "|" + b.split;
-  if (view.encoderKey === key) return;
-  view.encoderKey = key;
-  view.encoder = null;
-  view.local = null;
-  setEngine(view, "loading", "Loading the vocabulary into the browser…");
-  loadEncoder(new URL("vocab/", import.meta.url), b).then((enc) => {
-    if (view.encoderKey !== key) return;
-    view.encoder = enc;
-    setEngine(view, "browser", "Encoded in your browser as you type; checked against Python.");
-    // the page's last answer is for the box's text: check it; else draw the box's text
-    if (!view.dirty && view.answered && view.answered.text === view.area.value)
-      verify(view, view.answered.data, view.answered.text);
-    else requestLocal(view);
-  }, (err) => {
-    if (view.encoderKey !== key) return;
-    setEngine(view, "server", "Encoded on the server: the browser could not load the "
-      + "vocabulary (" + err.message + ")");
-  });
-}
-
-function localReady(view) {
-  const b = view.data && view.data.browser;
-  if (!view.encoder || !b || b.why || view.broken) return false;
-  if (b.max_chars && view.area.value.length > b.max_chars) {
-    setEngine(view, "server", `Encoded on the server: over ${b.max_chars.toLocaleString("en-US")} `
-      + "characters, this tokenizer's owner cuts the text first, which only the server does.");
-    return false;
-  }
-  return true;
-}
-
-// one local encode and draw per frame, however fast the keys come
-function requestLocal(view) {
-  if (view.localFrame) return;
-  view.localFrame = requestAnimationFrame(() => {
-    view.localFrame = 0;
-    if (localReady(view)) drawLocal(view);
-  });
-}
-
-function encodeHere(view, text) {
-  if (view.local && view.local.text === text) return view.local;
-  const b = view.data.browser;
-  const { ids, nb } = view.encoder.encode(text, !!b.specials);
-  return { text, ids, nb };
-}
-
-function drawLocal(view) {
-  const text = view.area.value;
-  const b = view.data.browser;
-  const local = view.local = encodeHere(view, text);
-  const bytes = new TextEncoder().encode(text.toWellFormed ? text.toWellFormed() : text);
-  const row = buildRow(text, bytes, local.ids, local.nb, b.whitespace || null);
-  row.color_by = b.color_by || "position";
-  const data = Object.assign({}, view.data, {
-    rows: text ? [row] : [], summary: text ? summaryOf(text, bytes, local.ids) : null });
-  setEngine(view, "browser", "Encoded in your browser; Python's check follows.");
-  drawData(view, data, text);
-}
-
-// Python is the source of truth: its ids for the text it answered must be the browser's
-function verify(view, data, text) {
-  if (text !== null && data.rows && data.rows.length) view.answered = { data, text };
-  if (!view.encoder || !data.browser || data.browser.why || text === null) return;
-  const row = (data.rows || [])[0];
-  if (!row || (data.browser.max_chars && text.length > data.browser.max_chars)) return;
-  const mine = encodeHere(view, text).ids;
-  const theirs = row.ids;
-  let at = -1;
-  const n = Math.max(mine.length, theirs.length);
-  for (let k = 0; k < n; k++) if (mine[k] !== theirs[k]) { at = k; break; }
-  view.verified = { text, ok: at < 0 };
-  if (at >= 0 && !view.broken) { view.broken = true; drawData(view, data, text); }
-  if (at < 0) {
-    setEngine(view, "ok", "Encoded in your browser · browser ids == Python "
-      + `(${theirs.length.toLocaleString("en-US")} tokens)`);
-  } else {  // from now on the server's tokens only (view.broken)
-    setEngine(view, "bad", `browser ids != Python: token ${at} is ${mine[at]} in the browser, `
-      + `${theirs[at]} in Python. The tokens shown are Python's.`);
-  }
-  return at < 0;
-}
-
-function setEngine(view, state, text) {
-  view.engine.dataset.state = state || "";
-  view.engine.textContent = text;
-  view.engine.hidden = !state;
-  if (!view.engine.isConnected && state) view.summary.append(view.engine);
-  if (state) view.summary.hidden = false;
-}
