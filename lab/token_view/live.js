@@ -49,11 +49,15 @@ export function localReady(view) {
 }
 
 // one local encode and draw per frame, however fast the keys come
-export function requestLocal(view) {
+export function requestLocal(view, then) {
+  if (then) view.afterLocal = then;
   if (view.localFrame) return;
   view.localFrame = requestAnimationFrame(() => {
     view.localFrame = 0;
     if (localReady(view)) drawLocal(view);
+    const after = view.afterLocal;
+    view.afterLocal = null;
+    if (after) setTimeout(after, 0);  // after this frame is painted
   });
 }
 

@@ -217,8 +217,10 @@ function mount(parent) {
   area.addEventListener("input", () => {
     view.status.textContent = "updating…";
     view.dirty = true;
-    if (localReady(view)) requestLocal(view);
-    schedule(view, true);
+    // the browser draws the tokens first, then sends the text for Python's check: a big
+    // paste is drawn before its megabyte goes into the websocket
+    if (localReady(view)) requestLocal(view, () => schedule(view, true));
+    else schedule(view, true);
   });
   root.addEventListener("mouseover", (ev) => {
     const piece = ev.target.closest && ev.target.closest("[data-pa]");
