@@ -21,7 +21,6 @@ import base64
 import gzip
 import json
 import multiprocessing
-import os
 import random
 import resource
 import sys

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, _free_port, read_corpus, wait_rendered  # noqa: E402
+from helpers.app import CHROMIUM, CHROMIUM_ARGS, free_port, read_corpus, wait_rendered  # noqa: E402
 
 # The token view draws inside its component's shadow root. These snippets find it (the
 # view with a text box; the host is cached, so polling every frame stays cheap), set its
@@ -87,7 +87,7 @@ def server(checkout, wait=90):
     """`streamlit run app.py` of checkout on a free 127.0.0.1 port, headless, writing no
     bytecode into the checkout -> (process, url), once its health check answers (within
     `wait` seconds). The benches' one way to start the app (bench/load.py uses it too)."""
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(Path(checkout) / "app.py"),

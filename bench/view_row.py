@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import read_corpus  # noqa: E402
+from helpers.app import read_corpus  # noqa: E402
 
 
 def module_at(rev):

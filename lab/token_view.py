@@ -14,7 +14,8 @@ fetches once (no build step, no install, nothing from a CDN; see "serving" below
 Call signature:
 
     token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
-               box_height=420, on_text_change=None, pair=None) -> ComponentResult
+               box_height=420, on_text_change=None, pair=None, browser=None)
+               -> ComponentResult
 
 rows: a list of row dicts, drawn one under the other. A row is what `viz.tokens.view_row`
 returns (columns, so a 1 MB text is cheap to send):
@@ -72,6 +73,13 @@ the tab shown) and every drawn window whose spans are the same, in place; a chan
 that was drawn is redrawn at once. So a key press at the end of a long text rebuilds one
 window. A page whose rerun comes from the box's own typing need not send the text back
 (editor "text": None; pages/tokenize.py does so): the box already holds it.
+browser: None, or with an editor: encode in the browser on every key press (for the first
+row). lab.browser_vocab.browser_spec(tok) plus "specials" (bool: allowed_special "all"
+rather than "none"), "whitespace" and "color_by" as the row has them; a spec with "why"
+says why the server encodes, and the view shows it. The browser draws its own row for
+the box's text at once (lab/token_view/rows.js) and, on each rerun, compares its ids
+with rows[0]["ids"] for the text they answer: "browser ids == Python", or a red error
+(and from then on Python's rows only). Older answers never overwrite a newer local row.
 lists: draw the Ids and Table tabs for the first row (windowed like the text).
 summary: figures drawn between the text box and the rows: [[label, value, help?], ...]
 (e.g. Tokens, Characters); they have data-label=label for tests.
@@ -128,10 +136,10 @@ def _mount():
 
 
 def token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
-               box_height=420, on_text_change=None, pair=None):
+               box_height=420, on_text_change=None, pair=None, browser=None):
     """Draw rows of tokens (see the module docstring for the data format)."""
     data = {"rows": rows, "pair": pair, "editor": editor, "lists": lists, "summary": summary,
-            "note": note,
+            "note": note, "browser": browser,
             "box_height": box_height, "palette": VIEW_PALETTE}
     callbacks = {}
     if editor is not None:

@@ -14,14 +14,18 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe import reference
-from lab import corpora, state, training, widgets
+from lab import corpora, share, state, training, widgets
 from lab.memory import remember
 from lab.safe import code, md
+from lab.share import Field
 from lab.token_view import token_view
 from lab.train_panels import progress_panel
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
+DEFAULTS = {"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_a": None, "compare_b": None}
+LINK = {"text": Field("compare_text", "text"), "a": Field("compare_a", "tokenizer"),
+        "b": Field("compare_b", "tokenizer")}  # what a link carries (lab/share.py)
 CROSS_HELP = ("Tokens whose characters mix letters, digits, punctuation and whitespace (a "
               "word's one leading space does not count). A split pattern prevents them.")
 
@@ -74,6 +78,7 @@ def _comparison(default_b):
     st.session_state["compare_sample"] = next(
         (s for s, t in SAMPLES.items() if t == st.session_state["compare_text"]), None)
     st.pills("Samples", list(SAMPLES), key="compare_sample", on_change=_load_sample)
+    share.notes(received, share.write(LINK, DEFAULTS))
     text = st.text_area("Text", key="compare_text", height=140,
                         placeholder="Paste or type text here, then press Ctrl+Enter or click away.")
 
@@ -124,8 +129,9 @@ def _comparison(default_b):
                "token. ▲ green: more than GPT-4; ▼ red: fewer.")
 
 
+received = share.read_once("compare", LINK, DEFAULTS)  # a link's text and picks first
 # pickers: None lets tokenizer_picker choose its default the first time
-remember({"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_a": None, "compare_b": None})
+remember(DEFAULTS)
 st.title("Compare")
 st.caption("The same text through two tokenizers, aligned by byte position: the text once, "
            "A's tokens in a band above it and B's below. A red mark is a cut only one side makes; "

@@ -3,8 +3,9 @@
 The text box lives inside the token view (lab/token_view.py): it sends the text back,
 this page encodes it and hands the view the tokens (viz/tokens.py view_row), so Python
 stays the one source of token data. Counts cover the whole text; the browser draws only
-the part of a big text that is on screen. The tokenizer, the toggles and a short text
-live in the URL, so a copied link reproduces the view; what cannot travel is named.
+the part of a big text that is on screen. The tokenizer, the toggles and the text (up to
+100,000 characters, compressed) live in the URL (lab/share.py), so a copied link
+reproduces the view; what cannot travel, or did not come, is named.
 """
 import json
 
@@ -14,59 +15,26 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import parity, state, widgets
+from lab import parity, share, state, widgets
+from lab.browser_vocab import browser_spec
 from lab.guard import guarded
 from lab.memory import remember
-from lab.safe import code, md
+from lab.safe import md
+from lab.share import Field
 from lab.token_view import token_view
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.tokens import counts, parse_ids, view_row
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
-URL_TEXT_LIMIT = 1_000  # longer texts are left out of the link (URLs have length limits)
 
 DEFAULTS = {"tokenize_text": SAMPLES[DEFAULT_SAMPLE], "tokenize_tokenizer": state.GPT4_NAME,
             "tokenize_by_id": False, "tokenize_markers": False, "tokenize_gpt2": False,
             "tokenize_specials": False}  # key -> default, remembered across pages
-# query parameter -> key; flags are "1" in the URL
-URL_KEYS = {"tokenizer": "tokenize_tokenizer", "by_id": "tokenize_by_id",
-            "markers": "tokenize_markers", "gpt2": "tokenize_gpt2",
-            "specials": "tokenize_specials", "text": "tokenize_text"}
-
-
-def read_url_once():
-    """On the session's first visit, the link's values win over the defaults."""
-    if st.session_state.get("tokenize_url_read"):
-        return
-    st.session_state["tokenize_url_read"] = True
-    for param, key in URL_KEYS.items():
-        value = st.query_params.get(param)
-        if value is not None:
-            st.session_state[key] = value == "1" if isinstance(DEFAULTS[key], bool) else value
-
-
-def share(name):
-    """Write what can travel into the URL; return what cannot, as sentences."""
-    left_out = []
-    for param, key in URL_KEYS.items():
-        value = st.session_state[key]
-        if isinstance(value, bool):
-            wanted = "1" if value and value != DEFAULTS[key] else None
-        else:
-            wanted = None if value == DEFAULTS[key] else value
-        if key == "tokenize_text" and wanted and len(wanted) > URL_TEXT_LIMIT:
-            wanted = None
-            left_out.append(f"the text ({len(value):,} characters; a link holds at most "
-                            f"{URL_TEXT_LIMIT:,}): whoever opens it pastes the text")
-        if key == "tokenize_tokenizer" and value not in state.reference_names():
-            wanted = None
-            left_out.append(f"the tokenizer {code(name)}, which lives only in this session: "
-                            "download it (Train page) and send the file; they load it")
-        if wanted is None:
-            st.query_params.pop(param, None)
-        elif st.query_params.get(param) != wanted:
-            st.query_params[param] = wanted
-    return left_out
+# what a link carries (lab/share.py): query parameter -> field
+LINK = {"tokenizer": Field("tokenize_tokenizer", "tokenizer"),
+        "by_id": Field("tokenize_by_id", "flag"), "markers": Field("tokenize_markers", "flag"),
+        "gpt2": Field("tokenize_gpt2", "flag"), "specials": Field("tokenize_specials", "flag"),
+        "text": Field("tokenize_text", "text")}
 
 
 def set_text(text):
@@ -118,7 +86,7 @@ def once(slot, key, make):
 @guarded  # a fragment's errors are drawn in place: the frame's guard never sees them
 def page():
     """Everything the page draws."""
-    read_url_once()
+    received = share.read_once("tokenize", LINK, DEFAULTS)
     remember(DEFAULTS)
     st.session_state.setdefault("tokenize_text_version", 0)
     st.title("Tokenize")
@@ -148,9 +116,14 @@ def page():
     specials = toggles.toggle("Encode special tokens", key="tokenize_specials",
                          help="Off: text like <|endoftext|> is encoded as ordinary text "
                               "(allowed_special='none'). On: as the special token ('all').")
-    left_out = share(name)
+    left_out = share.write(LINK, DEFAULTS)
 
     text = st.session_state["tokenize_text"]
+    whitespace = "gpt2" if gpt2 else "markers" if markers else None
+    # the browser encodes each key press itself when it can do so exactly; our ids below
+    # stay the truth it is checked against
+    browser = dict(browser_spec(tok), specials=specials, whitespace=whitespace,
+                   color_by="id" if by_id else "position")
     badges = st.container(horizontal=True)
     ids, rows, summary = [], [], None
     if len(text) > TEXT_LIMIT:
@@ -173,7 +146,6 @@ def page():
         if refusal:  # e.g. a custom split pattern that skips characters or runs away
             st.error(f"{md(name)} cannot encode this text: {md(refusal)}")
         if ids is not None:
-            whitespace = "gpt2" if gpt2 else "markers" if markers else None
             row = once("row", (run, whitespace), lambda: view_row(
                 tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
             rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
@@ -183,6 +155,7 @@ def page():
     # keeps what it has); any other run (a sample, the URL, a toggle, a visit) sends it
     typing = st.session_state.pop("tokenize_typed", False)
     token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_change=typed,
+               browser=browser,
                editor={"text": None if typing else st.session_state["tokenize_text"],
                        "version": st.session_state["tokenize_text_version"],
                        "echo": st.session_state.get("tokenize_echo"),
@@ -198,8 +171,7 @@ def page():
                 parity.name_of(name), text, tok, None if specials else ids)))
         st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
                            mime="application/json", key="tokenize_download_ids")
-    if left_out:
-        st.caption("Not in this page's link: " + "; ".join(left_out) + ".")
+    share.notes(received, left_out)
 
     with st.expander("Decode ids"):
         typed_ids = st.text_area("Token ids to decode with this tokenizer", key="tokenize_decode",

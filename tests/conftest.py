@@ -10,16 +10,7 @@ from pathlib import Path
 
 import pytest
 
-# Helpers live in tests/helpers (import them from there: helpers.app). The names in
-# __all__ stay importable from conftest only for the files that still do so and are not
-# switched yet (the token view, tokenize, compare and arena tests, test_lab_state,
-# test_token_view_assets, the tests/bpe files that import ROOT, bench/keystroke.py and
-# bench/view_row.py); once they import helpers.app, drop them.
-from helpers.app import (CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, app_server,  # noqa: E402
-                         metrics, read_corpus, screenshot, wait_rendered)
-
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "_free_port", "metrics", "read_corpus",
-           "screenshot", "wait_rendered"]
+from helpers.app import CHROMIUM, CHROMIUM_ARGS, ROOT, app_server, read_corpus, wait_rendered  # noqa: E402
 
 sys.path.insert(0, str(ROOT))
 

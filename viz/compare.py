@@ -149,17 +149,34 @@ def span_bounds(row):
     return bounds
 
 
+def span_cuts(row):
+    """Per span of a token-view row: (byte start, every token end in it), so two spans
+    over the same bytes are alike only if they cut them into the same tokens too."""
+    cuts, at, t = [], 0, 0
+    for n in row["n"]:
+        start, ends = at, []
+        for nb in row["nb"][t:t + n]:
+            at += nb
+            ends.append(at)
+        cuts.append((start, tuple(ends)))
+        t += n
+    return cuts
+
+
 def agreement_colors(row, other):
     """A palette index per span of row: the grey AGREED where the other row has a span
-    with exactly the same bytes, else colors by position that skip the grey, so the
-    eye goes to where the two tokenizers differ.
+    with exactly the same bytes cut into the same tokens (an emoji of 3 tokens on one
+    side and 2 on the other differs), else colors by position that skip the grey, so
+    the eye goes to where the two tokenizers differ.
 
     >>> agreement_colors({"n": [1, 1], "nb": [1, 2]}, {"n": [1, 1, 1], "nb": [1, 1, 1]})
     [11, 1]
+    >>> agreement_colors({"n": [2], "nb": [2, 2]}, {"n": [2], "nb": [1, 3]})
+    [0]
     """
-    theirs = set(span_bounds(other))
-    return [AGREED if bounds in theirs else i % AGREED
-            for i, bounds in enumerate(span_bounds(row))]
+    theirs = set(span_cuts(other))
+    return [AGREED if cuts in theirs else i % AGREED
+            for i, cuts in enumerate(span_cuts(row))]
 
 
 def aligned(tok_a, tok_b, result, label_a="A", label_b="B"):

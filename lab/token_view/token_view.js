@@ -4,6 +4,8 @@
 // createElement: never innerHTML, never an event-handler attribute.
 // Data format and API: see lab/token_view.py.
 
+import { localReady, requestLocal, useBrowser, verify } from "./live.js";
+
 const STATES = new WeakMap();  // parentElement -> the view's state across reruns
 const BLOCK = 400;             // spans per window of the text view
 const ID_BLOCK = 2000;         // ids per window of the id list
@@ -203,8 +205,9 @@ function mount(parent) {
   card.hidden = true;
   root.append(editorWrap, summary, note, rows, lists, card);
 
+  const engine = el("div", "tv-engine");
   const view = {
-    root, area, status, summary, note, rows, lists, card, setStateValue: null,
+    engine, encoder: null, encoderKey: null, local: null, localFrame: 0, root, area, status, summary, note, rows, lists, card, setStateValue: null,
     data: null, seq: 0, sent: new Map(), appliedVersion: null, timer: null, patience: 0,
     dirty: false, inflight: false, sentAt: -Infinity, payload: null,
     source: [], index: [], hovered: null, pinned: null, observers: [],
@@ -214,7 +217,10 @@ function mount(parent) {
   area.addEventListener("input", () => {
     view.status.textContent = "updating…";
     view.dirty = true;
-    schedule(view, true);
+    // the browser draws the tokens first, then sends the text for Python's check: a big
+    // paste is drawn before its megabyte goes into the websocket
+    if (localReady(view)) requestLocal(view, () => schedule(view, true));
+    else schedule(view, true);
   });
   root.addEventListener("mouseover", (ev) => {
     const piece = ev.target.closest && ev.target.closest("[data-pa]");
@@ -245,10 +251,41 @@ function mount(parent) {
     card.classList.add("pinned");
   });
   root.addEventListener("keydown", (ev) => {
-    if (ev.key === "Escape") { view.pinned = null; hide(view); }
+    if (ev.key === "Escape") { view.pinned = null; hide(view); return; }
+    // the keyboard reaches every token: a row's box takes the focus (Tab), the arrow keys
+    // move from token to token with the card, Enter pins (or unpins) the card
+    const box = ev.target.closest && ev.target.closest(".tokens[data-row]");
+    if (!box) return;
+    const r = +box.dataset.row;
+    const ix = view.index[r];
+    if (!ix) return;
+    const last = ix.row.n.length - 1;
+    const cur = view.hovered && view.hovered[0] === r ? view.hovered[1] : -1;
+    let next = null;
+    if (ev.key === "ArrowRight" || ev.key === "ArrowDown") next = Math.min(last, cur + 1);
+    else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") next = Math.max(0, cur - 1);
+    else if (ev.key === "Home") next = 0;
+    else if (ev.key === "End") next = last;
+    else if (ev.key === "Enter" && cur >= 0) {
+      const key = r + ":" + cur;
+      if (view.pinned === key) { view.pinned = null; card.classList.remove("pinned"); }
+      else { view.pinned = key; card.classList.add("pinned"); }
+      ev.preventDefault();
+      return;
+    }
+    if (next === null || next < 0) return;
+    ev.preventDefault();
+    const target = box.querySelector(`[data-r="${r}"][data-i="${next}"]`);
+    view.pinned = null;
+    card.classList.remove("pinned");
+    if (!target) { view.hovered = [r, next]; return; }  // in a window not drawn yet
+    target.scrollIntoView({ block: "nearest" });
+    show(view, r, next, target);
   });
 
   view.update = (data) => update(view, data);
+  view.drawData = (data, text) => drawData(view, data, text);  // live.js draws through it
+  watchTheme(view);
   return view;
 }
 
@@ -307,21 +344,7 @@ function send(view) {
 
 function update(view, data) {
   view.data = data;
-  const root = view.root;
-  const bg = getComputedStyle(root).getPropertyValue("--st-background-color")
-    || getComputedStyle(root).backgroundColor;
-  const dark = bg ? luminance(bg.trim().startsWith("#") ? hexColor(bg.trim()) : bg) < 0.5 : false;
-  root.classList.toggle("dark", dark);
-  const palette = data.palette || { light: ["#ddd"], dark: ["#444"] };
-  const colors = dark ? palette.dark : palette.light;
-  const ink = dark ? palette.ink_dark : palette.ink_light;
-  const paletteKey = colors.join() + ink;
-  if (view.palette !== paletteKey) {  // the same values again would still restyle the view
-    view.palette = paletteKey;
-    colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
-    root.style.setProperty("--ink", ink);
-  }
-  view.ncolors = colors.length;
+  applyTheme(view);
 
   // the editor
   const editor = data.editor;
@@ -341,8 +364,19 @@ function update(view, data) {
     if (fresh) { view.inflight = false; view.patience = 0; }
     if (fresh && !view.dirty && !view.status.classList.contains("over")) view.status.textContent = editor.status || "";
     if (fresh && view.dirty) schedule(view);  // typed on while the page answered
+    useBrowser(view, data);
+    // the browser drew the box's newer text itself: an older answer only gets checked
+    if (!fresh && view.local && view.local.text === view.area.value && localReady(view)) {
+      if (verify(view, data, editorText) !== false) return;
+    }
   }
+  drawData(view, data, editorText);
+  if (editor) verify(view, data, editorText);
+}
 
+// everything below the text box, from data (Python's, or the browser's own row)
+function drawData(view, data, editorText) {
+  view.drawn = data;
   view.summary.replaceChildren();
   for (const [label, value, help] of data.summary || []) {
     const fig = el("div", "fig");
@@ -352,6 +386,7 @@ function update(view, data) {
     view.summary.append(fig);
   }
   view.summary.hidden = !(data.summary && data.summary.length);
+  if (view.engine) view.summary.append(view.engine);
   view.note.textContent = data.note || "";
   view.note.hidden = !data.note;
   for (const o of view.observers) o.disconnect();
@@ -408,6 +443,41 @@ function update(view, data) {
   });
 }
 
+// The palette follows the theme: light pastels or deep tones, by the luminance of the
+// theme's background (CCv2 puts the theme's --st-* variables on a wrapper around the view).
+// Called on every update, and when the theme changes without a rerun (watchTheme).
+function applyTheme(view) {
+  const root = view.root;
+  const bg = getComputedStyle(root).getPropertyValue("--st-background-color")
+    || getComputedStyle(root).backgroundColor;
+  const dark = bg ? luminance(bg.trim().startsWith("#") ? hexColor(bg.trim()) : bg) < 0.5 : false;
+  root.classList.toggle("dark", dark);
+  const palette = (view.data && view.data.palette) || { light: ["#ddd"], dark: ["#444"] };
+  const colors = dark ? palette.dark : palette.light;
+  const ink = dark ? palette.ink_dark : palette.ink_light;
+  const paletteKey = colors.join() + ink;
+  if (view.palette !== paletteKey) {  // the same values again would still restyle the view
+    view.palette = paletteKey;
+    colors.forEach((c, i) => root.style.setProperty(`--c${i}`, c));
+    root.style.setProperty("--ink", ink);
+  }
+  view.ncolors = colors.length;
+}
+
+// A theme picked from Streamlit's menu changes the --st-* variables on the elements around
+// the view, with no rerun: watch those elements' style and class (up to the document) and
+// the OS's color scheme, and recolour at once.
+function watchTheme(view) {
+  const again = () => { if (view.data) applyTheme(view); };
+  const observer = new MutationObserver(again);
+  let node = view.root;
+  for (let k = 0; node && k < 12; k++) {
+    if (node.nodeType === 1) observer.observe(node, { attributes: true, attributeFilter: ["style", "class"] });
+    node = node.parentNode || (node.host !== undefined ? node.host : null);
+  }
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => requestAnimationFrame(again));
+}
+
 function hexColor(h) {
   const v = h.replace("#", "");
   const full = v.length === 3 ? v.split("").map((c) => c + c).join("") : v.slice(0, 6);
@@ -445,16 +515,17 @@ function drawSpan(view, ix, r, s, out) {
       box.dataset.bytes = `${ix.byteStart[t0]}-${ix.byteStart[t1]}`;
     }
     if (t1 - t0 > 1) {
-      // one grapheme cluster over several tokens: stripes, one per token, cut lines between
+      // one grapheme cluster over several tokens: the glyph keeps one plain background;
+      // its cuts are thin ticks in a band under it (never stripes across the glyph)
       const total = ix.byteStart[t1] - ix.byteStart[t0];
-      const stops = [];
-      for (let t = t0; t < t1; t++) {
-        const a = (100 * (ix.byteStart[t] - ix.byteStart[t0])) / total;
-        const b = (100 * (ix.byteStart[t + 1] - ix.byteStart[t0])) / total;
-        const c = `var(--c${(color + t - t0) % view.ncolors})`;
-        stops.push(`${c} ${a}%`, `${c} calc(${b}% - 1px)`, `var(--cut) calc(${b}% - 1px)`, `var(--cut) ${b}%`);
+      const ticks = [];
+      for (let t = t0 + 1; t < t1; t++) {
+        const at = (100 * (ix.byteStart[t] - ix.byteStart[t0])) / total;
+        ticks.push(`transparent calc(${at}% - 1px)`, `var(--cut) calc(${at}% - 1px)`,
+          `var(--cut) calc(${at}% + 1px)`, `transparent calc(${at}% + 1px)`);
       }
-      box.style.background = `linear-gradient(90deg, ${stops.join(", ")})`;
+      box.classList.add(`c${color}`);
+      box.style.backgroundImage = `linear-gradient(90deg, transparent 0%, ${ticks.join(", ")}, transparent 100%)`;
       box.classList.add("multi");
       box.dataset.cuts = t1 - t0;
     } else {
@@ -498,6 +569,8 @@ function drawRow(view, ix, r, data) {
   if (!keep) {
     if (row.caption) wrap.append(el("div", "tv-cap", row.caption));
     box.dataset.row = r;
+    box.tabIndex = 0;  // the keyboard's way in: arrows move between tokens (see mount)
+    box.setAttribute("aria-label", "Tokens: arrow keys move between them, Enter pins the card");
     wrap.append(box);
   }
   const draw = (w) => {
@@ -656,7 +729,10 @@ function show(view, r, s, target, keepHighlight) {
   let left = rect.left - rootRect.left;
   const maxLeft = view.root.clientWidth - 320;
   card.style.left = Math.max(0, Math.min(left, maxLeft)) + "px";
-  card.style.top = (rect.bottom - rootRect.top + 4) + "px";
+  // above the token when there is room: below it sit the next lines and the id list,
+  // whose entries light up with the token and must stay in sight
+  const above = rect.top - rootRect.top - card.offsetHeight - 6;
+  card.style.top = (above >= 0 ? above : rect.bottom - rootRect.top + 4) + "px";
 }
 
 // the fields of one span in the hover card: index, ids, escaped text, offsets, hex per token
@@ -718,7 +794,8 @@ function drawPair(view, data) {
   const legend = el("div", "tv-cap");
   legend.append(el("span", "band-a", "▀ " + (pair.a.caption || "A")), "   ",
     el("span", "band-b", "▄ " + (pair.b.caption || "B")), "   ",
-    el("span", "legend-diff", "┃ a cut only one of them makes"));
+    el("span", "legend-diff", "┃ a cut only one of them makes"), "   ",
+    el("span", "legend-diff", "═ under a character: they cut inside it differently"));
   const box = el("div", "tokens aligned");
   wrap.append(legend, box);
   view.rows.append(wrap);
@@ -743,6 +820,12 @@ function drawPair(view, data) {
         if (startA) { e.dataset.idsA = spanIds(ixA, sa); e.classList.add("cut-a"); }
         if (startB) { e.dataset.idsB = spanIds(ixB, sb); e.classList.add("cut-b"); }
         if (p > 0 && startA !== startB) e.classList.add("cut-diff");
+        const inner = pair.pieces.inner && pair.pieces.inner[String(p)];
+        if (inner) {  // A and B cut inside this character (cluster) differently
+          e.classList.add("cut-diff-in");
+          e.dataset.innerA = inner[0].join(" ");
+          e.dataset.innerB = inner[1].join(" ");
+        }
       }
       e.style.setProperty("--ca", `var(--c${spanColor(view, ixA, sa)})`);
       e.style.setProperty("--cb", `var(--c${spanColor(view, ixB, sb)})`);
@@ -772,3 +855,4 @@ function showPiece(view, piece) {
   cardSection(view, second, 1, sb);
   view.card.append(second);
 }
+

@@ -14,7 +14,7 @@ import bpe
 import bpe.counting.parts
 import bpe.train
 from bpe.counting.counts_file import write_counts
-from conftest import ROOT
+from helpers.app import ROOT
 
 SAMPLE = "Hello world! It's 2026.\n  def f(x):\n\treturn x ** 2   \n\n🫠 café 東京\n"
 

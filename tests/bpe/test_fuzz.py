@@ -2,7 +2,7 @@
 import random
 import sys
 
-from conftest import ROOT
+from helpers.app import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 from fuzz_gpt4 import fuzz, random_text  # noqa: E402

@@ -2,7 +2,7 @@
 import subprocess
 import sys
 
-from conftest import ROOT
+from helpers.app import ROOT
 
 
 def test_import_bpe_loads_no_ui_modules():

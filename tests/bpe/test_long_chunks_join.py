@@ -277,7 +277,7 @@ def test_the_command_line_counts_and_joins_files_cut_inside_a_run(tmp_path):
     import os
     import subprocess
     import sys
-    from conftest import ROOT
+    from helpers.app import ROOT
 
     def bpe(*args):
         return subprocess.run([sys.executable, "-m", "bpe", *args], cwd=tmp_path,

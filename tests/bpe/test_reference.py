@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bpe import GPT4Tokenizer, reference
 from bpe.reference import REFERENCES
-from conftest import ROOT
+from helpers.app import ROOT
 from lab import parity
 from test_gpt4 import TRICKY
 

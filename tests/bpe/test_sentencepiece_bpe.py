@@ -7,7 +7,7 @@ import sentencepiece as spm
 
 from bpe import RegexTokenizer
 from bpe.sentencepiece_bpe import SentencePieceBPE
-from conftest import ROOT
+from helpers.app import ROOT
 from viz.samples import SAMPLES
 from viz.tokens import token_spans
 

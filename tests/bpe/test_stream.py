@@ -243,7 +243,7 @@ def test_local_worker_processes_give_the_same_merges(tmp_path, shakespeare):
 def test_dask_stays_optional():
     import subprocess
     import sys
-    from conftest import ROOT
+    from helpers.app import ROOT
     code = ("import sys, bpe, bpe.counting.stream, bpe.counting.counts_file, bpe.cli, bpe.counting.dask_engine; "
             "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,

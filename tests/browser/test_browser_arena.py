@@ -4,7 +4,7 @@ Screenshots: screenshots/arena_{light,dark}_{1400,800}.png."""
 import pytest
 
 from bpe import reference
-from conftest import screenshot, wait_rendered
+from helpers.app import screenshot, wait_rendered
 
 FOUR = ["cl100k_base", "o200k_base", "llama3", "tekken"]
 

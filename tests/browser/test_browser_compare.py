@@ -3,8 +3,9 @@ once, in pieces cut wherever A or B starts a token; A's cut marks and B's cut ma
 the same byte offset are drawn at the left edge of the same piece, so they share an x
 position; a cut only one side makes is marked; hovering lights A's token and the B tokens
 that overlap it. Screenshot: screenshots/compare_aligned.png."""
+from helpers.app import screenshot, wait_rendered
+
 from bpe.reference import load_reference
-from conftest import screenshot, wait_rendered
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
@@ -79,3 +80,31 @@ def test_visitor_text_stays_text(page):
     assert page.title() != "pwned"
     assert page.locator(".tv img, .tv script").count() == 0
     assert "<img" in page.locator(".tv .tokens.aligned").inner_text().replace("·", " ")
+
+
+def test_compares_text_and_picks_come_back_from_its_link(page, browser):
+    """Compare's state in its link: a fresh browser context opening the link gets the
+    same text and the same two tokenizers."""
+    page.get_by_role("link", name="Compare", exact=True).click()
+    page.locator(".tv .piece").first.wait_for(timeout=120_000)
+    wait_rendered(page)
+    text = "Linked text 👍🏽 " * 300  # 4,800 characters: more than the old 1,000 limit
+    area = page.locator('[data-testid="stTextArea"] textarea').first
+    area.fill(text)
+    area.press("Control+Enter")
+    page.wait_for_function("() => location.search.includes('ztext=')", timeout=60_000)
+    wait_rendered(page)
+    link = page.url
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = fresh.new_page()
+    tab.goto(link)
+    tab.locator(".tv .piece").first.wait_for(timeout=120_000)
+    wait_rendered(tab)
+    assert tab.locator('[data-testid="stTextArea"] textarea').first.input_value() == text
+    picks = tab.locator('[data-testid="stSelectbox"]').evaluate_all(
+        "els => els.map(e => e.textContent + ' ' + Array.from(e.querySelectorAll('input'))"
+        ".map(i => i.value + ' ' + (i.getAttribute('aria-label') || '')).join(' '))")
+    assert any("GPT-4 (cl100k_base)" in p for p in picks), picks
+    assert any("GPT-4o (o200k_base)" in p for p in picks)
+    assert not tab.locator('[data-testid="stAlert"]').filter(has_text="did not all come").count()
+    fresh.close()

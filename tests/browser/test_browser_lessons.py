@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_rendered
+from helpers.app import wait_rendered
 from viz import why
 
 SHOTS = Path(tempfile.gettempdir()) / "lab_screenshots"

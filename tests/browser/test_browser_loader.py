@@ -6,8 +6,8 @@ import gzip
 import json
 
 import pytest
-from conftest import screenshot, wait_rendered
-from helpers.hostile_cases import pick
+from helpers.app import screenshot, wait_rendered
+from helpers.hostile_app import pick
 
 from bpe import RegexTokenizer, reference
 from bpe.formats import gpt2

@@ -6,13 +6,12 @@ import time
 import urllib.request
 
 import pytest
-
-from conftest import ROOT, _free_port, wait_rendered
+from helpers.app import ROOT, free_port, wait_rendered
 
 
 @pytest.fixture(scope="module")
 def pair_url():
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "tests" / "helpers" / "token_view_app.py"),
          "--server.headless", "true", "--server.port", str(port),
@@ -71,3 +70,36 @@ def test_pair_lines_wrap_only_where_both_sides_cut(browser, pair_url):
             assert piece["both"] or piece["afterBreak"], piece  # only where both cut
         if piece["run"] == before["run"]:
             assert piece["top"] == before["top"]       # a run is never split over lines
+
+
+def test_a_theme_from_streamlits_menu_recolours_the_view_at_once(browser, app_url):
+    """Light -> Dark from the main menu: the tokens take the dark palette with no rerun
+    (the browser sends nothing to the server between the click and the new colours)."""
+    from viz.tokens import VIEW_PALETTE
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="light")
+    tab = context.new_page()
+    sent = []
+    tab.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    tab.goto(app_url)
+    wait_rendered(tab)
+    first = tab.locator(".tv .tokens .tok").first
+
+    def rgb(color):
+        return "rgb({}, {}, {})".format(*(int(color[i:i + 2], 16) for i in (1, 3, 5)))
+    dark = {rgb(c) for c in VIEW_PALETTE["dark"]}
+    assert first.evaluate("e => getComputedStyle(e).backgroundColor") not in dark
+    tab.get_by_test_id("stMainMenu").click()
+    before = len(sent)
+    tab.get_by_test_id("stMainMenuItem-theme-Dark").click()
+    first.page.wait_for_function(
+        """([el, dark]) => dark.includes(getComputedStyle(el).backgroundColor)""",
+        arg=[first.element_handle(), sorted(dark)], timeout=10_000)
+    assert len(sent) == before  # no rerun asked for
+    light = tab.get_by_test_id("stMainMenuItem-theme-Light")
+    if not light.is_visible():  # the menu may stay open after a theme is picked
+        tab.get_by_test_id("stMainMenu").click()
+    light.click()
+    first.page.wait_for_function(
+        """([el, dark]) => !dark.includes(getComputedStyle(el).backgroundColor)""",
+        arg=[first.element_handle(), sorted(dark)], timeout=10_000)
+    context.close()

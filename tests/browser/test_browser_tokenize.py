@@ -6,7 +6,7 @@ Screenshots go to screenshots/tokenize_*.png and compare_*.png."""
 import re
 import time
 
-from conftest import metrics, screenshot, wait_rendered
+from helpers.app import metrics, screenshot, wait_rendered
 
 TEXT = "Hello <b>world</b>! 2026-11-23 안녕 👍🏽 — tokens\tand\nlines"
 PROSE = ("Byte pair encoding starts from single bytes and, one merge at a time, glues together "
@@ -313,3 +313,38 @@ def test_typing_anywhere_in_a_windowed_text_redraws_what_changed(page, cl100k):
     page.locator(".tokens").first.evaluate("el => { el.scrollTop = el.scrollHeight; }")
     page.wait_for_timeout(500)
     drawn_tokens_match(page, cl100k, text)
+
+
+def test_tokens_are_reached_with_the_keyboard_and_clusters_are_not_striped(page, gpt4):
+    ready(page)
+    text = "Hi 👋🏽 there 👍🏽👍🏽👍🏽"
+    show_text(page, text)
+    box = page.locator(".tv .tokens[data-row]").first
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator('.tv .tok.hl[data-i="0"]').count() == 1
+    page.keyboard.press("ArrowRight")
+    assert page.locator('.tv .tok.hl[data-i="1"]').count() == 1
+    card = page.locator(".tv-card")
+    card.wait_for(state="visible")
+    page.keyboard.press("Enter")
+    assert "pinned" in card.get_attribute("class")
+    # the card sits above the token: neither the token nor the id list is under it
+    token = page.locator('.tv .tok.hl[data-i="1"]').first.bounding_box()
+    ids = page.locator(".tv-ids").first.bounding_box()
+    c = card.bounding_box()
+
+    def overlaps(a, b):
+        return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                    or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+    assert not overlaps(c, token) and not overlaps(c, ids)
+    # clusters over several tokens: one plain glyph, cut ticks in a thin band under it,
+    # and count badges that take their own room (boxes never overlap)
+    multis = page.locator(".tv .tok.multi").evaluate_all("""els => els.map(e => ({
+        size: getComputedStyle(e).backgroundSize, r: e.getBoundingClientRect().toJSON()}))""")
+    assert len(multis) >= 4
+    assert all(m["size"] == "100% 4px" for m in multis)
+    rects = [{"x": m["r"]["x"], "y": m["r"]["y"], "width": m["r"]["width"], "height": m["r"]["height"]}
+             for m in multis]
+    assert not any(overlaps(a, b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    screenshot(page, "tokenize_keyboard_clusters")

@@ -118,4 +118,3 @@ def screenshot(tab, name):
     tab.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
-_free_port = free_port  # the name some tests still import

@@ -1,6 +1,6 @@
 """lab.state in a Streamlit run: references in the picker, uploads of every kind (known by
 content), one registry entry per tokenizer, and parity badges for uploaded files."""
-from conftest import ROOT
+from helpers.app import ROOT
 from streamlit.testing.v1 import AppTest
 
 from bpe import BasicTokenizer, RegexTokenizer

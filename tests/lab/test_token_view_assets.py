@@ -3,7 +3,7 @@ rerun (lab/token_view.py, "serving the JS and CSS")."""
 import urllib.request
 from pathlib import Path
 
-from conftest import ROOT, wait_rendered
+from helpers.app import ROOT, wait_rendered
 
 ASSETS = ROOT / "lab" / "token_view"
 # the view shows the Characters count of the text in its box (so the rerun it caused is in)

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe import reference
-from conftest import ROOT
+from helpers.app import ROOT
 from lab import state
 from lab.token_view import unpack
 from viz import arena

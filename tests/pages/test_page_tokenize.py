@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe import RegexTokenizer
-from conftest import ROOT
+from helpers.app import ROOT
 from lab.token_view import unpack
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 

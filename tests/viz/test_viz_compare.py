@@ -152,3 +152,26 @@ def test_tokenizations_of_different_bytes_are_refused(gpt4):
 
     with pytest.raises(ValueError, match="same bytes"):
         compare(gpt4, Lossy(), "text with an x")
+
+
+def test_cuts_inside_an_emoji_that_only_one_side_makes_are_marked(gpt4):
+    # " 👍🏽": GPT-4 makes 5 tokens, GPT-4o 3, cut differently inside the one cluster
+    from bpe.reference import load_reference
+    gpt4o = load_reference("o200k_base")
+    text = " 👍🏽"
+    result = compare(gpt4, gpt4o, text)
+    assert (len(result.ids_a), len(result.ids_b)) == (5, 3)
+    pair = aligned(gpt4, gpt4o, result, "GPT-4", "GPT-4o")
+    inner = pair["pieces"]["inner"]
+    assert inner, pair["pieces"]
+    cuts_a, cuts_b = zip(*inner.values())
+    assert set(sum(cuts_a, [])) != set(sum(cuts_b, []))
+    # and neither side greys the cluster as "the same token on both sides"
+    assert AGREED not in pair["a"]["colors"] and AGREED not in pair["b"]["colors"]
+
+
+def test_a_cluster_cut_alike_on_both_sides_has_no_inner_mark(gpt4):
+    result = compare(gpt4, gpt4, " 👍🏽 ok")
+    pair = aligned(gpt4, gpt4, result)
+    assert pair["pieces"]["inner"] == {}
+    assert set(pair["a"]["colors"]) == {AGREED}

@@ -1,0 +1,248 @@
+"""The browser's encoder (lab/token_view/encoder.js) against Python, in Chromium.
+
+Each preset's JavaScript split pattern (lab/browser_vocab.py) must cut exactly as the
+`regex` module cuts with the Python pattern: on every code point (0..0x10FFFF but the
+surrogates, each in a few contexts) and on 20,000 fuzz strings; and the ids of the whole
+encoder must be Python's (the references' own ranks) on the corpora and fuzz.
+No Streamlit here: a blank page that serves lab/token_view/ as files.
+"""
+import random
+
+import pytest
+from helpers.app import ROOT
+
+from bpe.reference import load_reference
+from lab import browser_vocab
+
+ASSETS = ROOT / "lab" / "token_view"
+BASE = "http://lab.test/"
+PRESETS = {"gpt2": "r50k_base", "gpt4": "cl100k_base", "gpt4o": "o200k_base",
+           "llama3": "llama3", "tekken": "tekken"}
+# the contexts each code point c is tried in, in one string: before and after letters,
+# digits, spaces, apostrophes, newlines and itself, so every alternative of every pattern
+# sees it (Python and the browser build the same string)
+CONTEXT = "{c}a{c}A{c}b {c} 1{c}2'{c}'s\n{c}\r\n{c} \n{c}{c}  {c}x'{c}\t{c}"
+BATCH = 65536
+
+
+@pytest.fixture(scope="module")
+def tab(browser):
+    context = browser.new_context()
+    page = context.new_page()
+
+    def serve(route):
+        name = route.request.url[len(BASE):]
+        path = ASSETS / name
+        if name == "blank.html":
+            route.fulfill(body="<!doctype html><meta charset=utf-8><title>t</title>",
+                          content_type="text/html")
+        elif path.is_file():
+            route.fulfill(body=path.read_bytes(), content_type=(
+                "text/javascript" if name.endswith(".js") else "application/octet-stream"))
+        else:
+            route.fulfill(status=404, body="")
+    page.route(BASE + "**", serve)
+    page.goto(BASE + "blank.html")
+    yield page
+    context.close()
+
+
+def _load(tab, name):
+    tok = load_reference(name)
+    spec = browser_vocab.browser_spec(tok)
+    assert "why" not in spec, spec
+    tab.evaluate("""async ([spec, key]) => {
+        const m = await import('/encoder.js');
+        window.encoders = window.encoders || {};
+        window.encoders[key] = await m.loadEncoder('http://lab.test/vocab/', spec);
+    }""", [spec, name])
+    return tok
+
+
+# a split as a signature: one character per chunk (48 + its length in UTF-16 units), "|"
+# after each text
+JS_SIGNATURE = """([key, texts]) => {
+    const enc = window.encoders[key];
+    let out = "";
+    for (const t of texts) {
+        for (const c of enc.split(t)) out += String.fromCharCode(48 + c.length);
+        out += "|";
+    }
+    return out;
+}"""
+JS_CODE_POINTS = """([key, context, start, end]) => {
+    const enc = window.encoders[key];
+    let out = "";
+    for (let cp = start; cp < end; cp++) {
+        if (cp >= 0xd800 && cp <= 0xdfff) continue;
+        const t = context.replaceAll("{c}", String.fromCodePoint(cp));
+        for (const c of enc.split(t)) out += String.fromCharCode(48 + c.length);
+        out += "|";
+    }
+    return out;
+}"""
+
+
+def _py_signature(tok, texts):
+    findall = tok.compiled_pattern.findall
+    return "".join("".join(chr(48 + len(c.encode("utf-16-le")) // 2) for c in findall(t)) + "|"
+                   for t in texts)
+
+
+def _first_difference(texts, ours, theirs):
+    for text, a, b in zip(texts, ours.split("|"), theirs.split("|")):
+        if a != b:
+            return (f"{text!r} splits into chunks of {[ord(x) - 48 for x in a]} in the "
+                    f"browser, {[ord(x) - 48 for x in b]} in Python")
+    return "the signatures differ in length"
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_split_is_pythons_on_every_code_point(tab, preset):
+    name = PRESETS[preset]
+    tok = _load(tab, name)
+    for start in range(0, 0x110000, BATCH):
+        cps = [c for c in range(start, start + BATCH) if not 0xD800 <= c <= 0xDFFF]
+        texts = [CONTEXT.replace("{c}", chr(c)) for c in cps]
+        ours = tab.evaluate(JS_CODE_POINTS, [name, CONTEXT, start, start + BATCH])
+        theirs = _py_signature(tok, texts)
+        if ours != theirs:
+            pytest.fail(f"{preset}: " + _first_difference(texts, ours, theirs))
+
+
+def _fuzz(seed, n=20_000):
+    rng = random.Random(seed)
+    alphabet = (list("aAzZ019 '\n\r\t.,!?-_/") + ["'s", "'LL", "'Re", "\u00a0", "\u2028",
+                "\u3000", "\x85", "\u017f", "\u212a", "é", "ß", "ǅ", "ʰ", "中", "文",
+                "\u0301", "\u0308", "٣", "Ⅻ", "½", "👍", "🏽", "\u200d", "\ufe0f", "\U000e0041",
+                "\x00", "\x1c", "\ufeff", "\ud800", "\U0010ffff", "  ", "\n\n", " \n "])
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_split_is_pythons_on_fuzz(tab, preset):
+    name = PRESETS[preset]
+    tok = _load(tab, name)
+    texts = [t.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+             for t in _fuzz(len(preset))]
+    ours, theirs = tab.evaluate(JS_SIGNATURE, [name, texts]), _py_signature(tok, texts)
+    assert ours == theirs, _first_difference(texts, ours, theirs)
+
+
+def _corpus_text():
+    corpora = ROOT.parent.parent / "shared" / "corpora"
+    samples = sorted(corpora.glob("*.txt")) if corpora.exists() else []
+    text = "".join(p.read_text(encoding="utf-8", errors="replace")[:20_000] for p in samples)
+    from viz.samples import SAMPLES
+    return text + "".join(SAMPLES.values())
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_ids_are_pythons(tab, preset):
+    name = PRESETS[preset]
+    tok = _load(tab, name)
+    texts = [_corpus_text(), " 👍🏽", "a" * 3000, " " * 5000 + "x", "<|endoftext|>hi"]
+    texts += _fuzz(7, 2000)
+    ours = tab.evaluate("""([key, texts]) => texts.map(
+        (t) => window.encoders[key].encode(t, false).ids)""", [name, texts])
+    for text, ids in zip(texts, ours):
+        assert ids == tok.encode(text, allowed_special="none"), text[:80]
+
+
+def test_special_tokens_when_allowed(tab):
+    tok = _load(tab, "cl100k_base")
+    text = "a<|endoftext|>b<|fim_prefix|><|endoftext"
+    ours = tab.evaluate("(t) => window.encoders['cl100k_base'].encode(t, true)", text)
+    assert ours["ids"] == tok.encode(text, allowed_special="all")
+    assert sum(ours["nb"]) == len(text.encode())
+
+
+def test_a_custom_pattern_stays_on_the_server():
+    from bpe import RegexTokenizer
+    tok = RegexTokenizer(r"\w+|\W")
+    assert "JavaScript" in browser_vocab.browser_spec(tok)["why"]
+
+
+# --- the page: Tokenize encodes in the browser, checked against Python -----------------
+# (Playwright's locators pierce the view's shadow root)
+def _engine(tab):
+    return tab.locator(".tv .tv-engine").first.evaluate("e => [e.dataset.state, e.textContent]")
+
+
+def _drawn_ids(tab):
+    groups = tab.locator(".tv .tokens").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
+    return [int(i) for group in groups for i in group.split()]
+
+
+def _wait(check, timeout=60):
+    import time
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def own_server():
+    """An app server of this module's own: a test pauses it."""
+    from helpers.app import streamlit_server
+    with streamlit_server(ROOT / "app.py") as (url, proc):
+        yield url, proc
+
+
+def test_with_the_server_paused_typing_still_updates_gpt4s_ids(browser, own_server, cl100k):
+    import os
+    import signal
+
+    from helpers.app import wait_rendered
+    url, proc = own_server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.goto(url)
+    wait_rendered(tab)
+    _wait(lambda: _engine(tab)[0] == "ok")
+    assert "browser ids == Python" in _engine(tab)[1]
+    area = tab.locator(".tv textarea").first
+    area.fill("")
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        text = "Paused server, live tokens: 👍🏽 안녕 1234567!"
+        area.press_sequentially(text, delay=10)
+        want = cl100k.encode_ordinary(text)
+        _wait(lambda: _drawn_ids(tab) == want, 30)
+        figure = tab.locator('.tv .fig[data-label="Tokens"] .fig-value').first
+        assert figure.text_content() == f"{len(want):,}"
+        assert _engine(tab)[0] == "browser"  # not yet checked: Python is paused
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+    _wait(lambda: _engine(tab)[0] == "ok")  # Python answers and agrees
+    assert _drawn_ids(tab) == want
+    context.close()
+
+
+def test_a_difference_from_python_is_a_visible_error(browser, own_server):
+    from helpers.app import wait_rendered
+    url, _ = own_server
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.goto(url)
+    wait_rendered(tab)
+    _wait(lambda: _engine(tab)[0] == "ok")
+    # the page's own encoder module (same URL, same module): make it lie about one id
+    tab.evaluate("""async () => {
+        const url = performance.getEntriesByType('resource').map((e) => e.name)
+            .find((n) => n.includes('encoder.js'));
+        const m = await import(url);
+        const encode = m.Encoder.prototype.encode;
+        m.Encoder.prototype.encode = function (t, s) {
+            const out = encode.call(this, t, s);
+            if (out.ids.length) out.ids[0] += 1;
+            return out;
+        };
+    }""")
+    tab.locator(".tv textarea").first.press_sequentially(" x", delay=20)
+    _wait(lambda: _engine(tab)[0] == "bad")
+    assert "browser ids != Python" in _engine(tab)[1]
+    context.close()
