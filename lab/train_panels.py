@@ -27,7 +27,8 @@ def settings_line(s):
 
 
 SCROLL_TOP = "train_scroll_top"  # set when a training starts: show the top of the page once
-# subtle: components.html runs in a same-origin iframe, so it may scroll the page around it
+# our own constant scripts (never user text), run in the page by st.html; window.parent
+# is the page itself there (it was the page around components.html's iframe)
 _SCROLL_TOP = """<script>
 for (const el of [window.parent, ...window.parent.document.querySelectorAll(
     '[data-testid="stMain"], [data-testid="stAppViewContainer"], section.main')]) {
@@ -43,15 +44,13 @@ setTimeout(() => window.parent.document.getElementById("%s")
 def scroll_to_top_once():
     """After Train was clicked (low on the page), bring the progress panel into view."""
     if st.session_state.pop(SCROLL_TOP, False):
-        import streamlit.components.v1 as components
-        components.html(_SCROLL_TOP, height=0)
+        st.html(_SCROLL_TOP, unsafe_allow_javascript=True)
 
 
 def scroll_to(anchor):
     """Bring the heading with this anchor (letters, digits and - only) into view."""
-    import streamlit.components.v1 as components
-    components.html(_SCROLL_TO % "".join(ch for ch in anchor if ch.isalnum() or ch == "-"),
-                    height=0)
+    st.html(_SCROLL_TO % "".join(ch for ch in anchor if ch.isalnum() or ch == "-"),
+            unsafe_allow_javascript=True)
 
 
 @st.fragment(run_every=POLL_EVERY)
