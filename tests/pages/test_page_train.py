@@ -346,3 +346,13 @@ def test_sentencepiece_needs_the_corpus_trained_on(open_page):
     at.run()
     assert not at.exception
     assert "not the one this tokenizer was trained on" in plain(at.error[0])
+
+
+def test_a_training_that_stops_early_is_named_by_the_size_it_reached(open_page):
+    at = open_page(PAGE)
+    at.number_input(key="train_vocab_size").set_value(100_000)
+    at.number_input(key="train_min_frequency").set_value(200)
+    train(at)
+    names = list(at.session_state["lab_tokenizers"])
+    tok = at.session_state["lab_tokenizers"][names[-1]]
+    assert tok.n_vocab < 100_000 and names[-1] == f"Shakespeare regex {tok.n_vocab}"
