@@ -28,6 +28,11 @@ NEVER_IN_UTF8 = frozenset([0xC0, 0xC1, *range(0xF5, 0x100)])
 PROBE_BEFORE = ("", " ", "a", "A", "1", "\n", ".")
 PROBE_AFTER = ("", "s", "m", "ll", "x", "X", " ", "1", ".", "\n")
 PROGRESS_EVERY = 5000  # tokens between two progress reports
+# The unreachable-token check encodes every token (~3 µs a byte): past this many token
+# bytes it is not run (GPT-4o's 200k tokens total ~1.5 MB; a Basic tokenizer trained to
+# 30k merges on 1 MB of text, ~67 MB and 3 minutes).
+MAX_CHECKED_BYTES = 4 << 20
+SHOWN_BYTES = 200  # bytes of one token written into a row (Basic's reach 28 KB)
 
 
 class HealthProgress(NamedTuple):
@@ -43,17 +48,20 @@ class Finding:
     why: str       # what it means
     rows: list = field(default_factory=list)  # one dict per token (or group), for a table
     hint: str = ""  # how to retrain without them, where that fits
+    checked: bool = True  # False: not looked for (no data, or over a budget); title says why
 
 
 def token_row(tok, idx, render=render_token, **extra):
     """A finding's row for one token; its bytes in hex too when they are not UTF-8 (they
-    would all show as U+FFFD)."""
+    would all show as U+FFFD). Past SHOWN_BYTES, only the first are written, then " …"."""
     token = tok.vocab[idx]
-    row = {"id": idx, "token": render(token), "bytes": len(token)}
+    shown = token[:SHOWN_BYTES]
+    more = " …" if len(token) > SHOWN_BYTES else ""
+    row = {"id": idx, "token": render(shown) + more, "bytes": len(token)}
     try:
         token.decode("utf-8")
     except UnicodeDecodeError:
-        row["hex"] = token.hex(" ")
+        row["hex"] = shown.hex(" ") + more
     return {**row, **extra}
 
 
@@ -85,9 +93,19 @@ def invalid_utf8(tok, render=render_token):
 
 
 def unreachable(tok, progress=None, render=render_token):
-    """Tokens that encoding no text can produce (see the module docstring)."""
+    """Tokens that encoding no text can produce (see the module docstring). Not checked
+    (a finding that says why) when the tokens total more than MAX_CHECKED_BYTES."""
     rows = []
     ids = _ordinary_ids(tok)
+    size = sum(len(tok.vocab[idx]) for idx in ids)
+    if size > MAX_CHECKED_BYTES:
+        return Finding("unreachable", f"not checked: the tokens total {size / 2**20:,.1f} MB, "
+                       f"over the {MAX_CHECKED_BYTES >> 20} MB this check encodes",
+                       "This check encodes every token on its own, which would take minutes "
+                       "here. Long tokens like these come from training without a split "
+                       "pattern (Basic) or to a large vocab size with min frequency 1.",
+                       hint="Retrain with a split pattern (Regex) or a higher min frequency, "
+                       "or check a smaller vocabulary.", checked=False)
     split, encode_chunk = tok.split, tok.encode_chunk
     for n, idx in enumerate(ids):
         if n % PROGRESS_EVERY == 0:
@@ -185,6 +203,11 @@ def longest(tok, top=20, render=render_token):
 def low_count(tok, threshold, render=render_token):
     """Merges learned from a pair that occurred fewer than threshold times."""
     counts = getattr(tok, "merge_counts", None) or {}
+    if not counts and len(_ordinary_ids(tok)) > 256:  # (tok.merges may be slow to recover)
+        return Finding("low_count", "not checked: this tokenizer keeps no merge counts",
+                       "Only tokenizers trained in this lab (or extended here) know how often "
+                       "each merged pair occurred; a loaded file or GPT-4's ranks do not "
+                       "say.", checked=False)
     rows = [token_row(tok, idx, render, count=count) for idx, count in counts.items()
             if count < threshold]
     return Finding("low_count", f"{len(rows)} merges occurred fewer than {threshold} times",

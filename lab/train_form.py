@@ -147,7 +147,7 @@ def start(form, text, n_bytes, corpus_label, counts=None):
             asked, name=name or default_name(corpus_label, "", asked.vocab_size, counts),
             summary=f"Regex (the counts file's pattern), vocab size {asked.vocab_size:,}, "
                     f"{rule_text}, on the chunk counts of {counts.name}",
-            corpus=counts.fingerprint, corpus_label=counts.name),
+            corpus=counts.fingerprint, corpus_label=counts.name, named_by_size=not name),
             data=counts.data, file_name=counts.name)
     asked.check_text(text, n_bytes)
     train_text, held_out = split_held_out(text)
@@ -156,5 +156,5 @@ def start(form, text, n_bytes, corpus_label, counts=None):
         summary=f"{form.kind} ({asked.split_label}), vocab size {asked.vocab_size:,}, "
                 f"{rule_text}, on {len(train_text):,} characters of {corpus_label}",
         held_chars=len(held_out), corpus=corpus_fingerprint(text),
-        corpus_label=corpus_label),
+        corpus_label=corpus_label, named_by_size=not name),
         text=train_text, held_out=held_out or None)

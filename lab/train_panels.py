@@ -5,6 +5,7 @@ pages/train.py reads the corpus and the form and calls these; the training itsel
 lab.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
 """
 import json
+import weakref
 
 import streamlit as st
 
@@ -26,7 +27,8 @@ def settings_line(s):
 
 
 SCROLL_TOP = "train_scroll_top"  # set when a training starts: show the top of the page once
-# subtle: components.html runs in a same-origin iframe, so it may scroll the page around it
+# our own constant scripts (never user text), run in the page by st.html; window.parent
+# is the page itself there (it was the page around components.html's iframe)
 _SCROLL_TOP = """<script>
 for (const el of [window.parent, ...window.parent.document.querySelectorAll(
     '[data-testid="stMain"], [data-testid="stAppViewContainer"], section.main')]) {
@@ -42,15 +44,13 @@ setTimeout(() => window.parent.document.getElementById("%s")
 def scroll_to_top_once():
     """After Train was clicked (low on the page), bring the progress panel into view."""
     if st.session_state.pop(SCROLL_TOP, False):
-        import streamlit.components.v1 as components
-        components.html(_SCROLL_TOP, height=0)
+        st.html(_SCROLL_TOP, unsafe_allow_javascript=True)
 
 
 def scroll_to(anchor):
     """Bring the heading with this anchor (letters, digits and - only) into view."""
-    import streamlit.components.v1 as components
-    components.html(_SCROLL_TO % "".join(ch for ch in anchor if ch.isalnum() or ch == "-"),
-                    height=0)
+    st.html(_SCROLL_TO % "".join(ch for ch in anchor if ch.isalnum() or ch == "-"),
+            unsafe_allow_javascript=True)
 
 
 @st.fragment(run_every=POLL_EVERY)
@@ -94,40 +94,71 @@ def file_stem(name):
         or "tokenizer"
 
 
-def downloads(tok, stem):
-    """[(label, data, file name, help or None)] for every format tok can be saved in, and
-    [message] for those it cannot (why, and what to do)."""
+EXPORT_CHECK_BYTES = 4 << 20  # token bytes checked for tiktoken's rule (~3 µs a byte)
+_EXPORTS = weakref.WeakKeyDictionary()  # tokenizer -> (formats, problems), computed once
+
+
+def token_bytes(tok):
+    """The bytes of tok's ordinary tokens, all together: what exporting it costs."""
+    specials = set(tok.special_tokens.values())
+    return sum(len(token) for idx, token in tok.vocab.items() if idx not in specials)
+
+
+def _exports(tok):
+    """([(label, make the file, file name suffix, help)], [problem]): the formats tok can be
+    saved in, checked once; make is called only when a download button is clicked."""
     files, problems = [], []
     if "\n" in tok.pattern or "\r" in tok.pattern:
-        problems.append("The split pattern contains a line break, which a .model file "
-                        "cannot hold; write it as \\n inside the regex to download it.")
+        problems.append(md("The split pattern contains a line break, which a .model file "
+                           "cannot hold; write it as \\n inside the regex to download it."))
     else:
-        files.append((".model", tok.model_text(), f"{stem}.model",
+        files.append((".model", tok.model_text, ".model",
                       "minbpe's format: loads with bpe.load(), minbpe, and this app's sidebar"))
-    files.append((".vocab", tok.vocab_text(), f"{stem}.vocab", "for people to read"))
+    files.append((".vocab", tok.vocab_text, ".vocab", "for people to read"))
+    size = token_bytes(tok)
+    if size > EXPORT_CHECK_BYTES and getattr(tok, "ranks", None) is None:
+        problems.append(
+            f".tiktoken and tokenizer.json: this tokenizer's tokens total {size / 2**20:,.1f} "
+            f"MB; checking that tiktoken's rule gives its ids stops at "
+            f"{EXPORT_CHECK_BYTES >> 20} MB. Download the .model and convert it with "
+            f"{code('python -m bpe export --format tiktoken -o out.tiktoken my.model')} "
+            "(it takes minutes), or train with a smaller vocab size or a split pattern "
+            "(Regex), whose tokens are short.")
+        return files, problems
     try:
-        files.append((".tiktoken", ranks.tiktoken_text(tok), f"{stem}.tiktoken",
-                      "tiktoken's ranks; the split pattern and special tokens are not part "
-                      "of the format: pick the pattern when loading it"))
+        ranks.mergeable_ranks(tok)  # the one slow check, shared by both formats
     except ValueError as e:
-        problems.append(f".tiktoken: {e}")
-    try:
-        files.append(("tokenizer.json", json.dumps(hf.hf_json(tok), ensure_ascii=False),
-                      f"{stem}.json", "Hugging Face tokenizers' format"))
-    except ValueError as e:
-        problems.append(f"tokenizer.json: {e}")
+        problems.append(f".tiktoken and tokenizer.json: {md(str(e))}")
+        return files, problems
+    files.append((".tiktoken", lambda: ranks.tiktoken_text(tok), ".tiktoken",
+                  "tiktoken's ranks; the split pattern and special tokens are not part "
+                  "of the format: pick the pattern when loading it"))
+    files.append(("tokenizer.json",
+                  lambda: json.dumps(hf.hf_json(tok), ensure_ascii=False), ".json",
+                  "Hugging Face tokenizers' format"))
     return files, problems
+
+
+def downloads(tok, stem):
+    """[(label, make the data, file name, help or None)] for every format tok can be saved
+    in, and [Markdown, user text escaped] for those it cannot (why, and what to do). The checks run once per
+    tokenizer, bounded (EXPORT_CHECK_BYTES); the files are made only on a click."""
+    if tok not in _EXPORTS:
+        _EXPORTS[tok] = _exports(tok)
+    files, problems = _EXPORTS[tok]
+    return [(label, make, stem + suffix, help) for label, make, suffix, help in files], \
+        list(problems)
 
 
 def download_buttons(tok, name, key):
     files, problems = downloads(tok, file_stem(name))
-    for column, (label, data, file_name, help) in zip(st.columns(len(files)), files):
-        column.download_button(f"Download {label}", data, file_name=file_name,
+    for column, (label, make, file_name, help) in zip(st.columns(len(files)), files):
+        column.download_button(f"Download {label}", make, file_name=file_name,
                                mime="text/plain", icon=":material/download:", help=help,
                                on_click="ignore", key=f"{key}_download_{label}",
                                width="stretch")
     for problem in problems:
-        st.caption(md(problem))
+        st.caption(problem)  # Markdown made safe where it was written
 
 
 def result_panel(t, text_fingerprint):

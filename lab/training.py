@@ -94,6 +94,7 @@ class Settings:
     held_chars: int = 0          # characters held out to measure compression
     corpus: object = None        # what identifies the corpus (lab.corpus_text.corpus_fingerprint)
     corpus_label: str = ""
+    named_by_size: bool = False  # name ends with the vocab size asked: say the size reached
 
     @property
     def kind(self):
@@ -310,11 +311,25 @@ def _outcome(t):
         convert = kind_of(t.settings.request).tokenizers
         toks = convert(outcome.value) if convert else []
         names = list(t.settings.names) or [t.settings.name] * len(toks)
+        if t.settings.named_by_size and len(toks) == 1:
+            names = [reached_name(t.settings.name, t.settings.request.vocab_size,
+                                  toks[0].n_vocab)]
         outcome.added = [state.add_tokenizer(name, tok, select=not t.settings.pick)
                          for name, tok in zip(names, toks)]
         for key, name in zip(t.settings.pick, outcome.added):
             st.session_state[key] = name
     return outcome
+
+
+def reached_name(name, asked, reached):
+    """name, its last word the vocab size reached instead of the one asked for (a
+    training stops early when no pair occurs often enough).
+
+    >>> reached_name("Shakespeare regex 100000", 100000, 2971)
+    'Shakespeare regex 2971'
+    """
+    suffix = f" {int(asked)}"
+    return name[:-len(suffix)] + f" {reached}" if name.endswith(suffix) else name
 
 
 def toast(t):

@@ -74,6 +74,9 @@ for finding in result["findings"]:
         st.caption(md(finding.why))
         if finding.hint:
             st.info(md(finding.hint), icon=":material/restart_alt:")
+        if not finding.checked:
+            st.warning(md(finding.title), icon=":material/block:")
+            continue
         if not finding.rows:
             st.success("None found.")
             continue

@@ -1,6 +1,8 @@
 """Merge tree: how one token was built from raw bytes, merge by merge. Thin: the tree and
 its DOT source are viz.tree's; st.graphviz_chart lays the DOT out in the browser (no
 Graphviz install needed). ?token=ID (and &tokenizer=NAME) opens a token directly."""
+import re
+
 import streamlit as st
 
 from lab.pages_guard import run_inside_frame
@@ -10,12 +12,15 @@ run_inside_frame()
 from lab import state, tokenizer_cache, widgets
 from lab.memory import remember
 from viz import tree
-from lab.safe import md
+from lab.safe import code, md
 from viz.vocab import visible
 
 HOW = ["From a text", "By id", "By its text"]
 DEFAULT_TEXT = "Byte pair encoding glues bytes into tokenizers' tokens."
 MAX_CHARS = 300  # the text's tokens are drawn as buttons
+MAX_LINK_DIGITS = 8  # ids go up to bpe.budgets.MAX_ID, 10 million
+LINK_ID = re.compile(rf"[0-9]{{1,{MAX_LINK_DIGITS}}}")
+MAX_SHOWN_NODES = 4095  # "show more" stops here: Graphviz lays out every box in the browser
 
 st.title("Merge tree")
 st.caption("Pick a token and see how BPE built it: bytes at the bottom, each box above "
@@ -28,14 +33,22 @@ if params.get("token") and st.session_state.get("tree_applied_link") != params:
     st.session_state["tree_applied_link"] = params
     if params.get("tokenizer") in state.tokenizer_names():
         st.session_state["tree_tokenizer"] = params["tokenizer"]
-    if params["token"].isdigit():
+    if LINK_ID.fullmatch(params["token"]):  # ASCII digits only: "²".isdigit() is True
         st.session_state["tree_how"] = "By id"
         st.session_state["tree_id"] = int(params["token"])
+    else:
+        st.warning(f"The link's token={code(params['token'][:40])} is not a token id: "
+                   f"give up to {MAX_LINK_DIGITS} digits 0-9, as in ?token=1000.",
+                   icon=":material/link_off:")
 
 remember({"tree_tokenizer": state.GPT4_NAME, "tree_how": HOW[0], "tree_id": None,
           "tree_text": "ing", "tree_sample": DEFAULT_TEXT})
 name, tok = widgets.tokenizer_picker("tree_tokenizer")
 parents = tokenizer_cache.parents(tok)
+if (st.session_state["tree_id"] or 0) > max(tok.vocab):  # from a link, or another tokenizer
+    st.warning(f"{md(name)} has no id {st.session_state['tree_id']:,}; its ids go up to "
+               f"{max(tok.vocab):,}.", icon=":material/link_off:")
+    st.session_state["tree_id"] = max(tok.vocab)
 
 how = st.radio("Pick the token", HOW, key="tree_how", horizontal=True)
 idx = None
@@ -69,7 +82,9 @@ else:
 
 if idx is not None:
     try:
-        dot = tree.tree_dot(tok, idx, parents)
+        more = st.session_state.get("tree_max_nodes")  # (token, boxes) after "Show more"
+        shown = more[1] if more and more[0] == idx else tree.MAX_NODES
+        dot = tree.tree_dot(tok, idx, parents, max_nodes=shown)
     except ValueError as e:
         st.error(md(e))
     else:
@@ -86,6 +101,14 @@ if idx is not None:
             st.caption("This tokenizer has no merge counts recorded (reference "
                        "vocabularies such as GPT-4's and .model files do not keep them).")
         st.graphviz_chart(dot, width="stretch")
+        size = tree.tree_size(tok, idx)
+        if size > shown:
+            st.caption(f"Drawn from the top: {shown:,} of its {size:,} boxes; a dashed box "
+                       "stands for the parts below it.")
+            if shown < MAX_SHOWN_NODES and st.button(
+                    "Show more", icon=":material/unfold_more:", key="tree_more"):
+                st.session_state["tree_max_nodes"] = (idx, min(MAX_SHOWN_NODES, shown * 4))
+                st.rerun()
         st.write("The merges that build it, in the order they were learned:")
         st.dataframe(steps, hide_index=True,
                      column_order=["merge", "pair", "token", "id"]

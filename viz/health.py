@@ -13,14 +13,15 @@ ICONS = {"invalid_utf8": ":material/broken_image:", "unreachable": ":material/bl
 
 
 def summary_rows(findings):
-    """One row per finding: what, how many, and whether there is a retrain hint.
+    """One row per finding: what, how many (None: not checked, the title says why), and
+    whether there is a retrain hint.
 
     >>> from bpe.health import Finding
     >>> summary_rows([Finding("longest", "the 2 longest tokens", "", [{}, {}])])
     [{'finding': 'the 2 longest tokens', 'tokens': 2, 'retrain hint': ''}]
     """
-    return [{"finding": f.title, "tokens": len(f.rows), "retrain hint": "yes" if f.hint else ""}
-            for f in findings]
+    return [{"finding": f.title, "tokens": len(f.rows) if f.checked else None,
+             "retrain hint": "yes" if f.hint else ""} for f in findings]
 
 
 def finding_frame(finding, limit=ROWS_SHOWN):

@@ -8,11 +8,18 @@ that occurs twice in a tree ("aa" in "aaaa") is drawn twice, so the picture stay
 The DOT text is built here, with every label escaped for DOT; the page hands it to
 st.graphviz_chart, which lays it out in the browser. Nothing here imports streamlit.
 """
+from collections import deque
 from dataclasses import dataclass
 from typing import Optional
 
 from viz.vocab import visible
 
+MAX_NODES = 255  # boxes drawn at first; the page's "show more" raises it
+SHOWN_BYTES = 64  # bytes of a token written in a box or a table cell
+# fills light enough for TEXT_COLOR, on a transparent background: read on light and dark
+TEXT_COLOR = "#1f1f1f"
+LINE_COLOR = "#8a8a8a"
+FOLDED_COLOR = "#f3f3f3"
 LEAF_COLOR = "#e8e8e8"
 MERGE_COLOR = "#c7d7fb"
 ROOT_COLOR = "#fde2a7"
@@ -29,15 +36,30 @@ class TreeNode:
 
 def build_tree(idx, parents):
     """The merge tree of token idx; parents is idx -> pair (bpe.replay.merge_parents).
+    Built bottom-up without recursion, one TreeNode per distinct token (a token used
+    twice is the same node twice), so a chain thousands deep or a token doubled to 2^20
+    bytes costs its distinct merges only.
 
     >>> t = build_tree(258, {256: (97, 97), 257: (256, 97), 258: (257, 98)})
     >>> t.left.left.idx, t.left.right.idx, t.right.idx
     (256, 97, 98)
     """
-    pair = parents.get(idx)
-    if pair is None:
-        return TreeNode(idx)
-    return TreeNode(idx, build_tree(pair[0], parents), build_tree(pair[1], parents))
+    built = {}
+    stack = [idx]
+    while stack:
+        top = stack[-1]
+        pair = parents.get(top)
+        if pair is None:
+            built[top] = TreeNode(top)
+            stack.pop()
+            continue
+        waiting = [part for part in pair if part not in built]
+        if waiting:
+            stack.extend(waiting)
+        else:
+            built[top] = TreeNode(top, built[pair[0]], built[pair[1]])
+            stack.pop()
+    return built[idx]
 
 
 def check_buildable(tok, idx, parents):
@@ -91,8 +113,8 @@ def merge_steps(tok, idx, parents):
         if top in parents and top not in seen:
             seen.add(top)
             stack.extend(parents[top])
-    return [{"merge": node - 255, "id": node, "token": visible(tok.vocab[node]),
-             "pair": " + ".join(visible(tok.vocab[p]) for p in parents[node]),
+    return [{"merge": node - 255, "id": node, "token": short(tok.vocab[node]),
+             "pair": " + ".join(short(tok.vocab[p]) for p in parents[node]),
              "count": tok.merge_counts.get(node)}
             for node in sorted(seen)]
 
@@ -107,6 +129,17 @@ def dot_escape(text):
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def short(token, limit=SHOWN_BYTES):
+    """visible(token), only its first `limit` bytes and its length past them.
+
+    >>> short(b"a" * 50, 4)
+    'aaaa… (50 bytes)'
+    """
+    if len(token) <= limit:
+        return visible(token)
+    return f"{visible(token[:limit])}… ({len(token):,} bytes)"
+
+
 def node_label(tok, node):
     """A node's label lines (unescaped): the token's text and what it is."""
     token = tok.vocab[node.idx]
@@ -114,13 +147,15 @@ def node_label(tok, node):
         byte = f"byte 0x{token.hex()}"
         return [visible(token), byte if node.idx == token[0] else f"{byte}, id {node.idx}"]
     count = tok.merge_counts.get(node.idx)
-    return [visible(token), f"id {node.idx} · merge {node.idx - 255:,}",
+    return [short(token), f"id {node.idx} · merge {node.idx - 255:,}",
             f"count {count:,}" if count is not None else "count not recorded"]
 
 
-def tree_dot(tok, idx, parents):
-    """Graphviz DOT source of idx's merge tree: bytes at the bottom, idx on top.
-    ValueError if idx is a special token or unknown.
+def tree_dot(tok, idx, parents, max_nodes=MAX_NODES):
+    """Graphviz DOT source of idx's merge tree: bytes at the bottom, idx on top; drawn top
+    down, at most max_nodes boxes, the parts below them folded into one "…" box each
+    (a merge tree of a token of L bytes has 2L - 1 boxes). ValueError if idx is a special
+    token or unknown. Colors read on a light and a dark page (transparent background).
 
     >>> from bpe import BasicTokenizer
     >>> from bpe.replay import merge_parents
@@ -131,25 +166,36 @@ def tree_dot(tok, idx, parents):
     """
     check_buildable(tok, idx, parents)
     # ordering=in keeps each merge's left part drawn left of its right part
-    lines = ["digraph merges {", "  rankdir=BT;", "  ordering=in;",
+    lines = ["digraph merges {", "  rankdir=BT;", "  ordering=in;", '  bgcolor="transparent";',
              '  node [shape=box, style="rounded,filled", fontname="monospace", '
-             'fontsize=14, color="#888888"];',
-             '  edge [color="#888888", arrowsize=0.6];']
-    counter = iter(range(10**9))
-
-    def emit(node):
-        name = f"n{next(counter)}"
-        label = "\\n".join(dot_escape(line) for line in node_label(tok, node))
-        color = (ROOT_COLOR if name == "n0" else
-                 LEAF_COLOR if node.left is None else MERGE_COLOR)
-        lines.append(f'  {name} [label="{label}", fillcolor="{color}"];')
-        if node.left is not None:
-            # edges point from the parts up to the token they make
-            left, right = emit(node.left), emit(node.right)
-            lines.append(f"  {left} -> {name};")
-            lines.append(f"  {right} -> {name};")
-        return name
-
-    emit(build_tree(idx, parents))
+             f'fontsize=14, color="{LINE_COLOR}", fontcolor="{TEXT_COLOR}"];',
+             f'  edge [color="{LINE_COLOR}", arrowsize=0.6];']
+    queue = deque([(idx, None)])  # (token, the box it is a part of), breadth first
+    drawn = 0
+    while queue:
+        node, above = queue.popleft()
+        name = f"n{drawn}"
+        drawn += 1
+        pair = parents.get(node)
+        if pair is not None and drawn + len(queue) + 2 > max_nodes:
+            boxes = 2 * len(tok.vocab[node]) - 1
+            label = "\\n".join(dot_escape(line) for line in (
+                short(tok.vocab[node], 12), f"… {boxes:,} boxes not drawn"))
+            lines.append(f'  {name} [label="{label}", fillcolor="{FOLDED_COLOR}", '
+                         'style="rounded,filled,dashed"];')
+        else:
+            label = "\\n".join(dot_escape(line)
+                                for line in node_label(tok, TreeNode(node, *(pair or ()))))
+            color = (ROOT_COLOR if above is None else
+                     LEAF_COLOR if pair is None else MERGE_COLOR)
+            lines.append(f'  {name} [label="{label}", fillcolor="{color}"];')
+            queue.extend((part, name) for part in pair or ())
+        if above is not None:  # edges point from the parts up to the token they make
+            lines.append(f"  {name} -> {above};")
     lines.append("}")
     return "\n".join(lines)
+
+
+def tree_size(tok, idx):
+    """How many boxes idx's whole merge tree has (a byte is one; L bytes, 2L - 1)."""
+    return 2 * len(tok.vocab[idx]) - 1

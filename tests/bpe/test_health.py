@@ -104,3 +104,30 @@ def test_gpt4o_unreachable_tokens_really_are(gpt4):
         text = tok.decode([row["id"]])
         assert row["id"] not in tok.encode_ordinary("x" + text + "y")
     assert len(unreachable(gpt4).rows) == 13  # cl100k: only the 13 bytes UTF-8 never uses
+
+
+def test_low_count_says_not_checked_without_counts(built, gpt4):
+    finding = low_count(gpt4, 2)
+    assert not finding.checked and finding.rows == []
+    assert "no merge counts" in finding.title and "0 merges" not in finding.title
+    assert low_count(built, 2).checked
+
+
+def test_unreachable_over_its_budget_is_not_run(built, monkeypatch):
+    import bpe.health as health
+    monkeypatch.setattr(health, "MAX_CHECKED_BYTES", 10)
+    calls = []
+    monkeypatch.setattr(built, "encode_chunk", lambda b: calls.append(b) or [0])
+    finding = unreachable(built)
+    assert not finding.checked and calls == []
+    assert "not checked" in finding.title and "MB" in finding.title
+    monkeypatch.undo()
+    assert unreachable(built).checked
+
+
+def test_a_long_token_is_written_short_in_its_row():
+    from bpe.health import SHOWN_BYTES, token_row
+    tok = RegexTokenizer()
+    tok.vocab = {**tok.vocab, 256: b"a" * 10_000}
+    row = token_row(tok, 256)
+    assert row["bytes"] == 10_000 and row["token"] == "a" * SHOWN_BYTES + " …"

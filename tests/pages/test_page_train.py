@@ -161,11 +161,13 @@ def test_upload_two_files_and_train(open_page):
     at.number_input(key="train_min_frequency").set_value(1)
     at.selectbox(key="train_pattern").set_value("gpt2")
     train(at)
-    tok = at.session_state["lab_tokenizers"]["2 files regex 300"]
+    name = next(n for n in at.session_state["lab_tokenizers"] if n.startswith("2 files regex"))
+    tok = at.session_state["lab_tokenizers"][name]
     assert tok.pattern == PATTERNS["gpt2"]
     assert 0 < len(tok.merges) <= 44
+    assert name == f"2 files regex {tok.n_vocab}"  # it stopped early: the size it reached
     assert len(at.dataframe[0].value) == len(tok.merges)
-    assert any("Added to this session as **2 files regex 300**" in plain(s)
+    assert any(f"Added to this session as **{name}**" in plain(s)
                for s in [*at.success, *at.warning])
 
 
@@ -346,3 +348,13 @@ def test_sentencepiece_needs_the_corpus_trained_on(open_page):
     at.run()
     assert not at.exception
     assert "not the one this tokenizer was trained on" in plain(at.error[0])
+
+
+def test_a_training_that_stops_early_is_named_by_the_size_it_reached(open_page):
+    at = open_page(PAGE)
+    at.number_input(key="train_vocab_size").set_value(100_000)
+    at.number_input(key="train_min_frequency").set_value(200)
+    train(at)
+    names = list(at.session_state["lab_tokenizers"])
+    tok = at.session_state["lab_tokenizers"][names[-1]]
+    assert tok.n_vocab < 100_000 and names[-1] == f"Shakespeare regex {tok.n_vocab}"

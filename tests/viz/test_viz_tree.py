@@ -5,7 +5,7 @@ import pytest
 
 from bpe import BasicTokenizer
 from bpe.replay import merge_parents
-from viz.tree import (build_tree, dot_escape, find_token, merge_steps, node_label,
+from viz.tree import (SHOWN_BYTES, build_tree, dot_escape, find_token, merge_steps, node_label,
                       tree_dot)
 
 # a quoted DOT string: anything but a quote or backslash, or a backslash and any character
@@ -79,10 +79,16 @@ def test_dot_labels_are_escaped(tok):
         labels = re.findall(r"label=" + QUOTED, dot)
         # every label is one well-formed quoted string, ending before ", fillcolor"
         assert len(labels) == dot.count("label=")
-        assert all(re.fullmatch(r'  n\d+ \[label=' + QUOTED + r', fillcolor="#[0-9a-f]{6}"\];',
+        assert all(re.fullmatch(r'  n\d+ \[label=' + QUOTED + r', fillcolor="#[0-9a-f]{6}"'
+                                r'(, style="[a-z,]+")?\];',
                                 line) for line in dot.splitlines() if "label=" in line)
         root = undot(labels[0]).split("\n")
-        assert root[0] == tok.vocab[idx].decode().replace(" ", "·").replace("\n", "↵")
+        text = tok.vocab[idx].decode().replace(" ", "·").replace("\n", "↵")
+        if len(tok.vocab[idx]) <= SHOWN_BYTES:
+            assert root[0] == text
+        else:  # a long token's box shows its start and its length
+            assert root[0].startswith(text[:SHOWN_BYTES // 2])
+            assert root[0].endswith(f"… ({len(tok.vocab[idx]):,} bytes)")
     assert dot_escape('a"b\\c') == 'a\\"b\\\\c'
 
 
@@ -135,3 +141,36 @@ def test_a_tokenizer_without_merges_has_trees_only_for_bytes():
     with pytest.raises(ValueError, match="not made by any merge"):
         tree_dot(tok, 300, {})
     assert "->" not in tree_dot(tok, 97, {})
+
+
+def _doubling(k):
+    """A tokenizer whose token 256 + i is b"a" * 2**(i+1): 2**(k+1) bytes at the top."""
+    from bpe import BasicTokenizer
+    tok = BasicTokenizer()
+    tok.merges = {(97, 97): 256, **{(256 + i, 256 + i): 257 + i for i in range(k - 1)}}
+    tok._reset()
+    return tok
+
+
+def test_a_doubled_token_draws_a_bounded_tree():
+    tok = _doubling(20)  # 2^20 bytes: its whole tree has 2^21 - 1 boxes
+    top = 256 + 19
+    parents = merge_parents(tok)
+    dot = tree_dot(tok, top, parents, max_nodes=100)
+    assert dot.count("label=") <= 100 and "boxes not drawn" in dot
+    assert len(dot) < 100 * 300  # each label short, never the token's megabyte
+    assert len(tree_dot(tok, top, parents, max_nodes=400)) > len(dot)  # "show more"
+    assert len(merge_steps(tok, top, parents)) == 20
+
+
+def test_a_chain_thousands_deep_needs_no_recursion():
+    from bpe import BasicTokenizer
+    tok = BasicTokenizer()
+    tok.merges = {(97, 98): 256, **{(256 + i, 97): 257 + i for i in range(2999)}}
+    tok._reset()
+    parents = merge_parents(tok)
+    top = 256 + 2999
+    dot = tree_dot(tok, top, parents)
+    assert "boxes not drawn" in dot
+    assert build_tree(top, parents).right.idx == 97
+    assert len(merge_steps(tok, top, parents)) == 3000
