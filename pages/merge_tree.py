@@ -10,6 +10,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import state, tokenizer_cache, widgets
+from lab.lessons import lesson_link
 from lab.memory import remember
 from viz import tree
 from lab.safe import code, md
@@ -23,6 +24,7 @@ LINK_ID = re.compile(rf"[0-9]{{1,{MAX_LINK_DIGITS}}}")
 MAX_SHOWN_NODES = 4095  # "show more" stops here: Graphviz lays out every box in the browser
 
 st.title("Merge tree")
+lesson_link("pages/merge_tree.py")
 st.caption("Pick a token and see how BPE built it: bytes at the bottom, each box above "
            "them one merge, with its step k (the k-th merge learned) and, where the "
            "tokenizer recorded it, how often the pair occurred when it was merged.")
