@@ -22,6 +22,7 @@ from itertools import chain, pairwise
 
 from ..formats import atomic
 from .encode_tasks import (
+    ENCODE_RANGE_BYTES,
     encode_task,
     encode_texts,
     init_worker,
@@ -31,6 +32,7 @@ from .encode_tasks import (
 )
 from .stream import _Clock
 
+MIN_RANGE_BYTES = 1 << 20     # the smallest task a pool is given by default
 BATCH_PARALLEL_MIN = 4 << 20   # encode_ordinary_batch starts processes only above this
 TYPECODES = {"uint16": "H", "uint32": "I"}
 EOT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>")
@@ -172,8 +174,13 @@ def encode_file(tok, paths, out=None, *, dtype=None, workers=1, eot=False, progr
         if not os.path.isfile(path):
             raise FileNotFoundError(2, "no such file" if not os.path.exists(path) else
                                     "not a file", path)
+    total = sum(os.path.getsize(p) for p in paths)
+    if range_bytes is None and (workers > 1 or engine == "dask" or scheduler):
+        # a few tasks per worker, so that none waits long for the last (11 MB on 2
+        # workers in 8 MB ranges would be one worker's 8 MB against the other's 3)
+        range_bytes = max(MIN_RANGE_BYTES, min(ENCODE_RANGE_BYTES, total // (4 * workers)))
     tasks = plan(tok, paths, range_bytes)
-    clock = _Clock(sum(os.path.getsize(p) for p in paths), progress)
+    clock = _Clock(total, progress)
     sink = _Sink(out, typecode)
     files = []  # per file: path, bytes, first token, tokens
     try:
@@ -233,6 +240,9 @@ class _Sink:
             fd, self.tmp = tempfile.mkstemp(dir=os.path.dirname(target) or ".",
                                             prefix=f".{os.path.basename(target)}.",
                                             suffix=".tmp")
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
             self.file = os.fdopen(fd, "wb")
 
     def write(self, ids):
