@@ -112,20 +112,20 @@ def _sure_ids(tok, path, lo, hi, sure):
     end = size if hi >= size else boundary_after(path, hi, sure)
     if start >= end:
         return
-    held = ""
+    held, searched = "", 0  # held[:searched] holds no sure pair (a long run of digits)
     for _, text in read_pieces(path, start, end, PIECE_BYTES):
         text = held + text
-        m = sure.search(text, max(len(text) - TAIL_CHARS, 0)) or sure.search(text)
+        m = sure.search(text, max(len(text) - TAIL_CHARS, searched)) or \
+            sure.search(text, searched)
         if m is None:
-            held = text  # no sure boundary yet (a long run of digits): read on
+            held, searched = text, max(len(text) - 1, 0)  # read on, searching only what is new
             continue
-        # the last sure boundary of the tail: where the text is cut
-        last = m
+        last = m  # the last sure boundary of the text: where it is cut
         for last in sure.finditer(text, m.start()):
             pass
         cut = last.start() + 1
         yield _encode_to(tok, text[:cut], text[cut])
-        held = text[cut:]
+        held, searched = text[cut:], 0
     if held:
         yield _encode_to(tok, held, _char_at(path, end) if end < size else "")
 
@@ -153,8 +153,9 @@ def boundary_after(path, pos, sure):
         start = _char_start(f, pos, size)
     text = ""
     for _, piece in read_pieces(path, start, None, SEEK_BYTES):
+        searched = max(len(text) - 1, 0)  # a pair may straddle the two pieces
         text += piece
-        m = sure.search(text)
+        m = sure.search(text, searched)
         if m is not None:
             return start + len(text[:m.start() + 1].encode("utf-8"))
     return size

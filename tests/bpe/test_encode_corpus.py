@@ -49,7 +49,7 @@ def tiny_pieces(monkeypatch):
 @pytest.mark.parametrize("pattern", PRESETS)
 def test_ranges_cut_anywhere_give_the_whole_texts_ids(pattern, tmp_path, tiny_pieces):
     tok = RegexTokenizer(pattern).train(AWKWARD * 5, 300)
-    texts = [AWKWARD * 30, "", "x", "1234567", AWKWARD[5:] * 7 + "\r"]
+    texts = [AWKWARD * 30, "", "x", "1234567", AWKWARD[5:] * 7 + "\r", "9" * 1000 + " 9" * 9]
     paths = write(tmp_path, texts)
     want = expected(tok, texts)
     data = (AWKWARD * 30).encode()
