@@ -207,7 +207,7 @@ def for_pattern(pattern):
 
     >>> from bpe.patterns import GPT4O_SPLIT_PATTERN
     >>> for_pattern(GPT4O_SPLIT_PATTERN)("Hello WORLDs don't 12345 naïve ÉTÉ\\n")
-    ['Hello', ' WORLDs', ' don', "'t", ' ', '123', '45', ' naïve', ' ÉTÉ', '\\n']
+    ['Hello', ' WORLDs', " don't", ' ', '123', '45', ' naïve', ' ÉTÉ', '\\n']
     """
     if pattern not in _splits:
         known = _known().get(pattern)
