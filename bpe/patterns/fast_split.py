@@ -93,24 +93,28 @@ _ASCII = {cp: cp for cp in range(128)}
 _non_ascii_runs = re.compile(r"[^\x00-\x7f]+").finditer
 
 
-def make_split(ascii_pattern, classes, pattern, ascii_only=None):
-    """A function text -> regex.findall(pattern, text), computed with `re` on stand-ins
-    (ascii_pattern) or, for an ASCII text, with ascii_only (by default ascii_pattern)."""
-    ascii_findall = re.compile(ascii_pattern).findall
-    only_findall = re.compile(ascii_only).findall if ascii_only else ascii_findall
-    stand_ins = _StandIns(classes)
-    slow = regex.compile(pattern).findall
+class FastSplit:
+    """A callable text -> regex.findall(pattern, text), computed with `re` on stand-ins
+    (ascii_pattern) or, for an ASCII text, with ascii_only (by default ascii_pattern).
+    It pickles as its pattern (a worker process rebuilds it with for_pattern)."""
 
-    def split(text):
+    def __init__(self, ascii_pattern, classes, pattern, ascii_only=None):
+        self.pattern = pattern
+        self.ascii_findall = re.compile(ascii_pattern).findall
+        self.only_findall = re.compile(ascii_only).findall if ascii_only else self.ascii_findall
+        self.stand_ins = _StandIns(classes)
+        self.slow = regex.compile(pattern).findall
+
+    def __call__(self, text):
         if text.isascii():
-            return only_findall(text)
+            return self.only_findall(text)
         try:
-            return _split_mapped(text, ascii_findall, stand_ins)
+            return _split_mapped(text, self.ascii_findall, self.stand_ins)
         except _NoStandIn:
-            return slow(text)
+            return self.slow(text)
 
-    split.stand_ins = stand_ins  # for tests
-    return split
+    def __reduce__(self):
+        return for_pattern, (self.pattern,)
 
 
 def _split_mapped(text, ascii_findall, stand_ins):
@@ -213,5 +217,5 @@ def for_pattern(pattern):
         known = _known().get(pattern)
         if known is None:
             return None
-        _splits[pattern] = make_split(known[0], known[1], pattern, *known[2:])
+        _splits[pattern] = FastSplit(known[0], known[1], pattern, *known[2:])
     return _splits[pattern]

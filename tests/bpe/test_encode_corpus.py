@@ -200,3 +200,12 @@ def test_dask_local_cluster_gives_the_same_array(tmp_path, taylorswift, gpt4):
     paths = write(tmp_path, texts)
     got = encode_file(gpt4, paths, engine="dask", workers=2, range_bytes=15_013)
     assert list(got) == expected(gpt4, texts)
+
+
+def test_spawned_workers_get_the_tokenizer_by_pickle(tmp_path, monkeypatch, taylorswift):
+    import multiprocessing
+    monkeypatch.setattr(encode_corpus, "_context", lambda: multiprocessing.get_context("spawn"))
+    tok = reference.load_reference("o200k_base")
+    paths = write(tmp_path, [taylorswift[:20_000]])
+    assert list(encode_file(tok, paths, workers=2, range_bytes=5000)) == \
+        tok.encode_ordinary(taylorswift[:20_000])

@@ -144,3 +144,10 @@ def test_runaway_pattern_stops_on_another_thread():
     thread.start()
     thread.join(timeout=120)
     assert not thread.is_alive() and errors and "(a|a)+$" in errors[0]
+
+
+def test_fast_splits_pickle_as_their_pattern():
+    import pickle
+    for pattern in FAST.values():
+        split = fast_split.for_pattern(pattern)
+        assert pickle.loads(pickle.dumps(split)) is split  # the same one, rebuilt by name
