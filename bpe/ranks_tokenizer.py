@@ -9,8 +9,8 @@ neither can be trained or saved as a .model file.
 """
 from .base import Tokenizer
 from .encode import LONG_CHUNK, apply_ranks, joinable_table
-from .formats.ranks import find_data_file, read_ranks_file, recover_merges  # noqa: F401 (re-exported)
-from .patterns import GPT4_SPLIT_PATTERN
+from .formats.ranks import find_data_file, read_ranks_file, recover_merges
+from .patterns import GPT4_SPLIT_PATTERN, fast_split
 from .regex import RegexTokenizer
 
 CL100K_FILE = "cl100k_base.tiktoken"
@@ -72,6 +72,14 @@ class RanksTokenizer(RegexTokenizer):
     def byte_shuffle(self):
         """Byte b has the id byte_shuffle[b], not b (for GPT-4: the first 256 ranks permuted)."""
         return {b: self.ranks[bytes([b])] for b in range(256)}
+
+    def _set_pattern(self, pattern):
+        super()._set_pattern(pattern)
+        # the real tokenizers' patterns (GPT-2's, GPT-4o's, Llama 3's, Tekken's...) have an
+        # exact split run by `re` on stand-ins, about twice as fast as `regex`
+        fast = fast_split.for_pattern(self.pattern)
+        if fast is not None:
+            self._findall = fast
 
     def _build_vocab(self):
         vocab = {rank: token for token, rank in self.ranks.items()}

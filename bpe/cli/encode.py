@@ -1,26 +1,101 @@
-"""`encode`: the ids of a text file (or standard input) as a JSON array."""
-import json
+"""`encode`: a text's ids as a JSON array, or a corpus's ids streamed to a binary file.
 
-from .common import load_model, read_stdin, read_text
+    python -m bpe encode --model M [FILE]            # JSON ids on stdout (stdin if no FILE)
+    python -m bpe encode FILE... --model M -o ids.bin [--dtype uint16|uint32] [--workers N]
+                         [--engine dask [--scheduler tcp://HOST:PORT]] [--eot]
+
+With -o the work is bpe.counting.encode_corpus's; this module only parses and reports.
+"""
+import hashlib
+import json
+import os
+import sys
+
+from .common import (
+    CliError,
+    ProgressBar,
+    check_files,
+    engine_arguments,
+    load_model,
+    read_stdin,
+    read_text,
+)
 
 
 def add_parsers(commands):
-    encode = commands.add_parser("encode", help="print the ids of a text as a JSON array")
-    encode.add_argument("--model", required=True,
-                        help="a .model, .tiktoken or tokenizer.json file")
-    encode.add_argument("file", nargs="?", metavar="FILE", help="text file (default: stdin)")
+    encode = commands.add_parser(
+        "encode", help="encode a text to a JSON array, or files to a binary array (-o)",
+        description="Encode text with a tokenizer. Without -o: one FILE (or stdin), ids "
+                    "printed as JSON. With -o: FILES encoded in order, each as one document "
+                    "(special-token text is encoded as ordinary text, as tiktoken's "
+                    "encode_ordinary does), to one flat little-endian array that "
+                    "numpy.fromfile(OUT, dtype) reads, plus OUT.json describing it.")
+    encode.add_argument("--model", required=True, metavar="NAME_OR_FILE",
+                        help="a reference name (cl100k_base, o200k_base, r50k_base, llama3, "
+                             "llama4, tekken, ...) or a .model, .tiktoken or tokenizer.json file")
+    encode.add_argument("files", nargs="*", metavar="FILE",
+                        help="text files (UTF-8); without -o at most one (default: stdin)")
+    encode.add_argument("-o", "--output", metavar="OUT",
+                        help="write the ids here as a binary array (and OUT.json)")
+    encode.add_argument("--dtype", choices=["uint16", "uint32"],
+                        help="-o's integer type (default: uint16 if every id fits, else uint32)")
+    encode.add_argument("--eot", action="store_true",
+                        help="with -o, put the end-of-text special token between files")
+    engine_arguments(encode)
     encode.add_argument("--pattern", default="gpt4", metavar="gpt4|gpt2|gpt4o|REGEX",
                         help="split pattern for a .tiktoken model, which holds none "
                              "(default gpt4)")
     encode.add_argument("--allowed-special", choices=["none_raise", "none", "all"],
-                        default="none_raise",
-                        help="special-token text: refuse (default), as ordinary text, or as "
-                             "special tokens")
-
+                        default=None,
+                        help="without -o, special-token text: refuse (default), as ordinary "
+                             "text, or as special tokens")
     encode.set_defaults(run=cmd_encode)
 
 
 def cmd_encode(args):
-    tok = load_model(args.model, args.pattern)
-    text = read_text(args.file) if args.file else read_stdin()
-    print(json.dumps(tok.encode(text, allowed_special=args.allowed_special)))
+    if args.output is None:
+        if len(args.files) > 1:
+            raise CliError("several files need -o OUT (a binary array of ids); without -o, "
+                           "give one FILE or pipe the text in")
+        tok, _ = model_and_sha256(args.model, args.pattern)
+        text = read_text(args.files[0]) if args.files else read_stdin()
+        print(json.dumps(tok.encode(text, allowed_special=args.allowed_special or "none_raise")))
+        return
+    if not args.files:
+        raise CliError("-o needs the FILES to encode")
+    if args.allowed_special is not None:
+        raise CliError("--allowed-special is for the JSON form; -o encodes special-token "
+                       "text as ordinary text")
+    if args.workers is not None and args.workers < 1:
+        raise CliError(f"--workers must be at least 1, not {args.workers}")
+    check_files(args.files)
+    tok, sha256 = model_and_sha256(args.model, args.pattern)
+    from ..counting.encode_corpus import encode_file
+    from ..counting.stream import NotUTF8Error
+    dask = args.engine == "dask" or bool(args.scheduler)
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        meta = encode_file(tok, args.files, args.output, dtype=args.dtype, eot=args.eot,
+                           workers=args.workers or (2 if dask else 1), progress=bar,
+                           engine="dask" if dask else "local", scheduler=args.scheduler,
+                           model_sha256=sha256)
+    except NotUTF8Error as e:
+        raise CliError(str(e)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"{meta['count']:,} tokens ({meta['dtype']}) from {len(meta['files'])} file(s) "
+          f"-> {args.output}", file=sys.stderr)
+
+
+def model_and_sha256(model, pattern):
+    """(tokenizer, the sha256 of its file): a reference by name, else a file bpe.load opens."""
+    from .. import reference
+    if model in reference.REFERENCES and not os.path.exists(model):
+        try:
+            return reference.load_reference(model), reference.REFERENCES[model].sha256
+        except FileNotFoundError as e:
+            raise CliError(str(e)) from None
+    tok = load_model(model, pattern)
+    with open(model, "rb") as f:
+        return tok, hashlib.file_digest(f, "sha256").hexdigest()

@@ -57,3 +57,48 @@ def test_save_and_read_round_trip_through_tiktoken(tmp_path):
     assert ranks.recover_merges(table) == tok.merges
     enc = tiktoken.Encoding(**ranks.tiktoken_kwargs(tok))
     assert enc.encode_ordinary("hello there world") == tok.encode_ordinary("hello there world")
+
+
+# ------------------------------------------------------------------ parsing fast and slow
+BYTES_TEXT = "".join(ranks.ranks_text({bytes([b]): b for b in range(256)}))
+
+
+def test_the_empty_token_line_is_read_as_tiktoken_reads_it(tmp_path):
+    from tiktoken.load import load_tiktoken_bpe
+    data = (BYTES_TEXT + "= 256\nYWI= 257\n").encode()
+    got = ranks.parse_ranks(data)
+    assert got[b""] == 256 and got[b"ab"] == 257
+    path = tmp_path / "e.tiktoken"
+    path.write_bytes(data)
+    assert load_tiktoken_bpe(str(path)) == got
+    assert ranks.parse_ranks(ranks.ranks_text(got).encode()) == got  # written back as "="
+    assert ranks.recover_merges(got) == {(97, 98): 257}  # the empty token is no merge
+    with pytest.raises(ValueError, match="line 258: token b'' appears twice"):
+        ranks.parse_ranks((BYTES_TEXT + "= 256\n== 257\n").encode())
+
+
+def test_the_fast_parser_gives_the_line_parsers_ranks(gpt4):
+    data = ranks.ranks_text(gpt4.ranks).encode()
+    fast = ranks._parse_well_formed(data)
+    assert fast == ranks._parse_lines(data, "x") == gpt4.ranks
+    assert list(fast) == list(gpt4.ranks)  # in file order too
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("YWI= 257\nYWI= 258\n", "line 258: token b'ab' appears twice"),
+    ("YWI= 255\n", "line 257: rank 255 is given to"),
+    ("YWI= +257\n", r"the rank '\+257' is not"),
+    ("YWI=  257 x\n", "expected '<base64 token> <rank>'"),
+    ("YW!= 257\n", "'YW!=' is not valid base64"),
+    ("YWI= 123456789\n", "line 257"),
+    ("YWI=\t257\n\n\nYWM= 258\n", None),  # tabs and blank lines: read by the line parser
+    (" 257\n", "expected '<base64 token> <rank>'"),
+])
+def test_anything_odd_goes_to_the_line_parser(damage, message):
+    data = (BYTES_TEXT + damage).encode()
+    assert ranks._parse_well_formed(data) is None
+    if message is None:
+        assert ranks.parse_ranks(data)[b"ac"] == 258
+        return
+    with pytest.raises(ValueError, match=message):
+        ranks.parse_ranks(data)
