@@ -11,7 +11,7 @@ from .counting.chunks import auto_workers, count_chunks
 
 # GPT2_SPLIT_PATTERN and GPT4_SPLIT_PATTERN are also minbpe's names in this module
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, PATTERNS, compile_pattern, safety  # noqa: F401
-from .patterns.gpt4_split import gpt4_split
+from .patterns import fast_split
 
 class RegexTokenizer(Tokenizer):
     """BPE over bytes, within the chunks of a split pattern (GPT-4's by default)."""
@@ -27,11 +27,9 @@ class RegexTokenizer(Tokenizer):
         # custom pattern may skip characters (findall would silently drop them, so its
         # splits are checked) and is split whole, not piece by piece
         self.is_preset = self.pattern in PATTERNS.values()
-        # GPT-4's pattern has an exact, faster splitter (split.py); the others use regex
-        if self.pattern == GPT4_SPLIT_PATTERN:
-            self._findall = gpt4_split
-        elif self.is_preset:
-            self._findall = self.compiled_pattern.findall
+        # each preset has an exact, faster pure-Python split (patterns/fast_split.py)
+        if self.is_preset:
+            self._findall = fast_split.for_pattern(self.pattern) or self.compiled_pattern.findall
         else:
             self._findall = self._findall_limited
 

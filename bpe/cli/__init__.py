@@ -7,7 +7,9 @@
     python -m bpe count FILE [FILE ...] -o OUT.counts [--pattern P] [--engine ...]
     python -m bpe train --from-counts A.counts [B.counts ...] --vocab-size N -o PREFIX
                         [--tie-break RULE]
-    python -m bpe encode --model PREFIX.model [FILE]     # ids as a JSON array
+    python -m bpe encode --model NAME_OR_FILE [FILE]        # ids as a JSON array
+    python -m bpe encode FILE [FILE ...] --model NAME_OR_FILE -o ids.bin [--dtype uint16|uint32]
+                        [--workers N] [--engine dask [--scheduler tcp://HOST:PORT]] [--eot]
     python -m bpe export PREFIX.model --format tiktoken|hf -o OUT
     python -m bpe eval --model NAME_OR_FILE [--against NAME ...] [--json] FILE [FILE ...]
 

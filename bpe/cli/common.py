@@ -2,6 +2,7 @@
 and standard input, loading a model file, checking paths before work, the progress bar,
 and the arguments several commands take (--pattern, --engine/--workers/--scheduler).
 """
+import hashlib
 import os
 import time
 
@@ -51,7 +52,35 @@ def read_text(path):
                        f"{e.start}); convert it first, e.g. iconv -f latin1 -t utf-8") from None
 
 
-def load_model(path, pattern="gpt4"):
+def pattern_for_ranks(command):
+    command.add_argument("--pattern", default=None, metavar="gpt4|gpt2|gpt4o|REGEX",
+                         help="split pattern for tiktoken ranks of a file the lab does not "
+                              "know (ranks hold none; known files get their owner's)")
+
+
+def open_model(model, pattern=None):
+    """(tokenizer, the sha256 of its file): a reference by name (bpe.reference), else a
+    file bpe.load opens by its content; CliError saying what to give when it is neither."""
+    from .. import reference
+    if model in reference.REFERENCES and not os.path.exists(model):
+        try:
+            return reference.load_reference(model), reference.REFERENCES[model].sha256
+        except FileNotFoundError as e:
+            raise CliError(str(e)) from None
+    if not os.path.exists(model):
+        raise CliError(f"{model}: no such file, and no reference tokenizer is called that; "
+                       f"give a tokenizer file's path or one of {', '.join(reference.REFERENCES)}")
+    tok = load_model(model, pattern)
+    digest = hashlib.sha256()
+    with open(model, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return tok, digest.hexdigest()
+
+
+def load_model(path, pattern=None):
+    """The tokenizer in a file bpe.load opens (by its content). pattern: only for tiktoken
+    ranks of an unknown file, which hold none (known ones get their owner's)."""
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
     return load(path, pattern=pattern)

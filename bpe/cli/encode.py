@@ -6,9 +6,7 @@
 
 With -o the work is bpe.counting.encode_corpus's; this module only parses and reports.
 """
-import hashlib
 import json
-import os
 import sys
 
 from .common import (
@@ -16,7 +14,8 @@ from .common import (
     ProgressBar,
     check_files,
     engine_arguments,
-    load_model,
+    open_model,
+    pattern_for_ranks,
     read_stdin,
     read_text,
 )
@@ -42,9 +41,7 @@ def add_parsers(commands):
     encode.add_argument("--eot", action="store_true",
                         help="with -o, put the end-of-text special token between files")
     engine_arguments(encode)
-    encode.add_argument("--pattern", default="gpt4", metavar="gpt4|gpt2|gpt4o|REGEX",
-                        help="split pattern for a .tiktoken model, which holds none "
-                             "(default gpt4)")
+    pattern_for_ranks(encode)
     encode.add_argument("--allowed-special", choices=["none_raise", "none", "all"],
                         default=None,
                         help="without -o, special-token text: refuse (default), as ordinary "
@@ -57,7 +54,7 @@ def cmd_encode(args):
         if len(args.files) > 1:
             raise CliError("several files need -o OUT (a binary array of ids); without -o, "
                            "give one FILE or pipe the text in")
-        tok, _ = model_and_sha256(args.model, args.pattern)
+        tok, _ = open_model(args.model, args.pattern)
         text = read_text(args.files[0]) if args.files else read_stdin()
         print(json.dumps(tok.encode(text, allowed_special=args.allowed_special or "none_raise")))
         return
@@ -69,7 +66,7 @@ def cmd_encode(args):
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, not {args.workers}")
     check_files(args.files)
-    tok, sha256 = model_and_sha256(args.model, args.pattern)
+    tok, sha256 = open_model(args.model, args.pattern)
     from ..counting.encode_corpus import encode_file
     from ..counting.stream import NotUTF8Error
     dask = args.engine == "dask" or bool(args.scheduler)
@@ -86,16 +83,3 @@ def cmd_encode(args):
             bar.close()
     print(f"{meta['count']:,} tokens ({meta['dtype']}) from {len(meta['files'])} file(s) "
           f"-> {args.output}", file=sys.stderr)
-
-
-def model_and_sha256(model, pattern):
-    """(tokenizer, the sha256 of its file): a reference by name, else a file bpe.load opens."""
-    from .. import reference
-    if model in reference.REFERENCES and not os.path.exists(model):
-        try:
-            return reference.load_reference(model), reference.REFERENCES[model].sha256
-        except FileNotFoundError as e:
-            raise CliError(str(e)) from None
-    tok = load_model(model, pattern)
-    with open(model, "rb") as f:
-        return tok, hashlib.file_digest(f, "sha256").hexdigest()

@@ -5,11 +5,9 @@ bpe.evaluate's; this module only parses, reads and prints).
     python -m bpe eval --model NAME_OR_FILE [--against NAME ...] [--json] FILE [FILE ...]
 """
 import json
-import os
 
 from .. import evaluate, reference
-from ..formats.loader import load
-from .common import read_text
+from .common import open_model, pattern_for_ranks, read_text
 
 
 def add_parsers(subparsers):
@@ -28,24 +26,8 @@ def add_parsers(subparsers):
                               "repeat it, or join names with commas")
     command.add_argument("--json", action="store_true",
                          help="print a JSON list of rows instead of the table")
-    command.add_argument("--pattern", default="gpt4", metavar="gpt4|gpt2|gpt4o|REGEX",
-                         help="split pattern for a .tiktoken file, which holds none")
+    pattern_for_ranks(command)
     command.set_defaults(run=cmd_eval)
-
-
-def open_tokenizer(name, pattern="gpt4"):
-    """A reference by name, else the tokenizer file called name; ValueError saying what
-    to give when it is neither."""
-    if name in reference.REFERENCES:
-        try:
-            return reference.load_reference(name)
-        except FileNotFoundError as e:
-            raise ValueError(str(e)) from None
-    if os.path.isfile(name):
-        return load(name, pattern=pattern)
-    raise ValueError(f"{name!r} is neither a reference tokenizer ({', '.join(reference.REFERENCES)}) "
-                     "nor a tokenizer file; give one of those names or a .model, .tiktoken "
-                     "or tokenizer.json path")
 
 
 def rows_for(args):
@@ -53,7 +35,7 @@ def rows_for(args):
     names = [args.model]
     for given in args.against:
         names += [name for name in given.split(",") if name and name not in names]
-    tokenizers = {name: open_tokenizer(name, args.pattern) for name in names}
+    tokenizers = {name: open_model(name, args.pattern)[0] for name in names}
     texts = {path: read_text(path) for path in args.files}
     return evaluate.evaluate(tokenizers, texts), names
 

@@ -17,7 +17,7 @@ from worker import rust_pieces  # noqa: E402
 SCRIPTS = sorted((ROOT / "bench").glob("*.py"))
 # another helper ("corpus") is fixing its import of viz.samples.shared_corpora_dir: strict,
 # so the test says when it is fixed and this line must go
-PENDING = {"reference_speed.py"}
+PENDING = set()
 
 
 @pytest.mark.parametrize("script", [

@@ -70,7 +70,7 @@ def test_a_model_file(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--model", "no_such_name", "x.txt"], "neither a reference tokenizer"),
+    (["--model", "no_such_name", "x.txt"], "no reference tokenizer is called that"),
     (["--model", "r50k_base", "missing.txt"], "missing.txt: no such file"),
     (["--model", "r50k_base", str(ROOT / "samples")], "is a folder"),
 ])
