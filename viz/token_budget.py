@@ -48,20 +48,51 @@ def cut_kind(text, pos):
 
 def _cuts(tok, text, allowed_special):
     """[(tokens before it, character offset)] for every place a cut may fall: between
-    two tokens of the whole text's encoding and between two characters; the text's end last."""
-    char_at = {}  # byte offset -> character offset, at character starts only
-    b = 0
-    for c, ch in enumerate(text):
-        char_at[b] = c
-        b += len(ch.encode("utf-8"))
-    char_at[b] = len(text)
+    two tokens of the whole text's encoding and between two characters; the text's end last.
+    One pass over the UTF-8 bytes: no table per character (an 11 MB text made one of 1 GB)."""
+    data = text.encode("utf-8")
     ids = tok.encode(text, allowed_special=allowed_special)
-    cuts, pos = [], 0
+    cuts, pos, chars = [], 0, 0
     for n, token in enumerate(tok.decode_tokens_bytes(ids), 1):
-        pos += len(token)
-        if pos in char_at:
-            cuts.append((n, char_at[pos]))
+        end = pos + len(token)
+        # characters started in data[pos:end]: the bytes that are not continuation bytes
+        chars += len(token) - sum(1 for byte in token if byte & 0xC0 == 0x80)
+        pos = end
+        if pos == len(data) or (pos < len(data) and data[pos] & 0xC0 != 0x80):
+            cuts.append((n, chars))
     return cuts
+
+
+def _latest_within(window, fits, tries=2):
+    """The latest cut in window for which fits(cut) holds: the last `tries` are tried in
+    turn, then the distance back doubles and a binary search settles between the last
+    cut that did not fit and the first that did, so a piece costs O(log window) encodes
+    rather than one per cut (each encode is as long as the piece). None if none fits."""
+    hi = len(window) - 1  # index of the latest cut not yet known to fail
+    for _ in range(tries):
+        if hi < 0:
+            return None
+        if fits(window[hi]):
+            return window[hi]
+        hi -= 1
+    bad, step = hi + 1, 1  # window[bad] is known not to fit (or is past the end)
+    while True:
+        if hi <= 0:
+            if bad == 0 or not fits(window[0]):
+                return None
+            ok = 0
+            break
+        if fits(window[hi]):
+            ok = hi
+            break
+        bad, hi, step = hi, hi - step, 2 * step
+    while bad - ok > 1:
+        mid = (ok + bad) // 2
+        if fits(window[mid]):
+            ok = mid
+        else:
+            bad = mid
+    return window[ok]
 
 
 def chunk_text(tok, text, max_tokens, *, prefer="tokens", allowed_special="none"):
@@ -97,15 +128,21 @@ def chunk_text(tok, text, max_tokens, *, prefer="tokens", allowed_special="none"
         preferred = [cut for cut in window if 2 * (cut[0] - done) >= max_tokens
                      and cut_kind(text, cut[1]) in good]
         # latest first; re-encoded alone, a piece may take more tokens than in the whole
-        # encoding, so a cut that turns out over budget gives way to the one before it
-        for n, end in [*reversed(preferred), *reversed(window)]:
-            n_tokens = count(start, end)
-            if n_tokens <= max_tokens:
-                break
-        else:
+        # encoding, so a cut that turns out over budget gives way to an earlier one
+        counted = {}
+
+        def fits(cut):
+            counted[cut] = count(start, cut[1])
+            return counted[cut] <= max_tokens
+        chosen = _latest_within(preferred, fits) if preferred else None
+        if chosen is None:
+            chosen = _latest_within(window, fits)
+        if chosen is None:
             raise ValueError(f"no cut after offset {start} keeps the piece within "
                              f"{max_tokens} tokens when it is encoded on its own; raise the "
                              "budget")
+        n, end = chosen
+        n_tokens = counted[chosen]
         pieces.append(Piece(len(pieces) + 1, text[start:end], n_tokens, start, end,
                             cut_kind(text, end)))
         k += window.index((n, end)) + 1

@@ -1,0 +1,94 @@
+"""`--scheduler` at addresses that are not a working Dask scheduler (issue 24): a port that
+accepts and never answers, an HTTP server, and a real scheduler with no workers each give
+one `bpe: error:` line and no output, instead of hanging for minutes. Every server here is
+on 127.0.0.1 and is closed when its test ends; the subprocess's own timeout is only a cap."""
+import http.server
+import os
+import socket
+import threading
+
+import pytest
+
+from test_cli import one_error_line, run
+
+
+@pytest.fixture
+def text(tmp_path, taylorswift):
+    (tmp_path / "a.txt").write_text(taylorswift[:20_000], encoding="utf-8")
+    return tmp_path
+
+
+def train_at(scheduler, cwd):
+    before = sorted(os.listdir(cwd))
+    result = run("train", "a.txt", "--vocab-size", "300", "--scheduler", scheduler, "-o", "m",
+                 cwd=cwd)
+    assert sorted(os.listdir(cwd)) == before  # nothing written
+    return one_error_line(result)
+
+
+@pytest.fixture
+def silent_port():
+    """A TCP port on 127.0.0.1 that accepts connections and never sends a byte."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted, stop = [], threading.Event()
+
+    def accept():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], accepted
+    stop.set()
+    thread.join()
+    for conn in accepted:
+        conn.close()
+    server.close()
+
+
+@pytest.fixture
+def http_port():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_port_that_never_answers(text, silent_port):
+    port, accepted = silent_port
+    line = train_at(f"tcp://127.0.0.1:{port}", text)
+    assert accepted  # the CLI did connect, so the wait was on the silence, not a refusal
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 5 s" in line
+    assert "dask scheduler" in line
+
+
+def test_an_http_server(text, http_port):
+    line = train_at(f"tcp://127.0.0.1:{http_port}", text)
+    assert f"tcp://127.0.0.1:{http_port}" in line
+    assert "it may not be a Dask scheduler" in line
+
+
+def test_an_http_address(text, http_port):
+    line = train_at(f"http://127.0.0.1:{http_port}", text)
+    assert "is not a Dask scheduler address" in line and "give tcp://HOST:PORT" in line
+
+
+def test_a_scheduler_with_no_workers(text):
+    distributed = pytest.importorskip("distributed", reason="Dask is optional: pip install -r "
+                                                            "requirements-scale.txt")
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://",
+                                  host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        line = train_at(address, text)
+    assert f"the Dask scheduler at {address} has no workers" in line
+    assert f"dask worker {address}" in line
