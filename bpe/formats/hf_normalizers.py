@@ -1,0 +1,339 @@
+"""Hugging Face normalizers, run as `tokenizers` runs them, each able to say which
+characters of its input every output character came from (for token_spans).
+
+A normalizer here has `apply(text) -> str` (the fast path encode takes) and
+`chunks(text) -> [(start, end, replacement)]` covering text in order, whose
+replacements joined are apply(text): each output character is then known to come from
+text[start:end] (tokenizers' own alignments are the same or finer). Implemented:
+NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer,
+Precompiled (bpe.formats.hf_precompiled) and Sequence; any other is refused by name.
+Unicode tables: tokenizers normalizes with Unicode 9.0's and classifies with its crates'
+own; Python's are 14.0, so characters assigned since may differ (the known ones are
+handled below). It knows nothing of pre-tokenizers or models (bpe.formats.hf_pipeline).
+"""
+import unicodedata
+
+import regex
+
+from .. import budgets
+from ..patterns import safety
+
+# Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
+WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
+              "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+# The characters Unicode assigned after 9.0 that normalization changes or combines (their
+# canonical parts included). tokenizers normalizes with Unicode 9.0's tables (its crate
+# unicode-normalization-alignments), where they are unassigned: it leaves them as they
+# are, and nothing combines across them. Python's unicodedata (14.0 in 3.11) would not.
+# Listed with Perl's \p{In=9.0} (Unicode 14); tests/test_hf.py checks every code point.
+NEWER_THAN_HF = regex.compile(
+    "([\u07FD\u0898-\u089F\u08CA-\u08D3\u09FE\u0C3C\u0D3B-\u0D3C\u0EBA\u1715"
+    "\u1ABF-\u1ACE\u1DF6-\u1DFA\u32FF\uA7F2-\uA7F4\uA82C\uAB66-\uAB67\uAB69"
+    "\U00010781-\U00010785\U00010787-\U000107B0\U000107B2-\U000107BA"
+    "\U00010D24-\U00010D27\U00010EAB-\U00010EAC\U00010F46-\U00010F50"
+    "\U00010F82-\U00010F85\U00011070\U0001133B\U0001145E\U00011839-\U0001183A"
+    "\U00011930\U00011935\U00011938\U0001193D-\U0001193E\U00011943\U000119E0"
+    "\U00011A34\U00011A47\U00011A99\U00011D42\U00011D44-\U00011D45\U00011D97"
+    "\U00016FF0-\U00016FF1\U0001DF04-\U0001DF06\U0001DF08\U0001DF0A\U0001DF1E"
+    "\U0001E130-\U0001E136\U0001E2AE\U0001E2EC-\U0001E2EF\U0001F16C"
+    "\U0001FBF0-\U0001FBF9])")
+
+
+# Capital letters of Unicode 15 and 16 that Rust's to_lowercase (so tokenizers' Lowercase)
+# knows and Python 3.11's str.lower (Unicode 14) does not: (first, last, offset to small)
+NEWER_CAPITALS = ((0x1C89, 0x1C89, 1), (0xA7CB, 0xA7CB, -42343), (0xA7CC, 0xA7CC, 1),
+                  (0xA7CE, 0xA7CE, 1), (0xA7D2, 0xA7D2, 1), (0xA7D4, 0xA7D4, 1),
+                  (0xA7DA, 0xA7DA, 1), (0xA7DC, 0xA7DC, -42561), (0x10D50, 0x10D65, 32),
+                  (0x16EA0, 0x16EB8, 27))
+LOWER_NEWER = {c: c + offset for first, last, offset in NEWER_CAPITALS
+               for c in range(first, last + 1)}  # str.translate's table
+
+
+def unicode_9_normalize(form, text):
+    """unicodedata.normalize(form, text) as tokenizers does it, with Unicode 9.0's tables:
+    the characters of NEWER_THAN_HF stay as they are, and each stretch between them is
+    normalized on its own.
+
+    >>> unicode_9_normalize("NFKC", "\U0001FBF0 ①")  # SEGMENTED DIGIT ZERO is from 13.0
+    '\U0001fbf0 1'
+    """
+    if text.isascii():
+        return text
+    parts = NEWER_THAN_HF.split(text)
+    if len(parts) == 1:
+        return unicodedata.normalize(form, text)
+    return "".join(part if i % 2 else unicodedata.normalize(form, part)
+                   for i, part in enumerate(parts))
+
+
+
+def grown_too_much(n_in, n_out):
+    """The normalizer output budget: at most 4x the input plus a constant (BERT's
+    Chinese spacing is 3x; NFKC of a few ligatures more, which text of only them needs)."""
+    return n_out > 4 * n_in + 4096
+
+
+def check_growth(original, text, what):
+    if grown_too_much(len(original), len(text)):
+        raise ValueError(f"the normalizer {what} made {len(text):,} characters out of "
+                         f"{len(original):,}, more than this lab allows (4x + 4096); encode "
+                         "a shorter text")
+    return text
+
+
+class Normalizer:
+    """apply: str -> str; chunks: str -> [(start, end, replacement)] (see the module)."""
+
+    def apply(self, text):
+        return "".join(repl for _, _, repl in self.chunks(text))
+
+    def chunks(self, text):
+        raise NotImplementedError
+
+
+class CharMap(Normalizer):
+    """Each character replaced on its own by fn(ch) (a str, maybe empty)."""
+
+    def __init__(self, fn, fast=None):
+        self.fn, self.fast = fn, fast
+
+    def apply(self, text):
+        if self.fast is not None:
+            return self.fast(text)
+        return "".join(map(self.fn, text))
+
+    def chunks(self, text):
+        fn = self.fn
+        return [(i, i + 1, fn(ch)) for i, ch in enumerate(text)]
+
+
+class UnicodeForm(Normalizer):
+    """NFC/NFD/NFKC/NFKD with Unicode 9.0's tables. Chunks: runs that start at a character
+    of canonical combining class 0, when normalizing them apart gives the same text
+    (else the whole text is one chunk: honest, if coarse)."""
+
+    def __init__(self, form):
+        self.form = form
+
+    def apply(self, text):
+        return unicode_9_normalize(self.form, text)
+
+    def chunks(self, text):
+        starts = [i for i, ch in enumerate(text) if i == 0 or (
+            unicodedata.combining(ch) == 0 and not 0x1160 <= ord(ch) <= 0x11FF)]
+        bounds = starts + [len(text)]
+        out = [(a, b, unicode_9_normalize(self.form, text[a:b]))
+               for a, b in zip(bounds, bounds[1:])]
+        if "".join(repl for _, _, repl in out) != self.apply(text):
+            return [(0, len(text), self.apply(text))] if text else []
+        return out
+
+
+class Strip(Normalizer):
+    def __init__(self, left, right):
+        self.left, self.right = left, right
+
+    def bounds(self, text):
+        a, b = 0, len(text)
+        if self.left:
+            a = b - len(text.lstrip(WHITE_SPACE))
+        if self.right:
+            b = max(a, len(text.rstrip(WHITE_SPACE)))
+        return a, b
+
+    def apply(self, text):
+        a, b = self.bounds(text)
+        return text[a:b]
+
+    def chunks(self, text):
+        a, b = self.bounds(text)
+        return [(i, i + 1, "") for i in range(a)] + ([(a, b, text[a:b])] if b > a else []) \
+            + [(i, i + 1, "") for i in range(b, len(text))]
+
+
+class Replace(Normalizer):
+    """Every match of a pattern replaced by content (tokenizers' NormalizedString.replace),
+    the output checked against the budget as it grows, the regex under its time limit."""
+
+    def __init__(self, compiled, content):
+        self.compiled, self.content = compiled, content
+
+    def chunks(self, text):
+        out, prev, size = [], 0, 0
+        for m in safety.finditer_within(self.compiled, text, what="Replace regex"):
+            a, b = m.span()
+            if a > prev:
+                out.append((prev, a, text[prev:a]))
+            out.append((a, b, self.content))
+            size += len(self.content) - (b - a)
+            if grown_too_much(len(text), len(text) + size):  # before it is built
+                raise ValueError(f"the Replace normalizer would make more than 4x + 4096 "
+                                 f"characters out of {len(text):,}; encode a shorter text")
+            prev = b
+        if prev < len(text):
+            out.append((prev, len(text), text[prev:]))
+        return out
+
+
+class Prepend(Normalizer):
+    def __init__(self, prefix):
+        self.prefix = prefix
+
+    def apply(self, text):
+        return self.prefix + text if text else text
+
+    def chunks(self, text):
+        if not text:
+            return []
+        return [(0, 1, self.prefix + text[0])] + ([(1, len(text), text[1:])] if len(text) > 1 else [])
+
+
+def lowercase(text):
+    """Rust's to_lowercase char by char (no final-sigma rule, unlike str.lower()), with
+    the capitals newer than Python's Unicode."""
+    return text.lower() if text.isascii() else "".join(map(str.lower, text)).translate(LOWER_NEWER)
+
+
+def _lower_char(ch):
+    return ch.lower().translate(LOWER_NEWER)
+
+
+def is_mark(ch):
+    return unicodedata.category(ch)[0] == "M"
+
+
+def _bert_clean(ch):
+    # removed: NUL, U+FFFD and "other" characters (categories C*) but \t \n \r; then
+    # whitespace (Rust's, plus \t \n \r) becomes a space
+    if ch in "\t\n\r":
+        return " "
+    if ch == "\x00" or ch == "\ufffd" or unicodedata.category(ch)[0] == "C":
+        return ""
+    return " " if ch in WHITE_SPACE else ch
+
+
+def _is_chinese(ch):
+    c = ord(ch)
+    return (0x4E00 <= c <= 0x9FFF or 0x3400 <= c <= 0x4DBF or 0x20000 <= c <= 0x2A6DF
+            or 0x2A700 <= c <= 0x2B73F or 0x2B740 <= c <= 0x2B81F or 0x2B920 <= c <= 0x2CEAF
+            or 0xF900 <= c <= 0xFAFF or 0x2F800 <= c <= 0x2FA1F)
+
+
+def bert_normalizer(spec):
+    """BertNormalizer as the Sequence it runs: clean_text, handle_chinese_chars,
+    strip_accents (NFD, then no nonspacing marks; unset: follows lowercase), lowercase."""
+    steps = []
+    if spec.get("clean_text", True):
+        steps.append(CharMap(_bert_clean))
+    if spec.get("handle_chinese_chars", True):
+        steps.append(CharMap(lambda ch: f" {ch} " if _is_chinese(ch) else ch))
+    strip_accents = spec.get("strip_accents")
+    lower = spec.get("lowercase", True)
+    if strip_accents if strip_accents is not None else lower:
+        steps += [UnicodeForm("NFD"),
+                  CharMap(lambda ch: "" if unicodedata.category(ch) == "Mn" else ch)]
+    if lower:
+        steps.append(CharMap(_lower_char, lowercase))
+    return steps
+
+
+def normalizers_from_json(component):
+    """A tokenizer.json "normalizer" (None, one, or a nested Sequence) -> [Normalizer]."""
+    out = []
+    for spec in flatten(component, "normalizers"):
+        out += _normalizer(spec)
+    return out
+
+
+def flatten(component, key):
+    """A component, or a Sequence of them (nested), as a flat list; [] for None."""
+    if component is None:
+        return []
+    if not isinstance(component, dict):
+        raise ValueError(f"expected a component object, found {str(component)[:40]!r}")
+    if component.get("type") == "Sequence":
+        out = []
+        for part in budgets.expect(component.get(key) or [], list, f'"{key}"'):
+            out += flatten(part, key)
+        return out
+    return [component]
+
+
+def _normalizer(spec):
+    kind = spec.get("type")
+    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
+        return [UnicodeForm(kind)]
+    if kind == "Lowercase":
+        return [CharMap(_lower_char, lowercase)]
+    if kind == "Strip":
+        return [Strip(spec.get("strip_left", True), spec.get("strip_right", True))]
+    if kind == "StripAccents":
+        return [CharMap(lambda ch: "" if is_mark(ch) else ch)]
+    if kind == "Replace":
+        content = budgets.expect(spec.get("content", ""), str, 'the Replace normalizer\'s "content"')
+        return [Replace(pattern_of(spec, "Replace"), content)]
+    if kind == "Prepend":
+        return [Prepend(budgets.expect(spec.get("prepend", ""), str,
+                                       'the Prepend normalizer\'s "prepend"'))]
+    if kind == "BertNormalizer":
+        return bert_normalizer(spec)
+    if kind == "Precompiled":
+        from .hf_precompiled import Precompiled
+        return [Precompiled.from_json(spec)]
+    raise ValueError(f"the normalizer {kind!r} is not implemented here (only NFC, NFD, NFKC, "
+                     "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer, "
+                     "Precompiled and Sequence are); tokenizers' others (ByteLevel as a "
+                     "normalizer, Nmt) are refused: ask for them")
+
+
+def pattern_of(spec, kind):
+    """A Split/Replace 'pattern' ({'String': s} or {'Regex': r}) compiled for `regex`,
+    through bpe.patterns.safety (a file's regex is bounded before it compiles)."""
+    from .hf_pipeline import pattern_from_hf
+    pattern = spec.get("pattern")
+    if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
+        return safety.compile_checked(regex.escape(pattern["String"]), what=f"{kind} string")
+    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
+        ours = None
+        try:
+            ours = pattern_from_hf(pattern["Regex"])
+            return safety.compile_checked(ours, what="regex")
+        except (ValueError, IndexError) as e:
+            # limits names the rewritten regex; name the file's instead
+            reason = str(e)
+            if ours is not None:
+                for head in ("invalid regex ", "regex "):
+                    reason = reason.removeprefix(f"{head}{safety.short(ours)}: ")
+            raise ValueError(f"the {kind} regex {pattern['Regex'][:60]!r} cannot be read: "
+                             f"{reason}") from None
+    raise ValueError(f"the {kind} needs a pattern {{'String': ...}} or {{'Regex': ...}}, "
+                     f"found {str(pattern)[:40]!r}")
+
+
+def normalize(normalizers, text):
+    """text through each normalizer (fast path), within the growth budget."""
+    original = text
+    for step in normalizers:
+        text = step.apply(text)
+        check_growth(original, text, type(step).__name__)
+    return text
+
+
+def normalize_aligned(normalizers, text, spans):
+    """(normalized text, spans): spans[i] is the (start, end) of the original text that
+    normalized character i came from; given spans for text's own characters."""
+    original = text
+    for step in normalizers:
+        new_text, new_spans = [], []
+        for a, b, repl in step.chunks(text):
+            if not repl:
+                continue
+            if b > a:
+                span = (spans[a][0], spans[b - 1][1])
+            else:  # inserted text: it stands for nothing, at its place
+                span = (spans[a][0],) * 2 if a < len(spans) else (spans[-1][1] if spans else 0,) * 2
+            new_text.append(repl)
+            new_spans += [span] * len(repl)
+        text, spans = "".join(new_text), new_spans
+        check_growth(original, text, type(step).__name__)
+    return text, spans
