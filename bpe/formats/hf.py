@@ -26,7 +26,7 @@ from . import atomic
 from .hf_added import FLAGS, AddedToken, AddedTokens
 from .hf_bytelevel import ByteLevelBPE, bytes_to_unicode
 from .hf_decoders import PostProcessor, decoder_from_json
-from .hf_models import model_from_json
+from .hf_models import model_from_json, read_vocab
 from .hf_normalizers import flatten
 from .hf_pipeline import Pipeline, hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
 from .hf_tokenizer import HFTokenizer  # noqa: F401 (re-exported)
@@ -119,7 +119,8 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         fail("expected a JSON object (a tokenizer.json)")
     model = data.get("model")
     if not isinstance(model, dict):
-        fail("expected a tokenizer.json with a model ('model': {'type': 'BPE', ...})")
+        fail("expected a tokenizer.json with a BPE model, or WordPiece or Unigram "
+             "('model': {'type': 'BPE', ...})")
     try:
         pipeline = Pipeline.from_json(data)
         added, flags = _added_tokens(data)
@@ -129,8 +130,7 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
             vocab, merges = model.get("vocab"), model.get("merges")
             if not isinstance(vocab, dict) or not isinstance(merges, list):
                 fail("the BPE model needs a 'vocab' object (token -> id) and a 'merges' list")
-            for token, idx in vocab.items():
-                budgets.check_id(idx, f'{source} "vocab" {token[:40]!r}')
+            read_vocab(vocab, "BPE")
             hf_model = ByteLevelBPE(vocab, merges, model, set(added.values()))
             decoders = flatten(data.get("decoder"), "decoders")
             plain = all(step.get("type") == "ByteLevel" for step in decoders)
@@ -139,8 +139,8 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         else:
             if any(step.get("type") == "ByteLevel"
                    for step in flatten(data.get("pre_tokenizer"), "pretokenizers")):
-                fail(f"a ByteLevel pre-tokenizer before a {model.get('type')} model is not "
-                     "implemented here (only byte-level BPE reads bytes); ask for it")
+                fail("a ByteLevel pre-tokenizer needs a tokenizer.json with a BPE model (only "
+                     f"byte-level BPE reads bytes here); this one's is {model.get('type')!r}")
             hf_model = model_from_json(model)
             decoder = decoder_from_json(data.get("decoder"),
                                         {ch: b for b, ch in bytes_to_unicode().items()})

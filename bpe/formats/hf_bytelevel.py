@@ -35,9 +35,9 @@ class ByteLevelBPE:
         for option in ("byte_fallback", "continuing_subword_prefix", "end_of_word_suffix",
                        "dropout"):
             if model.get(option):
-                raise ValueError(f"the BPE model's {option}={model[option]!r} does not go with "
-                                 "byte-level BPE (ByteLevel pre-tokenizer or decoder): bytes need "
-                                 "no fallback, prefixes or suffixes, and dropout is random")
+                raise ValueError(f"the BPE model's {option}={model[option]!r} is not byte-level "
+                                 "BPE (ByteLevel pre-tokenizer or decoder: bytes need no "
+                                 "fallback, prefixes or suffixes, and dropout is random)")
         self.vocab = vocab                        # token str -> HF id
         table = bytes_to_unicode()
         self.inverse = {ch: b for b, ch in table.items()}
