@@ -108,9 +108,9 @@ class CharMap(Normalizer):
 
 
 class UnicodeForm(Normalizer):
-    """NFC/NFD/NFKC/NFKD with Unicode 9.0's tables. Chunks: runs that start at a character
-    of canonical combining class 0, when normalizing them apart gives the same text
-    (else the whole text is one chunk: honest, if coarse)."""
+    """NFC/NFD/NFKC/NFKD with Unicode 9.0's tables. Chunks: single characters, else runs
+    that start at a character of canonical combining class 0, whichever normalized apart
+    gives the same text (else the whole text is one chunk: honest, if coarse)."""
 
     def __init__(self, form):
         self.form = form
@@ -119,14 +119,20 @@ class UnicodeForm(Normalizer):
         return unicode_9_normalize(self.form, text)
 
     def chunks(self, text):
+        whole = self.apply(text)
+        form = self.form
+        # finest first: each character on its own (NFD, NFKD and most text), then runs
+        # from each character of combining class 0, then the whole text
+        out = [(i, i + 1, unicode_9_normalize(form, ch)) for i, ch in enumerate(text)]
+        if "".join(repl for _, _, repl in out) == whole:
+            return out
         starts = [i for i, ch in enumerate(text) if i == 0 or (
             unicodedata.combining(ch) == 0 and not 0x1160 <= ord(ch) <= 0x11FF)]
         bounds = starts + [len(text)]
-        out = [(a, b, unicode_9_normalize(self.form, text[a:b]))
-               for a, b in zip(bounds, bounds[1:])]
-        if "".join(repl for _, _, repl in out) != self.apply(text):
-            return [(0, len(text), self.apply(text))] if text else []
-        return out
+        out = [(a, b, unicode_9_normalize(form, text[a:b])) for a, b in zip(bounds, bounds[1:])]
+        if "".join(repl for _, _, repl in out) == whole:
+            return out
+        return [(0, len(text), whole)] if text else []
 
 
 class Strip(Normalizer):
@@ -327,6 +333,10 @@ def normalize_aligned(normalizers, text, spans):
         new_text, new_spans = [], []
         for a, b, repl in step.chunks(text):
             if not repl:
+                continue
+            if b - a == len(repl) and text[a:b] == repl:  # unchanged: each keeps its own
+                new_text.append(repl)
+                new_spans += spans[a:b]
                 continue
             if b > a:
                 span = (spans[a][0], spans[b - 1][1])

@@ -170,8 +170,8 @@ class HFTokenizer(Tokenizer):
         or split characters: "ﬁ" -> "f" + "i" gives both tokens the "ﬁ"); a character only
         a pre-tokenizer added (Metaspace's "▁", ByteLevel's prefix space) covers nothing,
         so a token made only of it is empty (start == end); an unknown token covers the
-        text it replaced; a post-processor's ids ([CLS], [SEP]) are empty spans at the start
-        and end. tokenizers' offsets agree except that it gives an added "▁" the span of the
+        text it replaced; a post-processor's ids ([CLS], [SEP]) are empty spans (0, 0),
+        as there. tokenizers' offsets agree except that it gives an added "▁" the span of the
         character after it.
 
         >>> from bpe.formats.hf import tokenizer_from_hf
@@ -202,9 +202,8 @@ class HFTokenizer(Tokenizer):
                     else:
                         at = spans[na][0] if na < len(spans) else spans[-1][1]
                         out.append((idx, at, at))
-        end = len(text)
         return [(idx, 0, 0) for idx in self.post.before] + out + \
-            [(idx, end, end) for idx in self.post.after]
+            [(idx, 0, 0) for idx in self.post.after]
 
     # --------------------------------------------------------------- decode
     def decode_bytes(self, ids, skip_special_tokens=False):
