@@ -17,6 +17,7 @@ import regex
 
 from .. import budgets
 from ..patterns import safety
+from .hf_unicode import CF_KEPT, MARK_FLIP, MN_FLIP, char_class
 
 # Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
 WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
@@ -205,17 +206,30 @@ def _lower_char(ch):
 
 
 def is_mark(ch):
-    return unicodedata.category(ch)[0] == "M"
+    """StripAccents' is_combining_mark: category M* by Unicode 9.0's tables."""
+    return (unicodedata.category(ch)[0] == "M") != bool(_MARK_FLIP.match(ch))
 
 
 def _bert_clean(ch):
-    # removed: NUL, U+FFFD and "other" characters (categories C*) but \t \n \r; then
-    # whitespace (Rust's, plus \t \n \r) becomes a space
+    # removed: NUL, U+FFFD and "other" characters but \t \n \r (the crate's other: Cc,
+    # Cf, Co, Cs, not unassigned ones, and by its older tables: CF_KEPT); then whitespace
+    # (Rust's, plus \t \n \r) becomes a space
     if ch in "\t\n\r":
         return " "
-    if ch == "\x00" or ch == "\ufffd" or unicodedata.category(ch)[0] == "C":
+    if ch == "\x00" or ch == "\ufffd" or (
+            unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs") and not _CF_KEPT.match(ch)):
         return ""
     return " " if ch in WHITE_SPACE else ch
+
+
+_MN_FLIP = regex.compile(f"[{char_class(MN_FLIP)}]")
+_CF_KEPT = regex.compile(f"[{char_class(CF_KEPT)}]")
+_MARK_FLIP = regex.compile(f"[{char_class(MARK_FLIP)}]")
+
+
+def _is_nonspacing(ch):
+    """The crate's is_mark_nonspacing: category Mn by its older tables."""
+    return (unicodedata.category(ch) == "Mn") != bool(_MN_FLIP.match(ch))
 
 
 def _is_chinese(ch):
@@ -237,7 +251,7 @@ def bert_normalizer(spec):
     lower = spec.get("lowercase", True)
     if strip_accents if strip_accents is not None else lower:
         steps += [UnicodeForm("NFD"),
-                  CharMap(lambda ch: "" if unicodedata.category(ch) == "Mn" else ch)]
+                  CharMap(lambda ch: "" if _is_nonspacing(ch) else ch)]
     if lower:
         steps.append(CharMap(_lower_char, lowercase))
     return steps

@@ -13,6 +13,7 @@ import regex
 
 from ..patterns import safety
 from .hf_normalizers import WHITE_SPACE, flatten, pattern_of
+from .hf_unicode import NUMERIC_ADD, PUNCT_ADD, PUNCT_DROP, char_class
 
 # ByteLevel's own split (use_regex=true), as tokenizers writes it
 BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -21,7 +22,10 @@ _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"  # the Rust regex cra
 _SPACE = regex.escape(WHITE_SPACE)                          # its \s: White_Space
 WHITESPACE = regex.compile(f"[{_WORD}]+|[^{_WORD}{_SPACE}]+")
 SPACES = regex.compile(f"[{_SPACE}]")
-PUNCTUATION = regex.compile(r"[\p{P}!-/:-@\[-`{-~]")  # Rust's is_ascii_punctuation or P*
+# Rust's is_ascii_punctuation, or the crate unicode_categories' P* (older tables: hf_unicode)
+PUNCTUATION = regex.compile(f"[{char_class(PUNCT_ADD)}]|(?![{char_class(PUNCT_DROP)}])"
+                            + r"[\p{P}!-/:-@\[-`{-~]")
+NUMERIC = r"[\p{N}" + char_class(NUMERIC_ADD) + "]"  # Rust's is_numeric: its tables
 
 
 def sub(piece, a, b):
@@ -63,7 +67,7 @@ def _pre_tokenizer(spec):
                              f"{', '.join(SPLIT_BEHAVIORS)}")
         return splitter(pattern_of(spec, "Split"), behavior, bool(spec.get("invert")))
     if kind == "Digits":
-        return splitter(regex.compile(r"\p{N}" if spec.get("individual_digits") else r"\p{N}+"),
+        return splitter(regex.compile(NUMERIC if spec.get("individual_digits") else NUMERIC + "+"),
                         "Isolated", False)
     if kind == "Metaspace":
         return metaspace(spec)

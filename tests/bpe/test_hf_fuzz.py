@@ -30,7 +30,7 @@ def pair(name):
 
 
 @pytest.mark.parametrize("name", list(FAMILIES))
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=int(__import__("os").environ.get("HF_FUZZ_EXAMPLES", 150)), deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=TEXT)
 def test_fuzz_family(name, text):
     hf, ours = pair(name)
