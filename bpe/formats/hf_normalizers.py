@@ -93,19 +93,33 @@ class Normalizer:
 
 
 class CharMap(Normalizer):
-    """Each character replaced on its own by fn(ch) (a str, maybe empty)."""
+    """Each character replaced on its own by fn(ch) (a str, maybe empty), remembered per
+    distinct character so a long text costs one C-level pass."""
 
     def __init__(self, fn, fast=None):
         self.fn, self.fast = fn, fast
+        self.memo = _Memo(fn)
 
     def apply(self, text):
         if self.fast is not None:
             return self.fast(text)
-        return "".join(map(self.fn, text))
+        return "".join(map(self.memo.__getitem__, text))
 
     def chunks(self, text):
-        fn = self.fn
-        return [(i, i + 1, fn(ch)) for i, ch in enumerate(text)]
+        get = self.memo.__getitem__
+        return [(i, i + 1, get(ch)) for i, ch in enumerate(text)]
+
+
+class _Memo(dict):
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, ch):
+        out = self[ch] = self.fn(ch)
+        return out
 
 
 class UnicodeForm(Normalizer):

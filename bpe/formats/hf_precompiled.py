@@ -16,7 +16,7 @@ import struct
 
 import regex
 
-from .hf_normalizers import Normalizer
+from .hf_normalizers import Normalizer, _Memo
 
 GRAPHEME = regex.compile(r"\X")
 
@@ -38,6 +38,7 @@ class Precompiled(Normalizer):
             raise ValueError("the Precompiled normalizer's replacement strings are not UTF-8; "
                              "re-export the tokenizer.json") from None
         self._memo = {}
+        self._graphemes = _Memo(self._grapheme)
 
     @classmethod
     def from_json(cls, spec):
@@ -97,6 +98,21 @@ class Precompiled(Normalizer):
         if len(memo) < 100_000:
             memo[chunk] = out
         return out
+
+    def apply(self, text):
+        memo = self._graphemes
+        if len(memo) > 200_000:
+            memo.clear()
+        return "".join(map(memo.__getitem__, GRAPHEME.findall(text)))
+
+    def _grapheme(self, grapheme):
+        """One grapheme cluster's replacement (the rule in the module's docstring)."""
+        if len(grapheme.encode("utf-8")) < 6:
+            norm = self.transform(grapheme)
+            if norm is not None:
+                return norm
+        return "".join(ch if norm is None else norm
+                       for ch, norm in zip(grapheme, map(self.transform, grapheme)))
 
     def chunks(self, text):
         out = []
