@@ -92,6 +92,16 @@ def _document_with_specials(tok):
          "rstrip": False, "normalized": False, "special": True}
         for special, idx in new.items()]
     vocab = doc["model"]["vocab"]
+    if isinstance(vocab, list):  # Unigram: a piece's id is its place in the list
+        pieces = {entry[0] for entry in vocab}
+        for special, idx in tok.special_tokens.items():
+            if special not in pieces:
+                if idx != len(vocab):
+                    raise ValueError(f"special token {special!r} has id {idx}, but a Unigram "
+                                     f"tokenizer.json can only give a new token the next id, "
+                                     f"{len(vocab)}; register it with id {len(vocab)}")
+                vocab.append([special, 0.0])
+        return doc
     for special, idx in tok.special_tokens.items():
         # as in hf_json: keeps the id in tokenizers. subtle: the file's own added tokens
         # too, which tokenizers numbers on from the vocab's size, which this just changed

@@ -9,6 +9,8 @@ import pytest
 
 pytest.importorskip("tokenizers")
 pytest.importorskip("sentencepiece")
+from tokenizers import Tokenizer  # noqa: E402
+
 from bpe import load_bytes  # noqa: E402
 from bpe.formats.hf import HFTokenizer  # noqa: E402
 from tests.helpers.hf_families import FAMILIES, corpus  # noqa: E402
@@ -147,3 +149,15 @@ def test_pickles_and_exports_again(pairs):
         again = load_bytes(json.dumps(hf_json(ours)).encode(), "again.json")
         assert again.encode(text, allowed_special="all") == hf.encode(text).ids, name
         assert pickle.loads(pickle.dumps(ours)).encode(text) == ours.encode(text), name
+
+
+def test_new_special_tokens_export_in_every_family(pairs):
+    from bpe.formats.hf import hf_json
+    for name, (hf, ours) in pairs.items():
+        twin = ours.with_special_tokens({"<|new|>": ours.n_vocab})
+        again = Tokenizer.from_str(json.dumps(hf_json(twin)))
+        text = "a <|new|> b"
+        assert again.encode(text).ids == twin.encode(text, allowed_special="all"), name
+    _, unigram = pairs["unigram_metaspace"]
+    with pytest.raises(ValueError, match="can only give a new token the next id"):
+        hf_json(unigram.with_special_tokens({"<|far|>": unigram.n_vocab + 5}))
