@@ -72,8 +72,15 @@ def _decoder(spec, byte_decoder):
         compiled, content = pattern_of(spec, "Replace"), spec.get("content", "")
 
         def replace(tokens):
-            return [compiled.sub(lambda m: content, token, timeout=safety.match_seconds(
-                len(token))) for token in tokens]
+            out = []
+            for token in tokens:
+                seconds = safety.match_seconds(len(token))
+                try:  # a file's regex may backtrack catastrophically: stop it in time
+                    out.append(compiled.sub(lambda m: content, token, timeout=seconds))
+                except TimeoutError:
+                    raise safety.runaway(compiled.pattern, seconds, len(token),
+                                         "Replace decoder regex") from None
+            return out
         return replace
     if kind == "BPEDecoder":
         suffix = spec.get("suffix", "</w>")

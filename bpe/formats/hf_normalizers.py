@@ -6,7 +6,7 @@ A normalizer here has `apply(text) -> str` (the fast path encode takes) and
 replacements joined are apply(text): each output character is then known to come from
 text[start:end] (tokenizers' own alignments are the same or finer). Implemented:
 NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer,
-Precompiled (bpe.formats.hf_precompiled) and Sequence; any other is refused by name.
+Nmt, Precompiled (bpe.formats.hf_precompiled) and Sequence; any other is refused by name.
 Unicode tables: tokenizers normalizes with Unicode 9.0's and classifies with its crates'
 own; Python's are 14.0, so characters assigned since may differ (the known ones are
 handled below). It knows nothing of pre-tokenizers or models (bpe.formats.hf_pipeline).
@@ -246,6 +246,17 @@ def _is_nonspacing(ch):
     return (unicodedata.category(ch) == "Mn") != bool(_MN_FLIP.match(ch))
 
 
+_NMT_DROPPED = {*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F}
+_NMT_SPACES = {0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029,
+               0x2581, 0xFEFF, 0xFFFD}
+
+
+def _nmt(ch):
+    """Nmt: some ASCII controls removed, some spaces and formats made a space."""
+    c = ord(ch)
+    return "" if c in _NMT_DROPPED else " " if c in _NMT_SPACES else ch
+
+
 def _is_chinese(ch):
     c = ord(ch)
     return (0x4E00 <= c <= 0x9FFF or 0x3400 <= c <= 0x4DBF or 0x20000 <= c <= 0x2A6DF
@@ -311,13 +322,15 @@ def _normalizer(spec):
                                        'the Prepend normalizer\'s "prepend"'))]
     if kind == "BertNormalizer":
         return bert_normalizer(spec)
+    if kind == "Nmt":
+        return [CharMap(_nmt)]
     if kind == "Precompiled":
         from .hf_precompiled import Precompiled
         return [Precompiled.from_json(spec)]
     raise ValueError(f"the normalizer {kind!r} is not implemented here (only NFC, NFD, NFKC, "
                      "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer, "
-                     "Precompiled and Sequence are); tokenizers' others (ByteLevel as a "
-                     "normalizer, Nmt) are refused: ask for them")
+                     "Precompiled, Nmt and Sequence are); ByteLevel as a normalizer is refused "
+                     "(use the ByteLevel pre-tokenizer, as GPT-2's files do)")
 
 
 def pattern_of(spec, kind):

@@ -6,7 +6,8 @@ is normalized character start + j - shift, and the first `shift` characters were
 a pre-tokenizer (ByteLevel's prefix space, Metaspace's "▁") and stand for no text.
 A step maps a list of pieces to a list of pieces; empty pieces are dropped, as tokenizers
 drops them. Implemented: ByteLevel, Split, Digits, Metaspace, Whitespace,
-WhitespaceSplit, BertPreTokenizer, Punctuation, Sequence; any other is refused by name.
+WhitespaceSplit, BertPreTokenizer, Punctuation, CharDelimiterSplit, FixedLength, Sequence;
+UnicodeScripts and any other is refused by name.
 The normalizers are bpe.formats.hf_normalizers'; the models bpe.formats.hf_models'.
 """
 import regex
@@ -84,13 +85,24 @@ def _pre_tokenizer(spec):
             raise ValueError(f"the Punctuation behavior {behavior!r} is unknown; expected one "
                              f"of {', '.join(SPLIT_BEHAVIORS)}")
         return splitter(PUNCTUATION, behavior, False)
+    if kind == "CharDelimiterSplit":
+        delimiter = spec.get("delimiter")
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ValueError("CharDelimiterSplit's delimiter must be one character")
+        return splitter(regex.compile(regex.escape(delimiter)), "Removed", False)
+    if kind == "FixedLength":
+        length = spec.get("length", 5)
+        if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+            raise ValueError("FixedLength's length must be a positive int")
+        return lambda pieces, at_start: [sub(piece, a, a + length) for piece in pieces
+                                         for a in range(0, len(piece[0]), length)]
     if kind == "UnicodeScripts":
         raise ValueError("the pre-tokenizer 'UnicodeScripts' is refused: tokenizers classifies "
                          "characters with its own frozen script table, which this lab does not "
                          "carry; replace it (e.g. by Whitespace) or ask for it")
     raise ValueError(f"the pre-tokenizer {kind!r} is not implemented here (only ByteLevel, "
                      "Split, Digits, Metaspace, Whitespace, WhitespaceSplit, BertPreTokenizer, "
-                     "Punctuation and Sequence are)")
+                     "Punctuation, CharDelimiterSplit, FixedLength and Sequence are)")
 
 
 def metaspace(spec):

@@ -118,7 +118,8 @@ def test_refused_by_name():
         (lambda d: d.update(pre_tokenizer={"type": "UnicodeScripts"}), "'UnicodeScripts' is refused"),
         (lambda d: d.update(model={"type": "WordLevel", "vocab": {}, "unk_token": "x"}),
          "the model 'WordLevel' is not implemented"),
-        (lambda d: d.update(normalizer={"type": "Nmt"}), "the normalizer 'Nmt' is not implemented"),
+        (lambda d: d.update(normalizer={"type": "ByteLevel"}),
+         "the normalizer 'ByteLevel' is not implemented"),
         (lambda d: d.update(decoder={"type": "Nope"}), "the decoder 'Nope' is not implemented"),
         (lambda d: d["model"].update(unk_token="<missing>"), "unk_token '<missing>' is not in"),
         (lambda d: d.update(pre_tokenizer={"type": "ByteLevel"}, model={
@@ -161,3 +162,23 @@ def test_new_special_tokens_export_in_every_family(pairs):
     _, unigram = pairs["unigram_metaspace"]
     with pytest.raises(ValueError, match="can only give a new token the next id"):
         hf_json(unigram.with_special_tokens({"<|far|>": unigram.n_vocab + 5}))
+
+
+def test_runaway_regexes_in_a_file_are_stopped():
+    """Replace (normalizer and decoder) and Split regexes run under bpe.patterns.safety's
+    time limit: a catastrophic one is stopped with a ValueError, not left to hang."""
+    base = json.loads(FAMILIES["bpe_whitespace"]().to_str())
+    evil = {"Regex": "(a|a)+$"}
+    for key, component in [
+            ("normalizer", {"type": "Replace", "pattern": evil, "content": "x"}),
+            ("pre_tokenizer", {"type": "Split", "pattern": evil, "behavior": "Isolated"}),
+            ("decoder", {"type": "Replace", "pattern": evil, "content": "x"})]:
+        doc = json.loads(json.dumps(base))
+        doc[key] = component
+        doc["model"]["vocab"]["a" * 40 + "b"] = len(doc["model"]["vocab"])
+        tok = load_bytes(json.dumps(doc).encode(), "x.json")
+        with pytest.raises(ValueError, match="took more than"):
+            if key == "decoder":
+                tok.decode([tok.encode_single_token(("a" * 40 + "b").encode())])
+            else:
+                tok.encode("a" * 40 + "b")

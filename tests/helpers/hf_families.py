@@ -144,6 +144,17 @@ def unigram_byte_fallback():
     return _edit(tok, lambda d: (_add_bytes_to_vocab(d), d["model"].update(byte_fallback=True)))
 
 
+def wordpiece_nmt_delimiters():
+    """Nmt + Strip normalizers, CharDelimiterSplit then FixedLength pre-tokenizers."""
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Sequence([normalizers.Nmt(), normalizers.Strip()])
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.CharDelimiterSplit(" "),
+                                                 pre_tokenizers.FixedLength(6)])
+    tok.decoder = decoders.CTC(pad_token="[PAD]", word_delimiter_token="|")
+    return _train(tok, trainers.WordPieceTrainer(vocab_size=400, special_tokens=SPECIALS,
+                                                 show_progress=False))
+
+
 def _sentencepiece(model_type, byte_fallback):
     import sentencepiece as spm
     from sentencepiece import sentencepiece_model_pb2
