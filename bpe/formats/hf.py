@@ -17,7 +17,6 @@ tokenizers nor tiktoken.
 """
 import json
 import os
-from itertools import chain
 
 from .. import budgets
 from ..basic import BasicTokenizer

@@ -17,39 +17,12 @@ import regex
 
 from .. import budgets
 from ..patterns import safety
-from .hf_unicode import CF_KEPT, MARK_FLIP, MN_FLIP, char_class
+from .hf_unicode import (CF_KEPT, LOWER_NEWER, MARK_FLIP, MN_FLIP,  # noqa: F401
+                         NEWER_THAN_HF, char_class)
 
 # Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
 WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-# The characters Unicode assigned after 9.0 that normalization changes or combines (their
-# canonical parts included). tokenizers normalizes with Unicode 9.0's tables (its crate
-# unicode-normalization-alignments), where they are unassigned: it leaves them as they
-# are, and nothing combines across them. Python's unicodedata (14.0 in 3.11) would not.
-# Listed with Perl's \p{In=9.0} (Unicode 14); tests/test_hf.py checks every code point.
-NEWER_THAN_HF = regex.compile(
-    "([\u07FD\u0898-\u089F\u08CA-\u08D3\u09FE\u0C3C\u0D3B-\u0D3C\u0EBA\u1715"
-    "\u1ABF-\u1ACE\u1DF6-\u1DFA\u32FF\uA7F2-\uA7F4\uA82C\uAB66-\uAB67\uAB69"
-    "\U00010781-\U00010785\U00010787-\U000107B0\U000107B2-\U000107BA"
-    "\U00010D24-\U00010D27\U00010EAB-\U00010EAC\U00010F46-\U00010F50"
-    "\U00010F82-\U00010F85\U00011070\U0001133B\U0001145E\U00011839-\U0001183A"
-    "\U00011930\U00011935\U00011938\U0001193D-\U0001193E\U00011943\U000119E0"
-    "\U00011A34\U00011A47\U00011A99\U00011D42\U00011D44-\U00011D45\U00011D97"
-    "\U00016FF0-\U00016FF1\U0001DF04-\U0001DF06\U0001DF08\U0001DF0A\U0001DF1E"
-    "\U0001E130-\U0001E136\U0001E2AE\U0001E2EC-\U0001E2EF\U0001F16C"
-    "\U0001FBF0-\U0001FBF9])")
-
-
-# Capital letters of Unicode 15 and 16 that Rust's to_lowercase (so tokenizers' Lowercase)
-# knows and Python 3.11's str.lower (Unicode 14) does not: (first, last, offset to small)
-NEWER_CAPITALS = ((0x1C89, 0x1C89, 1), (0xA7CB, 0xA7CB, -42343), (0xA7CC, 0xA7CC, 1),
-                  (0xA7CE, 0xA7CE, 1), (0xA7D2, 0xA7D2, 1), (0xA7D4, 0xA7D4, 1),
-                  (0xA7DA, 0xA7DA, 1), (0xA7DC, 0xA7DC, -42561), (0x10D50, 0x10D65, 32),
-                  (0x16EA0, 0x16EB8, 27))
-LOWER_NEWER = {c: c + offset for first, last, offset in NEWER_CAPITALS
-               for c in range(first, last + 1)}  # str.translate's table
-
-
 def unicode_9_normalize(form, text):
     """unicodedata.normalize(form, text) as tokenizers does it, with Unicode 9.0's tables:
     the characters of NEWER_THAN_HF stay as they are, and each stretch between them is
