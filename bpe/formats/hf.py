@@ -11,9 +11,9 @@ hf_bytelevel, hf_decoders, hf_precompiled, run by hf_pipeline and hf_tokenizer),
 tokens with their single_word / lstrip / rstrip / normalized flags (bpe.formats.hf_added).
 Files in minbpe's layout, our own pipeline shape and plain added tokens come back as
 Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal `tokenizers`' own
-(tests/bpe/test_hf*.py). Refused by name: WordLevel, UnicodeScripts, dropout, Nmt, a
-ByteLevel pre-tokenizer before a model other than BPE. This file imports neither
-tokenizers nor tiktoken.
+(tests/bpe/test_hf*.py). Refused by name: the WordLevel model, BPE dropout, the ByteLevel
+normalizer, a ByteLevel pre-tokenizer before a model other than BPE, and any component
+tokenizers may add later. This file imports neither tokenizers nor tiktoken.
 """
 import json
 import os

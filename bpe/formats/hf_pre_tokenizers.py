@@ -6,14 +6,15 @@ is normalized character start + j - shift, and the first `shift` characters were
 a pre-tokenizer (ByteLevel's prefix space, Metaspace's "▁") and stand for no text.
 A step maps a list of pieces to a list of pieces; empty pieces are dropped, as tokenizers
 drops them. Implemented: ByteLevel, Split, Digits, Metaspace, Whitespace,
-WhitespaceSplit, BertPreTokenizer, Punctuation, CharDelimiterSplit, FixedLength, Sequence;
-UnicodeScripts and any other is refused by name.
+WhitespaceSplit, BertPreTokenizer, Punctuation, CharDelimiterSplit, FixedLength,
+UnicodeScripts (bpe.formats.hf_scripts), Sequence; any other is refused by name.
 The normalizers are bpe.formats.hf_normalizers'; the models bpe.formats.hf_models'.
 """
 import regex
 
 from ..patterns import safety
 from .hf_normalizers import WHITE_SPACE, flatten, pattern_of
+from .hf_scripts import ANY, script_class
 from .hf_unicode import NUMERIC_ADD, PUNCT_ADD, PUNCT_DROP, char_class
 
 # ByteLevel's own split (use_regex=true), as tokenizers writes it
@@ -97,12 +98,31 @@ def _pre_tokenizer(spec):
         return lambda pieces, at_start: [sub(piece, a, a + length) for piece in pieces
                                          for a in range(0, len(piece[0]), length)]
     if kind == "UnicodeScripts":
-        raise ValueError("the pre-tokenizer 'UnicodeScripts' is refused: tokenizers classifies "
-                         "characters with its own frozen script table, which this lab does not "
-                         "carry; replace it (e.g. by Whitespace) or ask for it")
+        return unicode_scripts
     raise ValueError(f"the pre-tokenizer {kind!r} is not implemented here (only ByteLevel, "
                      "Split, Digits, Metaspace, Whitespace, WhitespaceSplit, BertPreTokenizer, "
-                     "Punctuation, CharDelimiterSplit, FixedLength and Sequence are)")
+                     "Punctuation, CharDelimiterSplit, FixedLength, UnicodeScripts and Sequence are)")
+
+
+def unicode_scripts(pieces, at_start):
+    """UnicodeScripts: a cut before each character whose script class differs from the
+    last one seen ("any" characters, like the space, never cut and are never seen).
+    As tokenizers does, a piece starts at its first character that is not "any", so the
+    "any" characters before it are dropped (all of a piece that has nothing else)."""
+    out, memo = [], {}
+    for piece in pieces:
+        cuts, last = [], None
+        for i, ch in enumerate(piece[0]):
+            cls = memo.get(ch)
+            if cls is None:
+                cls = memo[ch] = script_class(ch)
+            if cls != ANY:
+                if cls != last:
+                    cuts.append(i)
+                last = cls
+        cuts.append(len(piece[0]))
+        out += [sub(piece, a, b) for a, b in zip(cuts, cuts[1:])]
+    return out
 
 
 def metaspace(spec):

@@ -115,7 +115,7 @@ def test_refused_by_name():
     base = json.loads(FAMILIES["bpe_whitespace"]().to_str())
     cases = [
         (lambda d: d["model"].update(dropout=0.1), "dropout=0.1 makes encoding random"),
-        (lambda d: d.update(pre_tokenizer={"type": "UnicodeScripts"}), "'UnicodeScripts' is refused"),
+        (lambda d: d.update(pre_tokenizer={"type": "Nope"}), "pre-tokenizer 'Nope' is not"),
         (lambda d: d.update(model={"type": "WordLevel", "vocab": {}, "unk_token": "x"}),
          "the model 'WordLevel' is not implemented"),
         (lambda d: d.update(normalizer={"type": "ByteLevel"}),

@@ -48,7 +48,7 @@ def test_normalizers_on_every_code_point(spec, theirs):
 
 
 @pytest.mark.parametrize("kind", ["Punctuation", "BertPreTokenizer", "Whitespace",
-                                  "WhitespaceSplit", "Digits"])
+                                  "WhitespaceSplit", "Digits", "UnicodeScripts"])
 def test_pre_tokenizers_on_every_code_point(kind):
     pipeline = Pipeline.from_json({"pre_tokenizer": {"type": kind}})
     theirs = getattr(pre_tokenizers, kind)()

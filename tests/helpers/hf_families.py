@@ -137,6 +137,7 @@ def unigram_byte_fallback():
     tok.normalizer = normalizers.Sequence([normalizers.Strip(), normalizers.Replace(
         Regex(" {2,}"), " ")])
     tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
+                                                 pre_tokenizers.UnicodeScripts(),
                                                  pre_tokenizers.Metaspace(split=False)])
     tok.decoder = decoders.Sequence([decoders.Metaspace(), decoders.ByteFallback()])
     tok = _train(tok, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"],
