@@ -5,13 +5,13 @@ rewritten for HF's regex engine (Oniguruma: `hf_pattern`); every special token k
 id (it is written to the model's vocab as well as to added_tokens, which is how
 `tokenizers` keeps an id that does not follow the vocabulary).
 In: every tokenizer.json `tokenizers` builds with its BPE (byte-level in any id layout, or
-SentencePiece style), WordPiece and Unigram models, their normalizers, pre-tokenizers,
+SentencePiece style), WordPiece, Unigram and WordLevel models, their normalizers, pre-tokenizers,
 decoders and post-processors (bpe.formats.hf_normalizers, hf_pre_tokenizers, hf_models,
 hf_bytelevel, hf_decoders, hf_precompiled, run by hf_pipeline and hf_tokenizer), and added
 tokens with their single_word / lstrip / rstrip / normalized flags (bpe.formats.hf_added).
 Files in minbpe's layout, our own pipeline shape and plain added tokens come back as
 Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal `tokenizers`' own
-(tests/bpe/test_hf*.py). Refused by name: the WordLevel model, BPE dropout, the ByteLevel
+(tests/bpe/test_hf*.py). Refused by name: BPE dropout, the ByteLevel
 normalizer, a ByteLevel pre-tokenizer before a model other than BPE, and any component
 tokenizers may add later. This file imports neither tokenizers nor tiktoken.
 """
@@ -119,7 +119,7 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
     """A tokenizer.json (a dict) -> our tokenizer, ids identical to `tokenizers`' own
     `encode(text).ids` (with allowed_special="all": HF always matches its added tokens;
     bpe.formats.hf_tokenizer says which calls match which). Models: BPE (byte-level in any
-    id layout, or SentencePiece style), WordPiece, Unigram. Files we wrote come back as
+    id layout, or SentencePiece style), WordPiece, Unigram, WordLevel. Files we wrote come back as
     Basic/RegexTokenizer; others as an HFTokenizer. A component we do not implement
     exactly is refused with a ValueError naming it."""
     def fail(what):

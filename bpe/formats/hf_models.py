@@ -1,7 +1,7 @@
 """Hugging Face models, each turning one pre-tokenized piece into ids as `tokenizers` does:
 BPE without byte-level (SentencePiece style: byte_fallback, unk_token, fuse_unk,
-continuing_subword_prefix, end_of_word_suffix, ignore_merges), WordPiece (BERT) and
-Unigram (T5, ALBERT, XLNet: Viterbi over piece scores). Byte-level BPE, GPT-2's kind, is
+continuing_subword_prefix, end_of_word_suffix, ignore_merges), WordPiece (BERT),
+Unigram (T5, ALBERT, XLNet: Viterbi over piece scores) and WordLevel (one id per piece). Byte-level BPE, GPT-2's kind, is
 bpe.formats.hf_bytelevel. Every model gives `tokens(piece) -> [(id, start, end)]` with
 character offsets in the piece, and `ids(piece)`. Reading a file's vocab and refusing
 what cannot be reproduced (dropout, a missing unk) happens here; nothing here normalizes
@@ -197,6 +197,24 @@ class WordPiece(Model):
         return out
 
 
+class WordLevel(Model):
+    """One id per piece: the piece's, else unk's."""
+
+    def __init__(self, model):
+        self.vocab = read_vocab(model.get("vocab"), "WordLevel")
+        self.unk_token = model.get("unk_token", "<unk>")
+
+    def tokens(self, piece):
+        idx = self.vocab.get(piece)
+        if idx is None:
+            idx = self.vocab.get(self.unk_token)
+            if idx is None:
+                raise ValueError(f"{piece[:40]!r} is not in this WordLevel vocab and its "
+                                 f"unk_token {self.unk_token!r:.40} is not either (tokenizers "
+                                 "fails on it too); add the unk token to the vocab")
+        return [(idx, 0, len(piece))]
+
+
 UNK_PENALTY = 10.0  # an unknown character scores the lowest piece score minus this
 
 
@@ -279,7 +297,8 @@ class Unigram(Model):
 
 
 def model_from_json(model):
-    """A non-byte-level "model" of a tokenizer.json -> a Model (BPE, WordPiece, Unigram)."""
+    """A non-byte-level "model" of a tokenizer.json -> a Model (BPE, WordPiece, Unigram,
+    WordLevel)."""
     kind = model.get("type")
     if kind is None:  # tokenizers guesses from the fields
         kind = "Unigram" if isinstance(model.get("vocab"), list) else (
@@ -290,5 +309,7 @@ def model_from_json(model):
         return WordPiece(model)
     if kind == "Unigram":
         return Unigram(model)
-    raise ValueError(f"the model {kind!r} is not implemented here (only BPE, WordPiece and "
-                     "Unigram are; WordLevel is refused: ask for it)")
+    if kind == "WordLevel":
+        return WordLevel(model)
+    raise ValueError(f"the model {kind!r} is not implemented here (only BPE, WordPiece, "
+                     "Unigram and WordLevel are)")

@@ -156,6 +156,15 @@ def wordpiece_nmt_delimiters():
                                                  show_progress=False))
 
 
+def wordlevel_digits():
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
+                                                 pre_tokenizers.Digits(individual_digits=True)])
+    return _train(tok, trainers.WordLevelTrainer(vocab_size=600, special_tokens=SPECIALS,
+                                                 show_progress=False))
+
+
 def _sentencepiece(model_type, byte_fallback):
     import sentencepiece as spm
     from sentencepiece import sentencepiece_model_pb2
@@ -221,4 +230,5 @@ def sentencepiece_bpe():
 
 FAMILIES = {name: builder for name, builder in globals().items()
             if callable(builder) and name.split("_")[0] in (
-                "bpe", "wordpiece", "unigram", "sentencepiece") and name != "sentencepiece_json"}
+                "bpe", "wordpiece", "unigram", "sentencepiece", "wordlevel")
+            and name != "sentencepiece_json"}
