@@ -1,8 +1,8 @@
 """Hugging Face models, each turning one pre-tokenized piece into ids as `tokenizers` does:
 BPE without byte-level (SentencePiece style: byte_fallback, unk_token, fuse_unk,
 continuing_subword_prefix, end_of_word_suffix, ignore_merges), WordPiece (BERT),
-Unigram (T5, ALBERT, XLNet: Viterbi over piece scores) and WordLevel (one id per piece). Byte-level BPE, GPT-2's kind, is
-bpe.formats.hf_bytelevel. Every model gives `tokens(piece) -> [(id, start, end)]` with
+Unigram (T5, ALBERT, XLNet: Viterbi over piece scores) and WordLevel (one id per piece).
+Byte-level BPE, GPT-2's kind, is bpe.formats.hf_bytelevel. Every model gives `tokens(piece) -> [(id, start, end)]` with
 character offsets in the piece, and `ids(piece)`. Reading a file's vocab and refusing
 what cannot be reproduced (dropout, a missing unk) happens here; nothing here normalizes
 or splits text (bpe.formats.hf_pipeline does).
@@ -238,7 +238,8 @@ class Unigram(Model):
         self.vocab = {piece: idx for piece, idx in self.token_to_id.items()}
         self.unk = model.get("unk_id")
         if self.unk is not None and not (isinstance(self.unk, int) and 0 <= self.unk < len(vocab)):
-            raise ValueError(f"the Unigram model's unk_id {self.unk!r} is not an entry of its vocab")
+            raise ValueError(f"the Unigram model's unk_id {self.unk!r} is not an entry of its "
+                             "vocab")
         self.byte_fallback = bool(model.get("byte_fallback"))
         self.unk_score = min(self.scores, default=math.inf) - UNK_PENALTY
         self.longest = {}  # first character -> the longest piece starting with it

@@ -179,7 +179,8 @@ class Prepend(Normalizer):
     def chunks(self, text):
         if not text:
             return []
-        return [(0, 1, self.prefix + text[0])] + ([(1, len(text), text[1:])] if len(text) > 1 else [])
+        rest = [(1, len(text), text[1:])] if len(text) > 1 else []
+        return [(0, 1, self.prefix + text[0])] + rest
 
 
 def lowercase(text):
@@ -288,7 +289,8 @@ def _normalizer(spec):
     if kind == "StripAccents":
         return [CharMap(lambda ch: "" if is_mark(ch) else ch)]
     if kind == "Replace":
-        content = budgets.expect(spec.get("content", ""), str, 'the Replace normalizer\'s "content"')
+        content = budgets.expect(spec.get("content", ""), str,
+                                 'the Replace normalizer\'s "content"')
         return [Replace(pattern_of(spec, "Replace"), content)]
     if kind == "Prepend":
         return [Prepend(budgets.expect(spec.get("prepend", ""), str,
@@ -355,7 +357,8 @@ def normalize_aligned(normalizers, text, spans):
             if b > a:
                 span = (spans[a][0], spans[b - 1][1])
             else:  # inserted text: it stands for nothing, at its place
-                span = (spans[a][0],) * 2 if a < len(spans) else (spans[-1][1] if spans else 0,) * 2
+                at = spans[a][0] if a < len(spans) else (spans[-1][1] if spans else 0)
+                span = (at, at)
             new_text.append(repl)
             new_spans += [span] * len(repl)
         text, spans = "".join(new_text), new_spans

@@ -2,6 +2,7 @@
 tokenizers' ids and decode on generated text, and token_spans that contain tokenizers'
 offsets. Each test runs well under 20 s (examples are short; the families build once)."""
 import functools
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -19,6 +20,7 @@ PIECES = [" ", "  ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "e", "E", "the", "T
           "👍", "🏽", "\u200d", "\ufe0f", "\x00", "\x7f", "\x85", "\ufffd", "[UNK]", "<unk>",
           "<s>", "</s>", "[CLS]", "<0x41>", "</w>"]
 OLD_UNICODE = st.characters(max_codepoint=0x2FFFF, blacklist_categories=("Cs", "Co", "Cn"))
+EXAMPLES = int(os.environ.get("HF_FUZZ_EXAMPLES", 150))  # 1,500 passed when written
 TEXT = st.lists(st.one_of(st.sampled_from(PIECES), st.text(OLD_UNICODE, max_size=3)),
                 max_size=12).map("".join)
 
@@ -30,7 +32,7 @@ def pair(name):
 
 
 @pytest.mark.parametrize("name", list(FAMILIES))
-@settings(max_examples=int(__import__("os").environ.get("HF_FUZZ_EXAMPLES", 150)), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=TEXT)
 def test_fuzz_family(name, text):
     hf, ours = pair(name)
