@@ -2,6 +2,7 @@
 by `sentencepiece` (converted here from the model proto: pieces, scores and the
 normalizer's precompiled charsmap), for tests/bpe/test_hf_families.py and test_hf_fuzz.py.
 Each builder returns a `tokenizers.Tokenizer`; FAMILIES names them."""
+import importlib.util
 import io
 import json
 
@@ -178,11 +179,13 @@ def _sentencepiece(model_type, byte_fallback):
     return proto, buffer.getvalue()
 
 
-def sentencepiece_json(proto):
+def sentencepiece_json(proto, llama=False):
     """A tokenizer.json for a SentencePiece model, as transformers' converters write one:
     Precompiled (the charsmap) + Replace(" {2,}" -> " ") normalizers, Metaspace, and a
     Unigram model of the pieces and scores, or for a BPE model a byte-fallback BPE whose
-    merges are every pair of pieces that makes a piece, by the made piece's score."""
+    merges are every pair of pieces that makes a piece, by the made piece's score.
+    llama=True: as transformers converts Llama 2 and Mistral (their charsmap is empty):
+    Prepend("▁") + Replace(" ", "▁") normalizers and no pre-tokenizer."""
     import base64
     pieces = [(p.piece, p.score) for p in proto.pieces]
     unk_id = next(i for i, p in enumerate(proto.pieces) if p.type == 2)
@@ -203,8 +206,10 @@ def sentencepiece_json(proto):
     else:
         vocab = {piece: i for i, (piece, _) in enumerate(pieces)}
         score = dict(pieces)
-        merges = sorted(((a, b) for a in vocab for b in vocab if a + b in vocab
-                         and proto.pieces[vocab[a + b]].type == 1),
+        merges = sorted(((piece[:i], piece[i:]) for piece in vocab
+                         if proto.pieces[vocab[piece]].type == 1
+                         for i in range(1, len(piece))
+                         if piece[:i] in vocab and piece[i:] in vocab),
                         key=lambda pair: (-score[pair[0] + pair[1]], vocab[pair[0] + pair[1]],
                                           vocab[pair[0]]))
         model = {"type": "BPE", "dropout": None, "unk_token": proto.pieces[unk_id].piece,
@@ -215,8 +220,14 @@ def sentencepiece_json(proto):
             {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
             {"type": "ByteFallback"}, {"type": "Fuse"},
             {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}
+    pre_tokenizer = metaspace
+    if llama:
+        normalizer = {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}
+        pre_tokenizer = None
     return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
-            "normalizer": normalizer, "pre_tokenizer": metaspace,
+            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer,
             "post_processor": None, "decoder": decoder, "model": model}
 
 
@@ -228,7 +239,20 @@ def sentencepiece_bpe():
     return Tokenizer.from_str(json.dumps(sentencepiece_json(_sentencepiece("bpe", True)[0])))
 
 
+def mistral_v1():
+    """Mistral 7B's own SentencePiece BPE (32,000 pieces, byte fallback), as shipped in the
+    registry package mistral-common (requirements-vocab.txt), converted as above."""
+    from importlib.resources import files
+
+    from sentencepiece import sentencepiece_model_pb2
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString((files("mistral_common") / "data" / "tokenizer.model.v1").read_bytes())
+    return Tokenizer.from_str(json.dumps(sentencepiece_json(proto, llama=True)))
+
+
 FAMILIES = {name: builder for name, builder in globals().items()
             if callable(builder) and name.split("_")[0] in (
-                "bpe", "wordpiece", "unigram", "sentencepiece", "wordlevel")
+                "bpe", "wordpiece", "unigram", "sentencepiece", "wordlevel", "mistral")
             and name != "sentencepiece_json"}
+if importlib.util.find_spec("mistral_common") is None:  # requirements-vocab.txt not installed
+    del FAMILIES["mistral_v1"]
