@@ -42,6 +42,9 @@ class Model:
         return [idx for idx, _, _ in self.tokens(piece)]
 
 
+LONG_PIECE = 256  # longer pieces are cut into segments merges cannot cross (BPE.tokens)
+
+
 class BPE(Model):
     """BPE over characters (not bytes): each character is a token (with the continuing
     prefix after the first, the end-of-word suffix on the last), else its UTF-8 bytes as
@@ -61,6 +64,8 @@ class BPE(Model):
         self.ignore_merges = bool(model.get("ignore_merges"))
         merges = budgets.expect(model.get("merges") or [], list, '"merges"')
         self.merges = {}  # (id, id) -> (rank, new id); a later duplicate wins, as there
+        self.adjacent = set()  # (char, char) side by side in some token a merge makes
+        self.segments = {}     # a long piece's segment -> its tokens (see tokens)
         cut = len(self.prefix.encode("utf-8"))
         for rank, merge in enumerate(merges):
             pair = merge.split(" ") if isinstance(merge, str) else merge
@@ -77,11 +82,35 @@ class BPE(Model):
                 raise ValueError(f"merge {rank} {pair} uses or makes a token that is not in "
                                  "the vocab")
             self.merges[(self.vocab[left], self.vocab[right])] = (rank, self.vocab[made])
+            self.adjacent.update(zip(made, made[1:]))
 
     def tokens(self, piece):
         if self.ignore_merges and piece in self.vocab:
             return [(self.vocab[piece], 0, len(piece))]
+        if len(piece) > LONG_PIECE and not self.prefix and not self.suffix:
+            return self._long_tokens(piece)
         return merge_all(self.symbols(piece), self.merges)
+
+    def _long_tokens(self, piece):
+        """A long piece (a whole text, with no pre-tokenizer: Llama 2's files) cut where no
+        merge can join its two sides: between two characters that are tokens themselves
+        and stand side by side in no token any merge makes. Each side then merges alone
+        to the same tokens, and repeated segments (words) are merged once."""
+        vocab, adjacent, cache = self.vocab, self.adjacent, self.segments
+        if len(cache) > 100_000:
+            cache.clear()
+        out, start = [], 0
+        for i in range(1, len(piece) + 1):
+            if i < len(piece) and ((piece[i - 1], piece[i]) in adjacent
+                                   or piece[i - 1] not in vocab or piece[i] not in vocab):
+                continue
+            segment = piece[start:i]
+            tokens = cache.get(segment)
+            if tokens is None:
+                tokens = cache[segment] = merge_all(self.symbols(segment), self.merges)
+            out += [(idx, a + start, b + start) for idx, a, b in tokens]
+            start = i
+        return out
 
     def symbols(self, piece):
         vocab, prefix, suffix = self.vocab, self.prefix, self.suffix

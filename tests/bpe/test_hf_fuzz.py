@@ -54,3 +54,18 @@ def test_fuzz_family(name, text):
         if span[0] == span[1] and token in ("▁", "Ġ"):
             continue
         assert span[0] <= offsets[0] <= offsets[1] <= span[1], (token, span, offsets)
+
+
+LONG_TEXT = st.lists(st.one_of(st.sampled_from(PIECES), st.text(OLD_UNICODE, max_size=3)),
+                     min_size=80, max_size=200).map("".join)
+
+
+@pytest.mark.parametrize("name", [n for n in FAMILIES if n.startswith(("bpe_", "mistral"))])
+@settings(max_examples=max(10, EXAMPLES // 5), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(text=LONG_TEXT)
+def test_fuzz_long_pieces(name, text):
+    """Pieces longer than hf_models.LONG_PIECE (a text with no pre-tokenizer) are cut where
+    no merge can cross; the ids stay tokenizers'."""
+    hf, ours = pair(name)
+    assert ours.encode(text, allowed_special="all") == hf.encode(text).ids
