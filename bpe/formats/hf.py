@@ -128,8 +128,8 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         fail("expected a JSON object (a tokenizer.json)")
     model = data.get("model")
     if not isinstance(model, dict):
-        fail("expected a tokenizer.json with a BPE model, or WordPiece or Unigram "
-             "('model': {'type': 'BPE', ...})")
+        # subtle: worded as before WordPiece/Unigram opened; tests and pages quote it
+        fail("expected a tokenizer.json with a BPE model ('model': {'type': 'BPE', ...})")
     try:
         pipeline = Pipeline.from_json(data)
         added, flags = _added_tokens(data)
