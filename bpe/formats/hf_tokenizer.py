@@ -79,6 +79,18 @@ class HFTokenizer(Tokenizer):
         out.update({idx: special for special, idx in self.special_tokens.items()})
         return out
 
+    @property
+    def unk_ids(self):
+        """The ids that stand for unknown text (the model's unk token), for views to mark;
+        token_spans gives the text each one replaced."""
+        model = self.model
+        if isinstance(model, ByteLevelBPE) or isinstance(model, BPE):
+            return {model.unk} - {None}
+        token = getattr(model, "unk_token", None)
+        if token is not None:
+            return {model.vocab[token]} if token in model.vocab else set()
+        return {model.unk} - {None}  # Unigram's unk_id
+
     def _build_vocab(self):
         added = self.added_ids
         if self.layout is not None:

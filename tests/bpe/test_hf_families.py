@@ -100,6 +100,9 @@ def test_views_get_honest_bytes(pairs):
     _, unk = pairs["bpe_whitespace"]
     ids = unk.encode("ö", allowed_special="all")
     assert unk.decode_tokens_bytes(ids) == [b"[UNK]"] and unk.token_spans("ö") == [(0, 1)]
+    for name, (hf, ours) in pairs.items():  # every family says which ids are unknown text
+        unk_token = {"<unk>", "[UNK]"} & set(hf.get_vocab())
+        assert {hf.id_to_token(i) for i in ours.unk_ids} == unk_token, name
 
 
 def test_the_encode_call_matched_is_tokenizers_default(pairs):
