@@ -18,7 +18,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPORA = os.path.join(HERE, "..", "shared", "corpora")
+CORPORA = os.environ.get("BPE_CORPORA", os.path.join(HERE, "..", "shared", "corpora"))
 ROUNDS = 3
 
 CHILD = r"""
@@ -69,10 +69,12 @@ def run(root, doc, text_path):
 
 def main(argv=None):
     import tempfile
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("baseline", help="another checkout to compare with (e.g. /work/main)")
-    baseline = parser.parse_args(argv).baseline
-    text_path = os.path.join(CORPORA, "tinyshakespeare.txt")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("baseline", help="another checkout to compare with, e.g. /work/main")
+    parser.add_argument("--corpora", default=CORPORA, help="the folder of tinyshakespeare.txt")
+    args = parser.parse_args(argv)
+    baseline = args.baseline
+    text_path = os.path.join(args.corpora, "tinyshakespeare.txt")
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_files(tmp)
         times = {("this", "plain"): [], ("baseline", "plain"): [], ("this", "flags"): []}

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import regex
 
-from .hf_pipeline import WHITE_SPACE
+from .hf_normalizers import WHITE_SPACE
 
 WORD = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")  # Rust's \w
 SPACES = regex.compile(f"[{regex.escape(WHITE_SPACE)}]*")  # Rust's \s*: White_Space
@@ -75,13 +75,7 @@ class AddedTokens:
         >>> added.cut("a <mask>b", {"<mask>"}, str, lambda s: regex.compile("|".join(s)))
         [(None, 'a'), ('<mask>', ' <mask>'), (None, 'b')]
         """
-        raw, forms = {}, {}  # the string to find -> the content it stands for
-        for special in specials:
-            form = self.forms.get(special)
-            if form is None:
-                raw[special] = special
-            elif form:  # an empty form matches nothing in tokenizers
-                forms[form] = special
+        raw, forms = self._targets(specials)
         if specials_only and not forms:
             return [(special, piece) for special, piece in self._find(text, raw, finder)
                     if special is not None and piece]
@@ -92,6 +86,35 @@ class AddedTokens:
             else:
                 out.append((special, piece))
         return [(special, piece) for special, piece in out if piece]
+
+    def _targets(self, specials):
+        """({string: content} found in the raw text, {form: content} after normalizing)."""
+        raw, forms = {}, {}
+        for special in specials:
+            form = self.forms.get(special)
+            if form is None:
+                raw[special] = special
+            elif form:  # an empty form matches nothing in tokenizers
+                forms[form] = special
+        return raw, forms
+
+    def cut_aligned(self, text, specials, normalize_aligned, finder):
+        """As cut, each piece with the (start, end) of text each of its characters came
+        from: [(special, piece, spans)]. normalize_aligned: (str, spans) -> (str, spans)."""
+        raw, forms = self._targets(specials)
+        out, pos = [], 0
+        for special, piece in self._find(text, raw, finder):
+            spans = [(i, i + 1) for i in range(pos, pos + len(piece))]
+            pos += len(piece)
+            if special is not None:
+                out.append((special, piece, spans))
+                continue
+            normalized, nspans = normalize_aligned(piece, spans)
+            npos = 0
+            for special2, piece2 in self._find(normalized, forms, finder):
+                out.append((special2, piece2, nspans[npos:npos + len(piece2)]))
+                npos += len(piece2)
+        return [(special, piece, spans) for special, piece, spans in out if piece]
 
     def _find(self, sentence, contents, finder):
         """One pass (tokenizers' find_matches): pieces covering sentence."""

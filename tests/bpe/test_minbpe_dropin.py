@@ -46,3 +46,23 @@ def test_a_positional_set_names_the_special_tokens_and_leaves_the_rest_as_text(g
     ids = gpt4.encode(DOCUMENTS, {"<|endoftext|>"})
     assert ids.count(100257) == 3 and 100258 not in ids
     assert gpt4.decode(ids) == DOCUMENTS
+
+
+def test_minbpe_s_positional_policy_on_a_tokenizer_json_cuts_added_tokens_as_tokenizers_does():
+    """encode(text, "all") on a tokenizer.json means minbpe's "all" and still cuts the
+    added tokens out the way `tokenizers` does (its ids are tokenizers' own)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+    import bpe
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.train_from_iterator(["hello world <|x|> hello"] * 50, trainers.BpeTrainer(
+        vocab_size=300, special_tokens=["<|x|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok = bpe.load_bytes(hf.to_str().encode(), "tokenizer.json")
+    text = "hello <|x|> world"
+    assert tok.encode(text, "all") == hf.encode(text).ids
+    assert tok.encode(text, "none") == tok.encode(text, disallowed_special=())
+    with pytest.raises(ValueError, match="disallowed special token"):
+        tok.encode(text, "none_raise")

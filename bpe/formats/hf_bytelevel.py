@@ -1,0 +1,144 @@
+"""Byte-level BPE from a tokenizer.json (GPT-2's kind), with any id layout: GPT-2's
+byte-level alphabet, the model's ids in our internal layout (byte b is b, merge k makes
+256 + k, so an id is also its priority) and the merging, as `tokenizers` merges (the pair
+of lowest rank, leftmost first). Other models are bpe.formats.hf_models; this file neither
+reads files nor splits text.
+"""
+from ..encode import apply_merges
+
+
+def bytes_to_unicode():
+    """GPT-2's byte-level alphabet: byte -> a printable character standing for it. Printable
+    Latin-1 bytes stand for themselves; the rest take the characters from U+0100 on, in order.
+
+    >>> bytes_to_unicode()[ord(" ")], bytes_to_unicode()[ord("a")]
+    ('Ġ', 'a')
+    """
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+            *range(ord("®"), ord("ÿ") + 1)]
+    table, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+
+class ByteLevelBPE:
+    """The BPE model's ids: which id each byte has, and each merge's pair and result, in
+    our internal ids (byte b is b, merge k makes 256 + k, so an id is also its priority)."""
+
+    def __init__(self, vocab, merges, model, added_ids):
+        for option in ("byte_fallback", "continuing_subword_prefix", "end_of_word_suffix",
+                       "dropout"):
+            if model.get(option):
+                raise ValueError(f"the BPE model's {option}={model[option]!r} is not byte-level "
+                                 "BPE (ByteLevel pre-tokenizer or decoder: bytes need no "
+                                 "fallback, prefixes or suffixes, and dropout is random)")
+        self.vocab = vocab                        # token str -> HF id
+        table = bytes_to_unicode()
+        self.inverse = {ch: b for b, ch in table.items()}
+        self.byte_ids = [vocab.get(table[b]) for b in range(256)]  # None: byte unknown
+        self.unk = None
+        unk = model.get("unk_token")
+        if unk is not None:
+            if not isinstance(unk, str) or unk not in vocab:
+                raise ValueError(f"the unk_token {unk!r} is not in the vocab")
+            self.unk = vocab[unk]
+        self.fuse_unk = bool(model.get("fuse_unk"))
+        self.ignore_merges = bool(model.get("ignore_merges"))
+        self.added_ids = added_ids
+        internal = {table[b]: b for b in range(256)}  # token str -> internal id
+        pairs = []
+        for k, merge in enumerate(merges):
+            pair = merge.split(" ") if isinstance(merge, str) else merge
+            if not isinstance(pair, list) or len(pair) != 2 or not all(
+                    isinstance(p, str) and p for p in pair):
+                raise ValueError(f"merge {k} is {merge!r:.40}; expected 'left right' or "
+                                 "[left, right]")
+            made = pair[0] + pair[1]
+            if pair[0] not in vocab or pair[1] not in vocab or made not in vocab:
+                raise ValueError(f"merge {k} {pair} uses or makes a token that is not in the "
+                                 "vocab")
+            if not all(ch in self.inverse for ch in made):
+                raise ValueError(f"merge {k} {pair} has characters outside the byte-level "
+                                 "alphabet, so this is not a byte-level BPE")
+            if made in internal:
+                raise ValueError(f"merge {k} {pair} makes {made!r}, which a byte or an earlier "
+                                 "merge already makes; such files are not supported")
+            internal[made] = 256 + k
+            pairs.append(pair)
+        self.merges = {}  # (internal id, internal id) -> internal id
+        for k, (left, right) in enumerate(pairs):
+            if left in internal and right in internal:  # else no merge can ever make it
+                self.merges[(internal[left], internal[right])] = 256 + k
+        # internal id -> HF id (None for a byte the vocab lacks)
+        self.out = self.byte_ids + [vocab[left + right] for left, right in pairs]
+        self.strings = {token: idx for token, idx in vocab.items()}
+        self.id_bytes = {idx: self.token_bytes(token) for token, idx in vocab.items()}
+
+    def is_ours(self):
+        """Bytes at ids 0-255 and merge k making id 256 + k: minbpe's layout."""
+        return (self.byte_ids == list(range(256)) and self.unk is None
+                and not self.ignore_merges
+                and self.out[256:] == list(range(256, len(self.out)))
+                and len(self.merges) == len(self.out) - 256)
+
+    def merges_in_order(self):
+        return dict(self.merges)
+
+    def token_bytes(self, token):
+        """The bytes a vocab string stands for (UTF-8 of it if it is not byte-level)."""
+        if all(ch in self.inverse for ch in token):
+            return bytes(self.inverse[ch] for ch in token)
+        return token.encode("utf-8")
+
+    def encode_bytes(self, text_bytes):
+        layout = self
+        if layout.ignore_merges:
+            whole = layout.strings.get("".join(_BYTE_CHARS[b] for b in text_bytes))
+            if whole is not None:
+                return [whole]
+        byte_ids = layout.byte_ids
+        ids, run = [], []
+        for b in text_bytes:
+            if byte_ids[b] is not None:
+                run.append(b)
+            elif layout.unk is not None:  # as HF: the unknown byte becomes unk, not merged
+                ids += self.merge_run(run)
+                run = []
+                if not (layout.fuse_unk and ids and ids[-1] == layout.unk):
+                    ids.append(layout.unk)
+            # else HF drops the byte, and its neighbours may merge across it
+        return ids + self.merge_run(run)
+
+    def merge_run(self, run):
+        if not run:
+            return []
+        merges, out = self.merges, self.out
+        return [out[idx] for idx in apply_merges(run, lambda a, b: merges.get((a, b)))]
+
+    def ids(self, piece):
+        return self.encode_bytes(piece.encode("utf-8"))
+
+    def tokens(self, piece):
+        """[(id, start, end)]: character offsets in piece, from each token's bytes (a
+        token that ends inside a character covers all of it; an unk counts one byte)."""
+        data = piece.encode("utf-8")
+        char_of = []  # byte index -> character index
+        for i, ch in enumerate(piece):
+            char_of += [i] * len(ch.encode("utf-8"))
+        out, pos = [], 0
+        for idx in self.encode_bytes(data):
+            n = 1 if idx == self.unk else len(self.id_bytes.get(idx, b"x"))
+            end = min(pos + n, len(data))
+            a = char_of[pos] if pos < len(data) else len(piece)
+            out.append((idx, a, char_of[end - 1] + 1 if end > pos else a))
+            pos = end
+        return out
+
+
+_BYTE_CHARS = bytes_to_unicode()

@@ -1,0 +1,345 @@
+"""Hugging Face models, each turning one pre-tokenized piece into ids as `tokenizers` does:
+BPE without byte-level (SentencePiece style: byte_fallback, unk_token, fuse_unk,
+continuing_subword_prefix, end_of_word_suffix, ignore_merges), WordPiece (BERT),
+Unigram (T5, ALBERT, XLNet: Viterbi over piece scores) and WordLevel (one id per piece).
+Byte-level BPE, GPT-2's kind, is bpe.formats.hf_bytelevel. Every model gives `tokens(piece) -> [(id, start, end)]` with
+character offsets in the piece, and `ids(piece)`. Reading a file's vocab and refusing
+what cannot be reproduced (dropout, a missing unk) happens here; nothing here normalizes
+or splits text (bpe.formats.hf_pipeline does).
+"""
+import math
+from heapq import heapify, heappop, heappush
+
+from .. import budgets
+
+
+def read_vocab(vocab, kind):
+    """A {token: id} vocab checked: ids in budget, none given twice."""
+    if not isinstance(vocab, dict):
+        raise ValueError(f"the {kind} model needs a 'vocab' object (token -> id)")
+    owners = {}
+    for token, idx in vocab.items():
+        budgets.check_id(idx, f'"vocab" {token[:40]!r}')
+        if idx in owners:
+            raise ValueError(f"id {idx} is given to both {owners[idx]!r} and {token!r} in the "
+                             "vocab")
+        owners[idx] = token
+    return vocab
+
+
+def _unk(model, vocab, kind):
+    unk = model.get("unk_token")
+    if unk is None:
+        return None
+    if not isinstance(unk, str) or unk not in vocab:
+        raise ValueError(f"the {kind} model's unk_token {unk!r:.40} is not in its vocab; add "
+                         "it to the vocab or set unk_token to null")
+    return vocab[unk]
+
+
+class Model:
+    def ids(self, piece):
+        return [idx for idx, _, _ in self.tokens(piece)]
+
+
+LONG_PIECE = 256  # longer pieces are cut into segments merges cannot cross (BPE.tokens)
+
+
+class BPE(Model):
+    """BPE over characters (not bytes): each character is a token (with the continuing
+    prefix after the first, the end-of-word suffix on the last), else its UTF-8 bytes as
+    <0xXX> tokens (byte_fallback), else unk (consecutive ones fused with fuse_unk), else
+    dropped; then merges, lowest rank first, leftmost first, as tokenizers' Word."""
+
+    def __init__(self, model):
+        self.vocab = read_vocab(model.get("vocab"), "BPE")
+        if model.get("dropout") not in (None, 0, 0.0):
+            raise ValueError(f"the BPE model's dropout={model['dropout']!r} makes encoding "
+                             "random, so no ids can be reproduced; set dropout to null")
+        self.prefix = model.get("continuing_subword_prefix") or ""
+        self.suffix = model.get("end_of_word_suffix") or ""
+        self.unk = _unk(model, self.vocab, "BPE")
+        self.fuse_unk = bool(model.get("fuse_unk"))
+        self.byte_fallback = bool(model.get("byte_fallback"))
+        self.ignore_merges = bool(model.get("ignore_merges"))
+        merges = budgets.expect(model.get("merges") or [], list, '"merges"')
+        self.merges = {}  # (id, id) -> (rank, new id); a later duplicate wins, as there
+        self.adjacent = set()  # (char, char) side by side in some token a merge makes
+        self.segments = {}     # a long piece's segment -> its tokens (see tokens)
+        cut = len(self.prefix.encode("utf-8"))
+        for rank, merge in enumerate(merges):
+            pair = merge.split(" ") if isinstance(merge, str) else merge
+            if not isinstance(pair, list) or len(pair) != 2 or not all(
+                    isinstance(p, str) for p in pair):
+                raise ValueError(f"merge {rank} is {merge!r:.40}; expected 'left right' or "
+                                 "[left, right]")
+            left, right = pair
+            try:  # tokenizers cuts the prefix's length off the right part, whatever it is
+                made = left + right.encode("utf-8")[cut:].decode("utf-8")
+            except UnicodeDecodeError:
+                made = None
+            if left not in self.vocab or right not in self.vocab or made not in self.vocab:
+                raise ValueError(f"merge {rank} {pair} uses or makes a token that is not in "
+                                 "the vocab")
+            self.merges[(self.vocab[left], self.vocab[right])] = (rank, self.vocab[made])
+            self.adjacent.update(zip(made, made[1:]))
+
+    def tokens(self, piece):
+        if self.ignore_merges and piece in self.vocab:
+            return [(self.vocab[piece], 0, len(piece))]
+        if len(piece) > LONG_PIECE and not self.prefix and not self.suffix:
+            return self._long_tokens(piece)
+        return merge_all(self.symbols(piece), self.merges)
+
+    def _long_tokens(self, piece):
+        """A long piece (a whole text, with no pre-tokenizer: Llama 2's files) cut where no
+        merge can join its two sides: between two characters that are tokens themselves
+        and stand side by side in no token any merge makes. Each side then merges alone
+        to the same tokens, and repeated segments (words) are merged once."""
+        vocab, adjacent, cache = self.vocab, self.adjacent, self.segments
+        if len(cache) > 100_000:
+            cache.clear()
+        out, start = [], 0
+        for i in range(1, len(piece) + 1):
+            if i < len(piece) and ((piece[i - 1], piece[i]) in adjacent
+                                   or piece[i - 1] not in vocab or piece[i] not in vocab):
+                continue
+            segment = piece[start:i]
+            tokens = cache.get(segment)
+            if tokens is None:
+                tokens = cache[segment] = merge_all(self.symbols(segment), self.merges)
+            out += [(idx, a + start, b + start) for idx, a, b in tokens]
+            start = i
+        return out
+
+    def symbols(self, piece):
+        vocab, prefix, suffix = self.vocab, self.prefix, self.suffix
+        out, unk, last = [], None, len(piece) - 1
+        for i, ch in enumerate(piece):
+            s = ch
+            if i and prefix:
+                s = prefix + s
+            if i == last and suffix:
+                s += suffix
+            idx = vocab.get(s)
+            if idx is not None:
+                if unk:
+                    out.append(unk)
+                    unk = None
+                out.append([idx, i, i + 1])
+                continue
+            if self.byte_fallback:
+                byte_ids = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8")]
+                if None not in byte_ids:  # subtle: a pending unk stays pending, as there
+                    out += [[b, i, i + 1] for b in byte_ids]
+                    continue
+            if self.unk is not None:
+                if unk and self.fuse_unk:
+                    unk[2] = i + 1
+                else:
+                    if unk:
+                        out.append(unk)
+                    unk = [self.unk, i, i + 1]
+            # else: tokenizers drops the character
+        if unk:
+            out.append(unk)
+        return out
+
+
+def merge_all(symbols, merges):
+    """[[id, start, end]] merged by merges ((id, id) -> (rank, new id)): lowest rank
+    first, leftmost first (tokenizers' Word.merge_all, heap and all) -> [(id, start, end)]."""
+    n = len(symbols)
+    if n < 2:
+        return [tuple(s) for s in symbols]
+    ids = [s[0] for s in symbols]
+    ends = [s[2] for s in symbols]
+    nxt, prev, alive = list(range(1, n + 1)), list(range(-1, n - 1)), [True] * n
+    nxt[-1] = -1
+    heap = []
+    for i in range(n - 1):
+        m = merges.get((ids[i], ids[i + 1]))
+        if m:
+            heap.append((m[0], i, m[1]))
+    heapify(heap)
+    while heap:
+        _, pos, new_id = heappop(heap)
+        j = nxt[pos]
+        if not alive[pos] or j == -1:
+            continue
+        m = merges.get((ids[pos], ids[j]))
+        if m is None or m[1] != new_id:
+            continue  # an expired entry
+        ids[pos], ends[pos], alive[j] = new_id, ends[j], False
+        after = nxt[j]
+        nxt[pos] = after
+        if after != -1:
+            prev[after] = pos
+        before = prev[pos]
+        if before != -1:
+            m = merges.get((ids[before], new_id))
+            if m:
+                heappush(heap, (m[0], before, m[1]))
+        if after != -1:
+            m = merges.get((new_id, ids[after]))
+            if m:
+                heappush(heap, (m[0], pos, m[1]))
+    return [(ids[i], symbols[i][1], ends[i]) for i in range(n) if alive[i]]
+
+
+class WordPiece(Model):
+    """BERT's WordPiece: the longest vocab entry from the start, then "##"-prefixed ones;
+    a word with no such cover, or longer than max_input_chars_per_word, is one unk."""
+
+    def __init__(self, model):
+        self.vocab = read_vocab(model.get("vocab"), "WordPiece")
+        self.prefix = model.get("continuing_subword_prefix", "##") or ""
+        self.max_chars = model.get("max_input_chars_per_word", 100)
+        if not isinstance(self.max_chars, int):
+            raise ValueError("the WordPiece model's max_input_chars_per_word must be an int")
+        self.unk_token = model.get("unk_token", "[UNK]")
+        self.longest = max((len(t) for t in self.vocab), default=0)  # bounds the search
+
+    def _unk(self, piece):
+        if self.unk_token not in self.vocab:
+            raise ValueError(f"this WordPiece file's unk_token {self.unk_token!r:.40} is not in "
+                             "its vocab, and the text needs it (tokenizers fails on it too); "
+                             "add it to the vocab")
+        return [(self.vocab[self.unk_token], 0, len(piece))]
+
+    def tokens(self, piece):
+        n = len(piece)
+        if n > self.max_chars:
+            return self._unk(piece)
+        vocab, prefix, out, start = self.vocab, self.prefix, [], 0
+        while start < n:
+            end = min(n, start + self.longest)
+            while start < end:
+                sub = piece[start:end] if start == 0 else prefix + piece[start:end]
+                if sub in vocab:
+                    out.append((vocab[sub], start, end))
+                    break
+                end -= 1
+            else:
+                return self._unk(piece)
+            start = end
+        return out
+
+
+class WordLevel(Model):
+    """One id per piece: the piece's, else unk's."""
+
+    def __init__(self, model):
+        self.vocab = read_vocab(model.get("vocab"), "WordLevel")
+        self.unk_token = model.get("unk_token", "<unk>")
+
+    def tokens(self, piece):
+        idx = self.vocab.get(piece)
+        if idx is None:
+            idx = self.vocab.get(self.unk_token)
+            if idx is None:
+                raise ValueError(f"{piece[:40]!r} is not in this WordLevel vocab and its "
+                                 f"unk_token {self.unk_token!r:.40} is not either (tokenizers "
+                                 "fails on it too); add the unk token to the vocab")
+        return [(idx, 0, len(piece))]
+
+
+UNK_PENALTY = 10.0  # an unknown character scores the lowest piece score minus this
+
+
+class Unigram(Model):
+    """Unigram LM: the segmentation of highest total score (Viterbi over the pieces that
+    start at each character, shorter first, a strictly better score replacing); a
+    character no piece covers alone is unk (scored min score - 10), consecutive unks
+    fused; an unk's text as <0xXX> byte pieces when byte_fallback has them all."""
+
+    def __init__(self, model):
+        vocab = budgets.expect(model.get("vocab"), list, 'the Unigram model\'s "vocab"')
+        self.token_to_id, self.scores = {}, []
+        for idx, entry in enumerate(vocab):
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                    and isinstance(entry[1], (int, float)) and not isinstance(entry[1], bool)):
+                raise ValueError(f"Unigram vocab entry {idx} is {str(entry)[:40]}; expected "
+                                 "[piece, score]")
+            budgets.check_id(idx, f"Unigram vocab entry {idx}")
+            self.token_to_id[entry[0]] = idx  # a later duplicate wins, as there
+            self.scores.append(float(entry[1]))
+        self.vocab = {piece: idx for piece, idx in self.token_to_id.items()}
+        self.unk = model.get("unk_id")
+        if self.unk is not None and not (isinstance(self.unk, int) and 0 <= self.unk < len(vocab)):
+            raise ValueError(f"the Unigram model's unk_id {self.unk!r} is not an entry of its "
+                             "vocab")
+        self.byte_fallback = bool(model.get("byte_fallback"))
+        self.unk_score = min(self.scores, default=math.inf) - UNK_PENALTY
+        self.longest = {}  # first character -> the longest piece starting with it
+        for piece in self.token_to_id:
+            if piece and len(piece) > self.longest.get(piece[0], 0):
+                self.longest[piece[0]] = len(piece)
+
+    def segment(self, s):
+        """The best path as [(start, end, is_unk)] (unks fused)."""
+        n = len(s)
+        score, start, node = [0.0] * (n + 1), [None] * (n + 1), [0] * (n + 1)
+        token_to_id, scores, unk = self.token_to_id, self.scores, self.unk
+        for i in range(n):
+            here, single = score[i], False
+            for length in range(1, min(self.longest.get(s[i], 0), n - i) + 1):
+                idx = token_to_id.get(s[i:i + length])
+                if idx is None:
+                    continue
+                candidate = scores[idx] + here
+                end = i + length
+                if start[end] is None or candidate > score[end]:
+                    score[end], start[end], node[end] = candidate, i, idx
+                single |= length == 1
+            if not single:
+                if unk is None:
+                    raise ValueError(f"{s[i]!r} is in no piece of this Unigram model and it has "
+                                     "no unk_id (tokenizers fails on it too); add an unk piece")
+                candidate = self.unk_score + here
+                if start[i + 1] is None or candidate > score[i + 1]:
+                    score[i + 1], start[i + 1], node[i + 1] = candidate, i, unk
+        out, end = [], n
+        while end > 0:
+            begin = start[end]
+            is_unk = node[end] == unk
+            if is_unk and out and out[-1][2]:
+                out[-1] = (begin, out[-1][1], True)
+            else:
+                out.append((begin, end, is_unk))
+            end = begin
+        return out[::-1]
+
+    def tokens(self, piece):
+        out, token_to_id = [], self.token_to_id
+        for a, b, _ in self.segment(piece):
+            text = piece[a:b]
+            idx = token_to_id.get(text)
+            if idx is None:
+                if self.byte_fallback:
+                    byte_ids = [token_to_id.get(f"<0x{b_:02X}>") for b_ in text.encode("utf-8")]
+                    if None not in byte_ids:
+                        out += [(i, a, b) for i in byte_ids]
+                        continue
+                idx = self.unk
+            out.append((idx, a, b))
+        return out
+
+
+def model_from_json(model):
+    """A non-byte-level "model" of a tokenizer.json -> a Model (BPE, WordPiece, Unigram,
+    WordLevel)."""
+    kind = model.get("type")
+    if kind is None:  # tokenizers guesses from the fields
+        kind = "Unigram" if isinstance(model.get("vocab"), list) else (
+            "BPE" if "merges" in model else "WordPiece")
+    if kind == "BPE":
+        return BPE(model)
+    if kind == "WordPiece":
+        return WordPiece(model)
+    if kind == "Unigram":
+        return Unigram(model)
+    if kind == "WordLevel":
+        return WordLevel(model)
+    raise ValueError(f"the model {kind!r} is not implemented here (only BPE, WordPiece, "
+                     "Unigram and WordLevel are)")

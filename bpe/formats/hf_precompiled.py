@@ -1,0 +1,130 @@
+"""SentencePiece's precompiled normalizer (tokenizer.json's `Precompiled`, from a model's
+`normalizer_spec.precompiled_charsmap`), applied as `tokenizers` applies it.
+
+The charsmap blob (base64 in the file) is a little-endian u32 giving the trie's size in
+bytes, the trie (a darts-clone double array of u32 units), then the replacement strings,
+each ending in NUL. A text is read grapheme cluster by grapheme cluster: a cluster shorter
+than 6 UTF-8 bytes whose start the trie knows is replaced whole by the replacement of the
+SHORTEST key that prefixes it; otherwise each character of it is looked up the same way
+and replaced, or kept. (That is what tokenizers does, quirks included; it is not quite
+SentencePiece's own longest-match normalizer, which bpe does not claim to reproduce.)
+This module only normalizes; bpe.formats.hf_normalizers holds the other normalizers.
+"""
+import base64
+import binascii
+import struct
+
+import regex
+
+from .hf_normalizers import Normalizer, _Memo
+
+GRAPHEME = regex.compile(r"\X")
+
+
+class Precompiled(Normalizer):
+    def __init__(self, blob):
+        if len(blob) < 4:
+            raise ValueError("the Precompiled normalizer's charsmap is shorter than its header; "
+                             "re-export the tokenizer.json from its SentencePiece model")
+        (size,) = struct.unpack_from("<I", blob)
+        if size % 4 or 4 + size > len(blob):
+            raise ValueError("the Precompiled normalizer's charsmap has a trie size that does "
+                             "not fit the blob; re-export the tokenizer.json")
+        self.units = struct.unpack_from(f"<{size // 4}I", blob, 4)
+        self.strings = blob[4 + size:]
+        try:
+            self.strings.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("the Precompiled normalizer's replacement strings are not UTF-8; "
+                             "re-export the tokenizer.json") from None
+        self._memo = {}
+        self._graphemes = _Memo(self._grapheme)
+
+    @classmethod
+    def from_json(cls, spec):
+        charsmap = spec.get("precompiled_charsmap")
+        if charsmap is None or charsmap == "":
+            return cls(struct.pack("<I", 0))  # an empty map: tokenizers leaves text alone
+        if not isinstance(charsmap, str):
+            raise ValueError("the Precompiled normalizer needs 'precompiled_charsmap' as a "
+                             "base64 string")
+        try:
+            blob = base64.b64decode(charsmap, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("the Precompiled normalizer's 'precompiled_charsmap' is not "
+                             "base64; re-export the tokenizer.json") from None
+        return cls(blob)
+
+    def first_value(self, key):
+        """The value of the shortest trie key that prefixes key (bytes), or None
+        (darts-clone's common prefix search, first result)."""
+        units = self.units
+        if not units:
+            return None
+
+        def offset(unit):
+            return (unit >> 10) << ((unit & (1 << 9)) >> 6)
+        pos = offset(units[0])
+        for c in key:
+            if c == 0:
+                return None
+            pos ^= c
+            if pos >= len(units):
+                return None
+            unit = units[pos]
+            if unit & ((1 << 31) | 0xFF) != c:
+                return None
+            pos ^= offset(unit)
+            if (unit >> 8) & 1:
+                if pos >= len(units):
+                    return None
+                return units[pos] & ((1 << 31) - 1)
+        return None
+
+    def transform(self, chunk):
+        """The replacement for chunk (str), or None to keep it."""
+        memo = self._memo
+        if chunk in memo:
+            return memo[chunk]
+        value = self.first_value(chunk.encode("utf-8"))
+        out = None
+        if value is not None and value <= len(self.strings):
+            end = self.strings.find(b"\0", value)
+            raw = self.strings[value:end if end >= 0 else len(self.strings)]
+            try:
+                out = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                out = None  # tokenizers would fail on a cut inside a character
+        if len(memo) < 100_000:
+            memo[chunk] = out
+        return out
+
+    def apply(self, text):
+        memo = self._graphemes
+        if len(memo) > 200_000:
+            memo.clear()
+        return "".join(map(memo.__getitem__, GRAPHEME.findall(text)))
+
+    def _grapheme(self, grapheme):
+        """One grapheme cluster's replacement (the rule in the module's docstring)."""
+        if len(grapheme.encode("utf-8")) < 6:
+            norm = self.transform(grapheme)
+            if norm is not None:
+                return norm
+        return "".join(ch if norm is None else norm
+                       for ch, norm in zip(grapheme, map(self.transform, grapheme)))
+
+    def chunks(self, text):
+        out = []
+        transform = self.transform
+        for m in GRAPHEME.finditer(text):
+            grapheme, start = m.group(), m.start()
+            if len(grapheme.encode("utf-8")) < 6:
+                norm = transform(grapheme)
+                if norm is not None:
+                    out.append((start, m.end(), norm))
+                    continue
+            for i, ch in enumerate(grapheme, start):
+                norm = transform(ch)
+                out.append((i, i + 1, ch if norm is None else norm))
+        return out

@@ -1,0 +1,288 @@
+"""HFTokenizer: a tokenizer.json that is not in our own layout, run as `tokenizers` runs it
+(normalizer, added tokens, pre-tokenizer, model, post-processor; decoder for decode).
+
+Which `tokenizers` call it matches:
+- `encode(text, allowed_special="all")` == `Tokenizer.encode(text).ids`, tokenizers'
+  default add_special_tokens=True: a post-processor's template ids ([CLS] ... [SEP],
+  <s> ... </s>, a BOS) are added. `encode_ordinary(text)` adds none and cuts out no added
+  token (tokenizers has no such call: it is our tiktoken-style name);
+- `decode(ids)` == `Tokenizer.decode(ids, skip_special_tokens=False)` (special tokens
+  kept, so a round trip gives the text back); `decode(ids, skip_special_tokens=True)`
+  is tokenizers' own default;
+- `token_spans(text)` == the character offsets of `Tokenizer.encode(text).offsets`
+  where the two agree on what a token covers (see token_spans for the rule).
+For the views, `decode_tokens_bytes(ids)` gives each token's honest bytes, not its vocab
+string: WordPiece "##ing" -> b"ing", Metaspace "▁the" -> b" the", a byte-fallback
+"<0xE2>" -> b"\\xe2", a BPE end-of-word suffix dropped; an unknown token gives the unk
+token's own text (b"[UNK]"): the text it covered is token_spans' business.
+"""
+from itertools import chain
+
+from ..base import CACHE_LIMIT, Tokenizer, raise_disallowed
+from ..specials import NO_SPECIALS, minbpe_policy
+from ..text import clean_text
+from .hf_added import AddedTokens
+from .hf_bytelevel import ByteLevelBPE
+from .hf_decoders import byte_of
+from .hf_decoders import PostProcessor
+from .hf_models import BPE
+from .hf_normalizers import flatten
+
+
+class HFTokenizer(Tokenizer):
+    """A tokenizer.json with any model (byte-level BPE in any id layout, BPE, WordPiece,
+    Unigram) and its pipeline: ids identical to `tokenizers`' (see the module). It cannot
+    be trained or saved as a .model file; export it again with save_hf."""
+
+    def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
+                 decoder=None, post=None, added_ids=()):
+        self.pipeline = pipeline
+        self.model = model
+        self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
+        self.name = name
+        self.document = document or {}  # the tokenizer.json it came from, for export
+        self.added = added or AddedTokens({}, pipeline.normalize)
+        self.decoder = decoder
+        self.post = post or PostProcessor()
+        self.added_ids = set(added_ids)  # the file's added tokens' ids: not model tokens
+        # read by bpe.formats.ranks: tiktoken has no normalizers, prefix spaces or stripping tokens
+        self.not_tiktoken = (f"{name} is a Hugging Face pipeline (normalizers, "
+                             "pre-tokenizers, added-token flags) that tiktoken ranks cannot "
+                             "express; export it as tokenizer.json")
+        self.pattern = ""
+        Tokenizer.__init__(self)
+        self.pattern = pipeline.pattern or ""
+
+    def __reduce__(self):
+        # its pipeline holds closures, which pickle cannot carry: rebuild from the file
+        return _rebuild_hf, (self.document, self.name, dict(self.special_tokens))
+
+    @property
+    def merges(self):
+        """(int, int) -> int in this file's ids, in merge order ({} for WordPiece/Unigram)."""
+        if self.layout is not None:
+            out = self.layout.out
+            return {(out[p0], out[p1]): out[idx] for (p0, p1), idx in self.layout.merges.items()}
+        if isinstance(self.model, BPE):
+            return {pair: new for pair, (_, new) in sorted(self.model.merges.items(),
+                                                           key=lambda item: item[1][0])}
+        return {}
+
+    @merges.setter
+    def merges(self, value):
+        if value:
+            raise ValueError(f"{self.name}'s merges come from its file and cannot be set")
+
+    # ---------------------------------------------------------------- vocab
+    def token_strings(self):
+        """id -> the token's string in the file (what tokenizers' id_to_token gives)."""
+        out = {idx: token for token, idx in self.model.vocab.items()}
+        out.update({idx: special for special, idx in self.special_tokens.items()})
+        return out
+
+    @property
+    def unk_ids(self):
+        """The ids that stand for unknown text (the model's unk token), for views to mark;
+        token_spans gives the text each one replaced."""
+        model = self.model
+        if isinstance(model, ByteLevelBPE) or isinstance(model, BPE):
+            return {model.unk} - {None}
+        token = getattr(model, "unk_token", None)
+        if token is not None:
+            return {model.vocab[token]} if token in model.vocab else set()
+        return {model.unk} - {None}  # Unigram's unk_id
+
+    def _build_vocab(self):
+        added = self.added_ids
+        if self.layout is not None:
+            vocab = {idx: self.layout.token_bytes(token)
+                     for token, idx in self.layout.vocab.items() if idx not in added}
+        else:
+            honest = self._honest_bytes()
+            vocab = {idx: honest(token) for token, idx in self.model.vocab.items()
+                     if idx not in added}
+        for special, idx in self.special_tokens.items():
+            vocab[idx] = special.encode("utf-8")
+        return vocab
+
+    def _honest_bytes(self):
+        """token string -> the bytes of text it stands for (see the module's rule)."""
+        model = self.model
+        prefix = getattr(model, "prefix", "")
+        suffix = getattr(model, "suffix", "")
+        fallback = getattr(model, "byte_fallback", False)
+        spaces = _metaspace_chars(self.document)
+
+        def honest(token):
+            if fallback:
+                byte = byte_of(token)
+                if byte is not None:
+                    return bytes([byte])
+            if prefix and token.startswith(prefix) and token != prefix:
+                token = token[len(prefix):]
+            if suffix and token.endswith(suffix) and token != suffix:
+                token = token[:-len(suffix)]
+            for ch in spaces:
+                token = token.replace(ch, " ")
+            return token.encode("utf-8")
+        return honest
+
+    # --------------------------------------------------------------- encode
+    def split(self, text):
+        return self.pipeline.pieces(text)
+
+    def _encode_chunk(self, text_bytes):
+        if self.layout is not None:
+            return self.layout.encode_bytes(text_bytes)
+        return self.model.ids(text_bytes.decode("utf-8"))
+
+    def encode(self, text, *policy, allowed_special=NO_SPECIALS, disallowed_special="all"):
+        """Tokenizer.encode's policy (tiktoken's), with the added tokens cut out as
+        tokenizers cuts them and the post-processor's ids around: allowed_special="all"
+        gives tokenizers' own encode(text).ids (add_special_tokens=True). A disallowed token
+        raises only where it would be cut out (a single_word token inside a word is
+        ordinary text there too).
+
+        subtle: only the allowed tokens are looked for, as tiktoken does; tokenizers has no
+        such subset (it looks for all and can skip specials), so with a subset a skipped
+        token cannot hide an allowed one that overlaps it.
+        """
+        if policy:  # minbpe's positional form: its meaning, with the added tokens cut out too
+            allowed_special, disallowed_special = minbpe_policy(
+                policy, allowed_special, disallowed_special)
+        text = clean_text(text)
+        allowed = self._check_policy(text, allowed_special, disallowed_special)
+        if not allowed:
+            return self.post.wrap(self.encode_ordinary(text))
+        cache = self._cache
+        if len(cache) > CACHE_LIMIT:
+            cache.clear()
+        ids, pre_tokenize = [], self.pipeline.pre_tokenize
+        for i, (special, piece) in enumerate(self._cut(text, allowed)):
+            if special is None:
+                ids += chain.from_iterable(map(cache.__getitem__, pre_tokenize(piece, i == 0)))
+            else:
+                ids.append(self.special_tokens[special])
+        return self.post.wrap(ids)
+
+    def _check_policy(self, text, allowed_special, disallowed_special):
+        allowed, disallowed = self._policy(allowed_special, disallowed_special)
+        if disallowed:
+            for special, _ in self._cut(text, allowed | disallowed, specials_only=True):
+                if special in disallowed:
+                    raise_disallowed(special)
+        return allowed
+
+    def _cut(self, text, specials, specials_only=False):
+        return self.added.cut(text, specials, self.pipeline.normalize, self._special_finder,
+                              specials_only)
+
+    def token_spans(self, text, *, allowed_special="all", disallowed_special=()):
+        """[(start, end)]: for each id of encode(text, same policy), the characters of text
+        it covers, as text[start:end]. Rule: a token covers the original characters its
+        normalized characters came from (a whole normalization unit if normalization merged
+        or split characters: "ﬁ" -> "f" + "i" gives both tokens the "ﬁ"); a character only
+        a pre-tokenizer added (Metaspace's "▁", ByteLevel's prefix space) covers nothing,
+        so a token made only of it is empty (start == end); an unknown token covers the
+        text it replaced; a post-processor's ids ([CLS], [SEP]) are empty spans (0, 0),
+        as there. tokenizers' offsets agree except that it gives an added "▁" the span of the
+        character after it.
+
+        >>> from bpe.formats.hf import tokenizer_from_hf
+        >>> tok = tokenizer_from_hf({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0,
+        ...     "hug": 1, "##s": 2}}, "pre_tokenizer": {"type": "Whitespace"}})
+        >>> tok.encode("hugs ok"), tok.token_spans("hugs ok")
+        ([1, 2, 0], [(0, 3), (3, 4), (5, 7)])
+        """
+        return [(a, b) for _, a, b in self.encode_with_spans(
+            text, allowed_special=allowed_special, disallowed_special=disallowed_special)]
+
+    def encode_with_spans(self, text, *, allowed_special="all", disallowed_special=()):
+        """[(id, start, end)]: encode(text, same policy) with token_spans' spans."""
+        text = clean_text(text)
+        allowed = self._check_policy(text, allowed_special, disallowed_special)
+        out, model = [], self.model
+        cut = self.added.cut_aligned(text, allowed, self.pipeline.normalize_aligned,
+                                     self._special_finder)
+        for i, (special, piece, spans) in enumerate(cut):
+            if special is not None:
+                out.append((self.special_tokens[special], spans[0][0], spans[-1][1]))
+                continue
+            for ptext, start, shift in self.pipeline.pre_tokenize_pieces(piece, i == 0):
+                for idx, a, b in model.tokens(ptext):
+                    na, nb = start + max(0, a - shift), start + max(0, b - shift)
+                    if nb > na:
+                        out.append((idx, spans[na][0], spans[nb - 1][1]))
+                    else:
+                        at = spans[na][0] if na < len(spans) else spans[-1][1]
+                        out.append((idx, at, at))
+        return [(idx, 0, 0) for idx in self.post.before] + out + \
+            [(idx, 0, 0) for idx in self.post.after]
+
+    # --------------------------------------------------------------- decode
+    def decode_bytes(self, ids, skip_special_tokens=False):
+        if self.decoder is None:  # byte-level with a ByteLevel decoder: the bytes themselves
+            return Tokenizer.decode_bytes(self, ids)
+        return self.decode(ids, skip_special_tokens=skip_special_tokens).encode("utf-8")
+
+    def decode(self, ids, errors="replace", skip_special_tokens=False):
+        """The text, as tokenizers' decode(ids, skip_special_tokens) gives it (its decoder
+        run on the token strings; no decoder: joined by spaces). errors applies to byte-level
+        files only, whose decoder is UTF-8 itself."""
+        if self.decoder is None:
+            if skip_special_tokens:
+                specials = set(self.special_tokens.values())
+                ids = [idx for idx in ids if idx not in specials]
+            return Tokenizer.decode(self, ids, errors=errors)
+        strings = self._strings()
+        tokens = []
+        for idx in ids:
+            self.decode_single_token_bytes(idx)  # tiktoken's errors for a bad id
+            if skip_special_tokens and idx in self.inverse_special_tokens:
+                continue
+            tokens.append(strings[idx])
+        return self.decoder(tokens)
+
+    def _strings(self):
+        if self.__dict__.get("_token_strings_for") != id(self.vocab):
+            self._token_strings = self.token_strings()
+            self._token_strings_for = id(self.vocab)
+        return self._token_strings
+
+    def train(self, text, vocab_size, verbose=False, **kwargs):
+        raise ValueError(f"{self.name} is pretrained and cannot be trained; train a "
+                         "RegexTokenizer() instead")
+
+    def save(self, file_prefix):
+        raise ValueError(f"{self.name} cannot be saved as a .model file (its ids are not "
+                         "minbpe's layout); export it as tokenizer.json instead")
+
+    def load_text(self, text, source="model"):
+        raise ValueError(f"{self.name} is built from a tokenizer.json; load a .model file "
+                         "with bpe.load()")
+
+
+def _metaspace_chars(document):
+    """The characters this file writes for a space (Metaspace's "▁", or a Replace of " ")."""
+    out = set()
+    for key, sub in (("pre_tokenizer", "pretokenizers"), ("decoder", "decoders"),
+                     ("normalizer", "normalizers")):
+        for spec in flatten(document.get(key), sub):
+            if spec.get("type") == "Metaspace":
+                out.add(spec.get("replacement", "\u2581"))
+            elif spec.get("type") == "Replace":
+                pattern = spec.get("pattern") or {}
+                content = spec.get("content")
+                if key == "normalizer" and pattern.get("String") == " " and content:
+                    out.add(content)
+                elif key == "decoder" and content == " " and isinstance(pattern.get("String"), str):
+                    out.add(pattern["String"])
+    return [ch for ch in out if ch and ch != " "]
+
+
+def _rebuild_hf(document, name, special_tokens):
+    """An HFTokenizer again from its tokenizer.json and special tokens (for pickle)."""
+    from .hf import tokenizer_from_hf
+    tok = tokenizer_from_hf(document, source=name)
+    tok.register_special_tokens(special_tokens)
+    return tok
