@@ -117,6 +117,9 @@ def read_ranks_file(path, sha256=None, fix=""):
 
 
 # ------------------------------------------------------------------ parse and write
+MAX_RANKS_BYTES = 32 << 20  # ~1.5M tokens; the largest real vocabularies hold ~260k
+
+
 def parse_ranks(data, source="ranks", require_bytes=True):
     """The bytes of a .tiktoken file -> ranks (bytes -> int). Blank lines are skipped; a
     token written "=" is the empty token (tiktoken's loader reads it as b""); anything
@@ -137,6 +140,10 @@ def parse_ranks(data, source="ranks", require_bytes=True):
     """
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"data must be the file's bytes, not {type(data).__name__}")
+    if len(data) > MAX_RANKS_BYTES:  # parsing holds ~40 bytes a line: refuse before
+        raise ValueError(f"{source} is {len(data) / 1e6:,.0f} MB of ranks; real ranks files "
+                         f"are under {MAX_RANKS_BYTES >> 20} MB (o200k_base: 3.6 MB), so this "
+                         "one is refused before it is parsed")
     ranks = _parse_well_formed(data)
     if ranks is None:  # something is off: the careful parser finds the line and says why
         ranks = _parse_lines(data, source)
