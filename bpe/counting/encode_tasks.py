@@ -19,7 +19,7 @@ import array
 import os
 from itertools import chain, pairwise
 
-from ..base import CACHE_LIMIT
+from ..chunk_cache import CACHE_LIMIT
 from .parts import sure_pairs
 from .stream import NotUTF8Error, _char_start, file_ranges, read_pieces
 

@@ -35,7 +35,8 @@ class HFTokenizer(Tokenizer):
     be trained or saved as a .model file; export it again with save_hf."""
 
     def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
-                 decoder=None, post=None, added_ids=()):
+                 decoder=None, post=None, added_ids=(), rebuild=None):
+        self.rebuild = rebuild  # (document, name, special_tokens) -> this again, for pickle
         self.pipeline = pipeline
         self.model = model
         self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
@@ -55,7 +56,8 @@ class HFTokenizer(Tokenizer):
 
     def __reduce__(self):
         # its pipeline holds closures, which pickle cannot carry: rebuild from the file
-        return _rebuild_hf, (self.document, self.name, dict(self.special_tokens))
+        # (the reader hands it the function, so this file needs no import of the reader)
+        return self.rebuild, (self.document, self.name, dict(self.special_tokens))
 
     @property
     def merges(self):
@@ -278,11 +280,3 @@ def _metaspace_chars(document):
                 elif key == "decoder" and content == " " and isinstance(pattern.get("String"), str):
                     out.add(pattern["String"])
     return [ch for ch in out if ch and ch != " "]
-
-
-def _rebuild_hf(document, name, special_tokens):
-    """An HFTokenizer again from its tokenizer.json and special tokens (for pickle)."""
-    from .hf import tokenizer_from_hf
-    tok = tokenizer_from_hf(document, source=name)
-    tok.register_special_tokens(special_tokens)
-    return tok
