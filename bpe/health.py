@@ -107,8 +107,9 @@ def invalid_utf8(tok, render=render_token):
         if not is_whole_utf8(token):
             rows.append(token_row(tok, idx, render, reason=_why_not_utf8(token)))
             lone += len(token) == 1
+    which = "all of them single bytes" if lone == len(rows) else f"{lone} of them single bytes"
     return Finding("invalid_utf8", f"{len(rows)} tokens are not valid UTF-8 on their own "
-                   f"({lone} of them single bytes)",
+                   f"({which})",
                    "Each holds part of a character (or parts of two), so it only ever appears "
                    "next to the rest of that character; shown alone it decodes to U+FFFD. The "
                    "single bytes 0x80-0xFF are expected: a byte-level vocabulary needs them "

@@ -72,7 +72,9 @@ def sweep_chart(rows):
                 axis=alt.Axis(values=sorted(set(data["vocab size"])), format=",d")),
         y=alt.Y("bytes/token:Q", scale=alt.Scale(zero=False),
                 title="bytes per token, held out", axis=alt.Axis(format=".2f")),
-        color=alt.Color("pattern:N", title="split pattern"),
+        # the legend draws each line's stroke, dash and all (a point hid the dash)
+        color=alt.Color("pattern:N", title="split pattern",
+                        legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3)),
         strokeDash=alt.StrokeDash("pattern:N", title="split pattern"),
         tooltip=["pattern", "vocab size", "merges", alt.Tooltip("bytes/token:Q", format=".3f")],
     ).properties(height=320)
