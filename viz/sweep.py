@@ -20,24 +20,39 @@ from viz.vocab import visible  # the one renderer (viz.vocab.visible), on one li
 AXES_PX = 90        # the x axis: its labels and its title, and the padding
 TITLE_LINE_PX = 22  # one line of a chart's title
 TITLE_CHARS = 48    # a title is wrapped to lines this long
+SUBTITLE_GREY = "#808495"
+SUBTITLE_CHARS = 70  # its smaller type fits more in the ~500 px of a chart at 800 px
+
+
+def _lines(text):
+    if isinstance(text, list):
+        return len(text)
+    return text.count("\n") + 1 if text else 0
 
 
 def element_height(chart):
-    """The height, in pixels, st.altair_chart needs to draw chart's plot at its own height.
+    """The height, in pixels, st.altair_chart needs to draw chart's plot at its own height:
+    the plot, the x axis, and every line of the title and subtitle.
 
     >>> element_height(alt.Chart().properties(height=200, title=wrapped_title("a b")))
     312
     """
     title = chart.to_dict(validate=False).get("title", "")
-    text = title.get("text", "") if isinstance(title, dict) else title
-    lines = len(text) if isinstance(text, list) else int(bool(text))
+    if not isinstance(title, dict):
+        title = {"text": title}
+    lines = _lines(title.get("text", "")) + _lines(title.get("subtitle", ""))
     return chart.height + AXES_PX + TITLE_LINE_PX * lines
 
 
-def wrapped_title(text):
-    """A chart title wrapped to lines of TITLE_CHARS, left-aligned: Vega never wraps one,
-    and a long one ran off a narrow chart."""
-    return alt.TitleParams(textwrap.wrap(str(text), TITLE_CHARS) or [""], anchor="start")
+def wrapped_title(text, subtitle=""):
+    """A chart title (and subtitle) wrapped to lines of TITLE_CHARS, left-aligned: Vega
+    never wraps one, and a long one ran off a narrow chart. The subtitle is grey, a grey
+    that reads on a light and a dark theme alike (Streamlit's dark theme drew it black)."""
+    lines = textwrap.wrap(str(text), TITLE_CHARS) or [""]
+    if not subtitle:
+        return alt.TitleParams(lines, anchor="start")
+    return alt.TitleParams(lines, anchor="start", subtitleColor=SUBTITLE_GREY,
+                           subtitle=textwrap.wrap(subtitle, SUBTITLE_CHARS))
 
 
 def identical_series(rows, series="pattern", x="vocab size", y="bytes/token", within=0.01):

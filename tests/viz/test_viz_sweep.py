@@ -58,3 +58,14 @@ def test_identical_series_are_named_and_drawn_with_their_own_dash():
 def test_no_identical_series_no_note():
     rows = [r for r in sweep_rows() if r["pattern"] != "GPT-4o"]
     assert sweep.identical_series(rows) == []
+
+
+def test_train_charts_subtitles_read_in_the_dark_and_get_their_room():
+    from viz import train_result as vt
+    chart = vt.compression_chart(vt.compression_frame([1000, 900, 800, 760]))
+    title = chart.to_dict()["title"]
+    assert title["subtitleColor"] == sweep.SUBTITLE_GREY  # the dark theme drew it black
+    assert len(title["subtitle"]) > 1 and all(len(line) <= sweep.SUBTITLE_CHARS
+                                              for line in title["subtitle"])
+    assert sweep.element_height(chart) == chart.height + sweep.AXES_PX + \
+        sweep.TITLE_LINE_PX * (1 + len(title["subtitle"]))
