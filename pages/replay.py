@@ -97,16 +97,11 @@ def replay_view():
     k = st.session_state["replay_k"] = st.session_state["replay_k"]
     zoom = st.session_state["replay_zoom"] = replay.zoom_for(
         k, st.session_state["replay_zoom"], ranges)
-    s1, s2, s3 = st.columns([4, 1, 1.3] if len(ranges) > 1 else [5, 1, 0.01])
+    s1, s2 = st.columns([5, 1])
     s1.slider("k: merges applied", 0, zoom, key="replay_k",
               on_change=copy_k, args=("replay_k", "replay_k_num"))
     s2.number_input("exact k", 0, n_merges, step=1, key="replay_k_num",
                     on_change=copy_k, args=("replay_k_num", "replay_k"))
-    if len(ranges) > 1:  # the first merges do most of the work: let the slider span them
-        s3.selectbox("Slider spans", ranges, key="replay_zoom",
-                     format_func=lambda r: f"all {r:,}" if r == n_merges else f"first {r:,}",
-                     help="The merges the slider covers: the first ones do most of the work. "
-                          "A k past them widens it.")
     remember({"replay_k": k, "replay_zoom": zoom})  # a play moves k in this fragment only
     step = replay.replay_step(tok, ids, k, parents)
     back, ahead = replay.previous_step(used, k), replay.next_step(used, k)
@@ -115,6 +110,11 @@ def replay_view():
                     key="replay_prev", on_click=go_to, args=(back,), disabled=back is None)
     jump_row.button("Next merge it uses", icon=":material/skip_next:", key="replay_next",
                     on_click=go_to, args=(ahead,), disabled=ahead is None)
+    if len(ranges) > 1:  # the first merges do most of the work: let the slider span them
+        jump_row.selectbox("Slider spans", ranges, key="replay_zoom", width=250,
+                           label_visibility="collapsed",
+                           format_func=lambda r: f"slider: all {r:,} merges" if r == n_merges
+                           else f"slider: the first {r:,} merges")
     jump_row.caption(f"This text uses {len(used):,} of the {n_merges:,} merges; the token "
                      "count changes only at those steps.")
 

@@ -138,7 +138,8 @@ def test_replay_with_gpt4(open_page, gpt4):
     # the slider spans the first 1,000 merges (they do most of the work), or all of them
     assert at.slider(key="replay_k").max == 1000
     assert at.selectbox(key="replay_zoom").options == [
-        "first 100", "first 1,000", "first 10,000", "all 100,000"]
+        "slider: the first 100 merges", "slider: the first 1,000 merges",
+        "slider: the first 10,000 merges", "slider: all 100,000 merges"]
     at.selectbox(key="replay_zoom").set_value(100_000).run()
     assert at.slider(key="replay_k").max == 100_000
     for k in (0, 5000, 100_000):
