@@ -75,20 +75,45 @@ def _report(progress, stage, done, total):
         progress(HealthProgress(stage, done, total))
 
 
+def is_whole_utf8(token: bytes) -> bool:
+    """True if the token's bytes are valid UTF-8 on their own (whole characters): the one
+    definition the Vocabulary and Health pages both count with. A lone byte 0x80-0xFF is
+    not: it is part of a character.
+
+    >>> is_whole_utf8("é".encode()), is_whole_utf8("é".encode()[:1]), is_whole_utf8(b"a")
+    (True, False, True)
+    """
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _why_not_utf8(token):
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.reason
+    return ""
+
+
 def invalid_utf8(tok, render=render_token):
-    """Tokens of two or more bytes that are not valid UTF-8 on their own. (Lone bytes
-    above 0x7F are left out: a byte-level vocabulary needs all of them.)"""
-    rows = []
-    for idx in _ordinary_ids(tok):
+    """Tokens (not special ones) whose bytes are not valid UTF-8 on their own
+    (is_whole_utf8), merged ones first, then the lone bytes 0x80-0xFF."""
+    rows, lone = [], 0
+    for idx in sorted(_ordinary_ids(tok), key=lambda idx: (len(tok.vocab[idx]) == 1, idx)):
         token = tok.vocab[idx]
-        if len(token) > 1:
-            try:
-                token.decode("utf-8")
-            except UnicodeDecodeError as e:
-                rows.append(token_row(tok, idx, render, reason=e.reason))
-    return Finding("invalid_utf8", f"{len(rows)} tokens are not valid UTF-8 on their own",
+        if not is_whole_utf8(token):
+            rows.append(token_row(tok, idx, render, reason=_why_not_utf8(token)))
+            lone += len(token) == 1
+    which = "all of them single bytes" if lone == len(rows) else f"{lone} of them single bytes"
+    return Finding("invalid_utf8", f"{len(rows)} tokens are not valid UTF-8 on their own "
+                   f"({which})",
                    "Each holds part of a character (or parts of two), so it only ever appears "
-                   "next to the rest of that character; shown alone it decodes to U+FFFD.",
+                   "next to the rest of that character; shown alone it decodes to U+FFFD. The "
+                   "single bytes 0x80-0xFF are expected: a byte-level vocabulary needs them "
+                   "all, so any text can be encoded. Merged ones are the ones to look at.",
                    rows)
 
 

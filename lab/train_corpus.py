@@ -20,6 +20,10 @@ KEPT = "train_corpus"        # (upload ids, replace) -> the decoded Corpus, kept
 SEEN = "train_upload_ids"    # the upload ids the last run saw
 COUNTS_UPLOAD = "train_counts_upload"
 COUNTS_KEPT = "train_counts"  # the CountsFile read from the last counts upload
+# Text files read in all: each is held as bytes, then as text, then joined (5 files of
+# 100 MB held 957 MB), so files past this total are left out before they are read.
+TOTAL_MB = 200
+MB = 1024 * 1024  # Streamlit's server.maxUploadSize counts in these
 
 
 class CountsFile(NamedTuple):
@@ -40,17 +44,43 @@ def _kept(key, uploads, seen_key, returning):
         st.session_state.pop(key, None)
 
 
+def within_total(uploads, total_mb=None):
+    """(the uploads that fit in total_mb (TOTAL_MB) megabytes in all, taken in order;
+    one message per file left out, saying what to do). Reads no file: sizes only.
+
+    >>> class F(NamedTuple): name: str; size: int
+    >>> within_total([F("a", 150 * MB), F("b", 60 * MB), F("c", 50 * MB)])[0]
+    [F(name='a', size=157286400), F(name='c', size=52428800)]
+    """
+    total_mb = TOTAL_MB if total_mb is None else total_mb
+    kept, problems, used = [], [], 0
+    for f in uploads:
+        if used + f.size > total_mb * MB:
+            problems.append(
+                f"{f.name} ({f.size / MB:,.1f} MB) is left out, unread: the Train page takes "
+                f"at most {total_mb} MB of text files in all, and the files before it hold "
+                f"{used / MB:,.1f} MB. Remove a file to make room, or train on a counts "
+                "file (python -m bpe count) for a bigger corpus.")
+        else:
+            kept.append(f)
+            used += f.size
+    return kept, problems
+
+
 def uploaded_corpus():
-    """The uploaded text files as one Corpus and its size in bytes."""
+    """The uploaded text files as one Corpus and its size in bytes; files past TOTAL_MB
+    in all are left out before any is read, each with a message."""
     returning = UPLOADS not in st.session_state
     uploads = st.file_uploader(
         "Text files (UTF-8)", accept_multiple_files=True, key=UPLOADS,
-        help=f"One or more plain-text files, up to {_limit_mb()} MB each; they are joined "
-             "into one corpus in the order shown.") or []
+        help=f"One or more plain-text files, up to {_limit_mb()} MB each and {TOTAL_MB} MB "
+             "in all; they are joined into one corpus in the order shown.") or []
     ids = (tuple(f.file_id for f in uploads), st.session_state.train_replace)
     if uploads and st.session_state.get(KEPT, (None,))[0] != ids:
-        corpus = corpus_text.corpus_from_files([(f.name, f.getvalue()) for f in uploads],
+        fitting, too_many = within_total(uploads)
+        corpus = corpus_text.corpus_from_files([(f.name, f.getvalue()) for f in fitting],
                                       replace=st.session_state.train_replace)
+        corpus = corpus._replace(problems=[*corpus.problems, *too_many])
         st.session_state[KEPT] = (ids, corpus, len(corpus.text.encode("utf-8")))
     _kept(KEPT, uploads, SEEN, returning)
     st.session_state[SEEN] = ids[0]

@@ -59,7 +59,11 @@ def default_name(corpus_label, kind, vocab_size, counts=None):
 def train_form(corpus_label, *, counts=None, ready=True, running=False):
     """Draw the form; its values as a Form. counts: the counts file the corpus is, whose
     split pattern is fixed and which trains with bpe.counting.stream (with the same tie options)."""
-    with st.form("train_form"):
+    # Not an st.form: the browser holds a form's values until it is submitted, so a Kind
+    # chosen just before visiting another page was never seen by the server, and lost.
+    # Each widget here reruns the page (cheap: the corpus is cached), and lab.memory
+    # keeps its value for the session.
+    with st.container(border=True, key="train_form"):
         left, right = st.columns(2)
         if counts is None:
             kind = left.radio("Kind", ["Regex", "Basic"], horizontal=True, key="train_kind",
@@ -110,7 +114,7 @@ def train_form(corpus_label, *, counts=None, ready=True, running=False):
         name = st.text_input("Name", key="train_name",
                              placeholder=default_name(corpus_label, kind, vocab_size, counts),
                              help="How the tokenizer is listed on the other pages.")
-        submitted = st.form_submit_button(
+        submitted = st.button(
             "Train", type="primary", icon=":material/model_training:", key="train_submit",
             disabled=running or not ready,
             help="A training is running: wait or cancel it" if running else

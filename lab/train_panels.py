@@ -16,6 +16,7 @@ from lab.requests import SentencePieceRequest
 from lab.safe import code, md
 from lab.widgets import figures
 from viz import train_result as vt
+from viz.sweep import element_height
 
 TRAIN = "train"                     # the slot of the page's BPE training
 SENTENCEPIECE = "train_sentencepiece"  # the slot of its SentencePiece follow-up
@@ -152,11 +153,11 @@ def downloads(tok, stem):
 
 def download_buttons(tok, name, key):
     files, problems = downloads(tok, file_stem(name))
-    for column, (label, make, file_name, help) in zip(st.columns(len(files)), files):
-        column.download_button(f"Download {label}", make, file_name=file_name,
-                               mime="text/plain", icon=":material/download:", help=help,
-                               on_click="ignore", key=f"{key}_download_{label}",
-                               width="stretch")
+    row = st.container(horizontal=True)  # wraps on a narrow window: columns cut the labels
+    for label, make, file_name, help in files:
+        row.download_button(f"Download {label}", make, file_name=file_name,
+                            mime="text/plain", icon=":material/download:", help=help,
+                            on_click="ignore", key=f"{key}_download_{label}")
     for problem in problems:
         st.caption(problem)  # Markdown made safe where it was written
 
@@ -213,7 +214,8 @@ def result_panel(t, text_fingerprint):
                      "and see where they part", icon=":material/balance:")
     with frequency_tab:
         if len(tok.merges):
-            st.altair_chart(vt.merge_frequency_chart(table), width="stretch")
+            chart = vt.merge_frequency_chart(table)
+            st.altair_chart(chart, width="stretch", height=element_height(chart))
         else:
             st.info("No merges were made, so there is no curve to draw.")
     with compression_tab:
@@ -225,7 +227,8 @@ def result_panel(t, text_fingerprint):
             st.info("The corpus was too small to hold out a slice, so compression was not "
                     "measured. Train on a bigger corpus to see this curve.")
         else:
-            st.altair_chart(vt.compression_chart(compression), width="stretch")
+            chart = vt.compression_chart(compression)
+            st.altair_chart(chart, width="stretch", height=element_height(chart))
             st.caption(f"Measured on the last {s.held_chars:,} characters of the corpus, "
                        "held out of training, from this one training run: token counts for "
                        "every vocab size come from replaying its merges (bpe.replay), not "

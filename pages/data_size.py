@@ -75,12 +75,17 @@ with suff_tab:
     if done:
         st.caption(md(done.settings.summary))
         for col, chart in zip(st.columns(2), sweep.sufficiency_charts(done.outcome.value)):
-            col.altair_chart(chart, width="stretch")
+            col.altair_chart(chart, width="stretch", height=sweep.element_height(chart))
         st.dataframe(done.outcome.value, hide_index=True, width="stretch")
 with sweep_tab:
     done = job_view.finished(SWEEP, "Run the sweep to compare sizes and patterns.")
     if done:
         st.caption(md(done.settings.summary) + ". Smaller sizes are the first merges of "
                    "the largest training, exactly: one training per pattern.")
-        st.altair_chart(sweep.sweep_chart(done.outcome.value), width="stretch")
+        chart = sweep.sweep_chart(done.outcome.value)
+        st.altair_chart(chart, width="stretch", height=sweep.element_height(chart))
+        for names in sweep.identical_series(done.outcome.value):
+            st.caption(f"{md(' and '.join(names))} are within 0.01 bytes/token of each other "
+                       "at every size: their lines lie one on top of the other (told apart "
+                       "by their dashes; the table has the exact numbers).")
         st.dataframe(done.outcome.value, hide_index=True, width="stretch")

@@ -10,7 +10,6 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe.extend import ExtendedTokenizer
-from bpe.reference import REFERENCES
 from lab import job_view, state
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
@@ -21,7 +20,6 @@ from viz import sweep
 
 SLOT = "extend"
 ADDED = "extend_added"  # the slot's outcome already joined the session: its name
-REFERENCE_NAMES = {ref.label: name for name, ref in REFERENCES.items()}
 DOMAIN_LIMIT = 4_000_000   # characters of the domain corpus used
 GENERAL_LIMIT = 200_000    # characters of general text measured
 
@@ -59,7 +57,7 @@ if go:
     job_view.start(SLOT, f"{base_name} + {k}",
                    f"{base_name} + {k:,} merges learned from {domain}; general text: {general}",
                    ExtendRequest, dict(num_merges=k, min_frequency=min_frequency),
-                   base=REFERENCE_NAMES.get(base_name, base),
+                   base=state.reference_key(base_name) or base,
                    domain=load_sample(domain)[0][:DOMAIN_LIMIT],
                    general=load_sample(general)[0][:GENERAL_LIMIT])
     st.session_state["extend_base_used"] = (base_name, base, domain, k, min_frequency)
@@ -90,7 +88,7 @@ for col, (label, values) in zip(cols, by_text.items()):
     col.metric(f"bytes/token, {label}", f"{values[-1]:.3f}", f"{values[-1] - values[0]:+.3f}",
                help="with all K new merges; the change is against the base")
 for chart in sweep.extension_charts(rows):
-    st.altair_chart(chart, width="stretch")
+    st.altair_chart(chart, width="stretch", height=sweep.element_height(chart))
 
 st.subheader("New tokens")
 st.dataframe(sweep.new_tokens_rows(ext), hide_index=True, width="stretch", height=360)

@@ -66,7 +66,11 @@ if result["name"] != name:
 
 st.subheader(f"{md(result['name'])}: {result['n_vocab']:,} tokens, checked in "
              f"{result['seconds']:.1f} s")
-st.dataframe(vh.summary_rows(result["findings"]), hide_index=True, width="stretch")
+# the numbers first: on a narrow window a long finding pushed them out of sight
+st.dataframe(vh.summary_rows(result["findings"]), hide_index=True, width="stretch",
+             column_order=["tokens", "retrain hint", "finding"],
+             column_config={"tokens": st.column_config.NumberColumn(width="small"),
+                            "retrain hint": st.column_config.TextColumn(width="small")})
 
 for finding in result["findings"]:
     label = f"{md(finding.title)}"

@@ -46,7 +46,9 @@ used = replay.used_steps(ids, parents)  # the steps that change this text
 
 # k lives in two widgets (slider and exact number), kept equal by their callbacks;
 # remembered across visits to other pages, as is the stride
-remember({"replay_k": min(n_merges, 100), "replay_stride": USED})
+ranges = replay.zoom_ranges(n_merges)
+remember({"replay_k": min(n_merges, 100), "replay_stride": USED,
+          "replay_zoom": ranges[min(1, len(ranges) - 1)]})
 st.session_state.setdefault("replay_playing", False)
 if st.session_state["replay_k"] > n_merges:  # a smaller tokenizer was picked
     st.session_state["replay_k"] = n_merges
@@ -91,13 +93,16 @@ def replay_view():
         go_to(min(n_merges, k + stride) if stride != USED else
               replay.next_step(used, k) or n_merges)
 
+    # set, not only read: a new range makes a new slider, which would start again at 0
+    k = st.session_state["replay_k"] = st.session_state["replay_k"]
+    zoom = st.session_state["replay_zoom"] = replay.zoom_for(
+        k, st.session_state["replay_zoom"], ranges)
     s1, s2 = st.columns([5, 1])
-    s1.slider("k: merges applied", 0, n_merges, key="replay_k",
+    s1.slider("k: merges applied", 0, zoom, key="replay_k",
               on_change=copy_k, args=("replay_k", "replay_k_num"))
     s2.number_input("exact k", 0, n_merges, step=1, key="replay_k_num",
                     on_change=copy_k, args=("replay_k_num", "replay_k"))
-    k = st.session_state["replay_k"]
-    remember({"replay_k": k})  # a play moves k in this fragment only: keep its shadow up
+    remember({"replay_k": k, "replay_zoom": zoom})  # a play moves k in this fragment only
     step = replay.replay_step(tok, ids, k, parents)
     back, ahead = replay.previous_step(used, k), replay.next_step(used, k)
     jump_row = st.container(horizontal=True, vertical_alignment="center")
@@ -105,6 +110,11 @@ def replay_view():
                     key="replay_prev", on_click=go_to, args=(back,), disabled=back is None)
     jump_row.button("Next merge it uses", icon=":material/skip_next:", key="replay_next",
                     on_click=go_to, args=(ahead,), disabled=ahead is None)
+    if len(ranges) > 1:  # the first merges do most of the work: let the slider span them
+        jump_row.selectbox("Slider spans", ranges, key="replay_zoom", width=250,
+                           label_visibility="collapsed",
+                           format_func=lambda r: f"slider: all {r:,} merges" if r == n_merges
+                           else f"slider: the first {r:,} merges")
     jump_row.caption(f"This text uses {len(used):,} of the {n_merges:,} merges; the token "
                      "count changes only at those steps.")
 

@@ -15,7 +15,7 @@ from lab import corpora, training, widgets
 from lab import train_panels as panels
 from lab.memory import remember
 from lab.safe import md
-from lab.train_corpus import KEPT, counts_upload, uploaded_corpus
+from lab.train_corpus import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
 from lab.train_form import DEFAULTS, train_form
 from lab.train_form import start as train_form_start
 from lab.corpus_text import HELD_OUT_LIMIT, corpus_fingerprint, held_out_start
@@ -55,8 +55,8 @@ elif source == SOURCES[0]:
     corpus_label, files_used = picked.split(" (")[0].removesuffix(".txt"), 1
 else:
     corpus, n_bytes = uploaded_corpus()
-    st.caption(f"Up to {limit_mb} MB per file; a file shown in red was refused by the "
-               "browser before uploading (point at it to see why).")
+    st.caption(f"Up to {limit_mb} MB per file and {TOTAL_MB} MB in all; a file shown in "
+               "red was refused by the browser before uploading (point at it to see why).")
     for problem in corpus.problems:
         st.error(md(problem), icon=":material/error:")
     if corpus.not_utf8:

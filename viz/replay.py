@@ -109,3 +109,26 @@ def counts_frame(counts, max_points=CHART_POINTS, keep=()):
     stride = max(1, -(-last // max(1, max_points - 1)))
     ks = sorted({*range(0, last + 1, stride), last, *(k for k in keep if 0 <= k <= last)})
     return pd.DataFrame({"k": ks, "tokens": [counts[k] for k in ks]})
+
+
+def zoom_ranges(n_merges):
+    """The k ranges the slider can span: the first 100, 1,000, 10,000 ... merges, then all.
+    A slider over GPT-4's 100,000 merges moves hundreds at a time; the first merges,
+    which do most of the work, need a short one.
+
+    >>> zoom_ranges(100_000), zoom_ranges(800), zoom_ranges(300)
+    ([100, 1000, 10000, 100000], [100, 800], [300])
+    """
+    return [r for r in (100, 1000, 10_000) if r * 5 <= n_merges] + [n_merges]
+
+
+def zoom_for(k, zoom, ranges):
+    """The range the slider spans: zoom if it holds k (and is offered), else the smallest
+    one that does (a play, a jump or the exact number moved k past it).
+
+    >>> zoom_for(50, 1000, [100, 1000, 5000]), zoom_for(1500, 1000, [100, 1000, 5000])
+    (1000, 5000)
+    """
+    if zoom in ranges and k <= zoom:
+        return zoom
+    return next(r for r in ranges if r >= k)

@@ -11,6 +11,7 @@ import altair as alt
 import pandas as pd
 
 from bpe.budgets import MAX_VOCAB_BYTES
+from viz.sweep import SUBTITLE_GREY, wrapped_title  # one home for a chart's title and its room
 from viz.ties import tie_marks
 from viz.vocab import visible  # the one renderer, on one line
 
@@ -83,8 +84,8 @@ def merge_frequency_chart(table, max_points=CHART_POINTS):
     token and its count. table is merge_table()'s frame."""
     data, step = _thin(table.dropna(subset=["count"]), max_points)
     data = data.assign(count=data["count"].astype(int))
-    title = alt.TitleParams(
-        "Merge frequency: how often each merged pair occurred",
+    title = alt.TitleParams(  # one subtitle string: tests/viz/test_viz_training.py reads it
+        "Merge frequency: how often each merged pair occurred", subtitleColor=SUBTITLE_GREY,
         subtitle=("Each merge is rarer than the one before: the counts fall roughly as a "
                   "power of the rank." + (f" Every {step}th merge drawn." if step > 1 else "")))
     return alt.Chart(data, title=title).mark_line(point=alt.OverlayMarkDef(size=18)).encode(
@@ -116,7 +117,7 @@ def compression_frame(counts):
 def compression_chart(frame, max_points=CHART_POINTS):
     """The compression curve: bytes per token on the held-out text against vocab size."""
     data, _ = _thin(frame, max_points)
-    title = alt.TitleParams(
+    title = wrapped_title(
         "Compression on held-out text",
         subtitle="Bytes per token on text the tokenizer never saw, had training stopped at "
                  "each vocab size: higher is better, and the gains shrink as merges get rarer.")

@@ -16,6 +16,7 @@ from collections import Counter
 import pandas as pd
 import regex
 
+from bpe.health import is_whole_utf8  # the one definition; the page reads it from here
 from bpe.patterns import safety
 from viz.tokens import display_text
 
@@ -35,19 +36,6 @@ def visible(token: bytes) -> str:
     """
     # display_text keeps a real line break after ↵ for running text; a cell is one line
     return display_text(token, whitespace="markers").replace("\n", "")
-
-
-def is_whole_utf8(token: bytes) -> bool:
-    """True if the token's bytes are whole UTF-8 characters (it decodes on its own).
-
-    >>> is_whole_utf8("é".encode()), is_whole_utf8("é".encode()[:1])
-    (True, False)
-    """
-    try:
-        token.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def vocab_frame(tok):

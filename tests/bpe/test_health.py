@@ -32,7 +32,20 @@ def ids_of(finding):
 
 
 def test_invalid_utf8(built):
-    assert ids_of(invalid_utf8(built)) == {262}
+    finding = invalid_utf8(built)
+    # the merged cut character first, then the 128 lone bytes a byte-level vocabulary needs
+    assert [row["id"] for row in finding.rows] == [262, *range(0x80, 0x100)]
+    assert finding.title.startswith("129 tokens") and "(128 of them single bytes)" in finding.title
+
+
+def test_vocabulary_and_health_count_the_same_tokens(gpt4):
+    from bpe.health import is_whole_utf8
+    from viz.vocab import vocab_frame
+    frame = vocab_frame(gpt4)
+    not_whole = set(frame.index[~frame["whole_chars"]])
+    assert not_whole == ids_of(invalid_utf8(gpt4))
+    assert len(not_whole) == 773  # 645 merged tokens and the 128 lone bytes 0x80-0xFF
+    assert not is_whole_utf8(bytes([0x80])) and is_whole_utf8("日".encode())
 
 
 def test_unreachable(built):

@@ -325,7 +325,10 @@ def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
     text = SAMPLE[-3000:] + " naïve 🤖 tokens\n\n  end"
     for name in ("dl.model", "dl.tiktoken", "dl.json"):
         # the function the sidebar loads with, then the sidebar itself
-        assert load_bytes(files[name], name).encode_ordinary(text) == ref.encode_ordinary(text)
+        # a .tiktoken file has no pattern in it: say which one it was trained with
+        pattern = "gpt4" if name.endswith(".tiktoken") else None
+        loaded = load_bytes(files[name], name, pattern=pattern)
+        assert loaded.encode_ordinary(text) == ref.encode_ordinary(text)
         shown = sidebar_upload(page, name, files[name])
         assert f"Loaded {name} as “dl (uploaded)" in shown, shown
     assert "dl (uploaded) (3)" in page.locator('[data-testid="stSidebar"]').inner_text()

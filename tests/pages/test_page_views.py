@@ -135,6 +135,12 @@ def test_replay_with_gpt4(open_page, gpt4):
     assert not at.exception
     text = SAMPLES[DEFAULT_SAMPLE]
     parents = merge_parents(gpt4)
+    # the slider spans the first 1,000 merges (they do most of the work), or all of them
+    assert at.slider(key="replay_k").max == 1000
+    assert at.selectbox(key="replay_zoom").options == [
+        "slider: the first 100 merges", "slider: the first 1,000 merges",
+        "slider: the first 10,000 merges", "slider: all 100,000 merges"]
+    at.selectbox(key="replay_zoom").set_value(100_000).run()
     assert at.slider(key="replay_k").max == 100_000
     for k in (0, 5000, 100_000):
         at.slider(key="replay_k").set_value(k).run()
@@ -166,7 +172,7 @@ def test_replay_jumps_between_the_merges_the_text_uses(open_page, gpt4):
     assert any("It stands **" in m for m in texts(at.markdown))  # the merge occurs here
     at.button(key="replay_prev").click().run()
     assert at.slider(key="replay_k").value == max(k for k in used if k < after)
-    at.slider(key="replay_k").set_value(used[-1]).run()
+    at.number_input(key="replay_k_num").set_value(used[-1]).run()
     assert at.button(key="replay_next").disabled
 
 
@@ -183,15 +189,27 @@ def test_replay_play_steps_and_stops(open_page, gpt4):
     at.button(key="replay_play").click().run()
     assert not at.session_state["replay_playing"]
     # at the last step, playing stops by itself
-    at.slider(key="replay_k").set_value(100_000).run()
+    at.number_input(key="replay_k_num").set_value(100_000).run()
+    assert at.slider(key="replay_k").max == 100_000  # the slider widened to hold k
     at.button(key="replay_play").click().run()
     assert not at.exception and not at.session_state["replay_playing"]
     assert at.button(key="replay_play").label == "Play"
 
 
+def test_replay_slider_zooms_on_the_first_merges_and_widens_for_k(open_page):
+    at = open_page("pages/replay.py")
+    at.selectbox(key="replay_zoom").set_value(100).run()
+    assert at.slider(key="replay_k").max == 100 and at.slider(key="replay_k").value == 100
+    at.slider(key="replay_k").set_value(37).run()
+    assert at.number_input(key="replay_k_num").value == 37
+    at.number_input(key="replay_k_num").set_value(5000).run()  # past the first 100
+    assert at.slider(key="replay_k").max == 10_000 and at.slider(key="replay_k").value == 5000
+    assert at.selectbox(key="replay_zoom").value == 10_000
+
+
 def test_replay_with_a_trained_tokenizer(open_page, mine):
     at = open_page("pages/replay.py")
-    at.slider(key="replay_k").set_value(50_000).run()
+    at.number_input(key="replay_k_num").set_value(50_000).run()
     at = with_mine(at, "replay_tokenizer", mine)
     assert at.slider(key="replay_k").max == N_MERGES
     assert at.slider(key="replay_k").value == N_MERGES  # clamped to the smaller tokenizer
