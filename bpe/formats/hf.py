@@ -26,8 +26,9 @@ from .hf_added import FLAGS, AddedToken, AddedTokens
 from .hf_bytelevel import ByteLevelBPE, bytes_to_unicode
 from .hf_decoders import PostProcessor, decoder_from_json
 from .hf_models import model_from_json, read_vocab
-from .hf_normalizers import flatten
-from .hf_pipeline import Pipeline, hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
+from .hf_parts import flatten
+from .hf_parts import hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
+from .hf_pipeline import Pipeline
 from .hf_tokenizer import HFTokenizer  # noqa: F401 (re-exported)
 from .ranks import mergeable_ranks
 

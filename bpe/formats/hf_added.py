@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import regex
 
-from .hf_normalizers import WHITE_SPACE
+from .hf_parts import WHITE_SPACE
 
 WORD = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")  # Rust's \w
 SPACES = regex.compile(f"[{regex.escape(WHITE_SPACE)}]*")  # Rust's \s*: White_Space

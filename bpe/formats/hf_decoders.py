@@ -10,7 +10,7 @@ Sequence. Anything else is refused by name. Nothing here encodes.
 """
 import itertools
 
-from .hf_normalizers import flatten, pattern_of
+from .hf_parts import flatten, pattern_of
 from ..patterns import safety
 
 DECODERS = ("ByteLevel", "Metaspace", "WordPiece", "ByteFallback", "Fuse", "Strip",

@@ -17,12 +17,10 @@ import regex
 
 from .. import budgets
 from ..patterns import safety
+from .hf_parts import WHITE_SPACE, Normalizer, _Memo, flatten, pattern_of
 from .hf_unicode import (CF_KEPT, LOWER_NEWER, MARK_FLIP, MN_FLIP,  # noqa: F401
                          NEWER_THAN_HF, char_class)
 
-# Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
-WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
-              "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 def unicode_9_normalize(form, text):
     """unicodedata.normalize(form, text) as tokenizers does it, with Unicode 9.0's tables:
     the characters of NEWER_THAN_HF stay as they are, and each stretch between them is
@@ -55,16 +53,6 @@ def check_growth(original, text, what):
     return text
 
 
-class Normalizer:
-    """apply: str -> str; chunks: str -> [(start, end, replacement)] (see the module)."""
-
-    def apply(self, text):
-        return "".join(repl for _, _, repl in self.chunks(text))
-
-    def chunks(self, text):
-        raise NotImplementedError
-
-
 class CharMap(Normalizer):
     """Each character replaced on its own by fn(ch) (a str, maybe empty), remembered per
     distinct character so a long text costs one C-level pass."""
@@ -81,18 +69,6 @@ class CharMap(Normalizer):
     def chunks(self, text):
         get = self.memo.__getitem__
         return [(i, i + 1, get(ch)) for i, ch in enumerate(text)]
-
-
-class _Memo(dict):
-    __slots__ = ("fn",)
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def __missing__(self, ch):
-        out = self[ch] = self.fn(ch)
-        return out
 
 
 class UnicodeForm(Normalizer):
@@ -264,20 +240,6 @@ def normalizers_from_json(component):
     return out
 
 
-def flatten(component, key):
-    """A component, or a Sequence of them (nested), as a flat list; [] for None."""
-    if component is None:
-        return []
-    if not isinstance(component, dict):
-        raise ValueError(f"expected a component object, found {str(component)[:40]!r}")
-    if component.get("type") == "Sequence":
-        out = []
-        for part in budgets.expect(component.get(key) or [], list, f'"{key}"'):
-            out += flatten(part, key)
-        return out
-    return [component]
-
-
 def _normalizer(spec):
     kind = spec.get("type")
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
@@ -306,30 +268,6 @@ def _normalizer(spec):
                      "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer, "
                      "Precompiled, Nmt and Sequence are); ByteLevel as a normalizer is refused "
                      "(use the ByteLevel pre-tokenizer, as GPT-2's files do)")
-
-
-def pattern_of(spec, kind):
-    """A Split/Replace 'pattern' ({'String': s} or {'Regex': r}) compiled for `regex`,
-    through bpe.patterns.safety (a file's regex is bounded before it compiles)."""
-    from .hf_pipeline import pattern_from_hf
-    pattern = spec.get("pattern")
-    if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
-        return safety.compile_checked(regex.escape(pattern["String"]), what=f"{kind} string")
-    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
-        ours = None
-        try:
-            ours = pattern_from_hf(pattern["Regex"])
-            return safety.compile_checked(ours, what="regex")
-        except (ValueError, IndexError) as e:
-            # limits names the rewritten regex; name the file's instead
-            reason = str(e)
-            if ours is not None:
-                for head in ("invalid regex ", "regex "):
-                    reason = reason.removeprefix(f"{head}{safety.short(ours)}: ")
-            raise ValueError(f"the {kind} regex {pattern['Regex'][:60]!r} cannot be read: "
-                             f"{reason}") from None
-    raise ValueError(f"the {kind} needs a pattern {{'String': ...}} or {{'Regex': ...}}, "
-                     f"found {str(pattern)[:40]!r}")
 
 
 def normalize(normalizers, text):

@@ -6,116 +6,12 @@ files; the models that turn pieces into ids are bpe.formats.hf_models / hf_bytel
 """
 from ..patterns import PATTERNS
 from ..regex import compile_pattern
-from .hf_normalizers import (LOWER_NEWER, NEWER_THAN_HF, WHITE_SPACE, flatten,  # noqa: F401
+from .hf_parts import _pattern_from_hf, flatten, hf_pattern
+from .hf_normalizers import (LOWER_NEWER, NEWER_THAN_HF,  # noqa: F401
                              normalize, normalize_aligned, normalizers_from_json,
                              unicode_9_normalize)
 from .hf_pre_tokenizers import (BYTE_LEVEL_PATTERN, SPLIT_BEHAVIORS,  # noqa: F401
                                 pre_tokenizers_from_json)
-
-
-def hf_pattern(pattern):
-    """Our regex (Python's `regex` module) rewritten so Oniguruma, HF's engine, splits alike:
-    `$` -> `\\Z` and `^` -> `\\A` (Oniguruma's `$`/`^` are line anchors), and possessive
-    intervals `X{m,n}+` -> `(?>X{m,n})` (Oniguruma reads the `+` as a repeat of the interval).
-
-    >>> hf_pattern(r"\\p{N}{1,3}+|\\s++$")
-    '(?>\\\\p{N}{1,3})|\\\\s++\\\\Z'
-    """
-    return _rewrite(pattern, escape=lambda piece: piece, anchor={"$": "\\Z", "^": "\\A"},
-                    wrap=lambda interval, after: ("(?>", 1) if after == "+" else None)
-
-
-def _rewrite(pattern, escape, anchor, wrap):
-    """The walk both flavour rewrites share: pattern with each escape replaced by
-    escape(piece), each `$`/`^` by anchor[c], and each interval `X{m,n}` followed by the
-    character `after` turned into head + X{m,n} + ")" when wrap(interval, after) gives
-    (head, skip) (skip: how many characters of after that eats; None keeps it as it is)."""
-    out = []        # pieces of the rewritten pattern
-    atom = None     # index in out where the last complete atom starts
-    groups = []     # indexes in out where open groups start
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            j = i + 2
-            if pattern[i + 1:i + 2] in ("p", "P", "x", "N") and pattern[j:j + 1] == "{":
-                j = pattern.index("}", j) + 1
-            atom = len(out)
-            out.append(escape(pattern[i:j]))
-            i = j
-        elif c == "[":
-            j = _class_end(pattern, i)
-            atom = len(out)
-            out.append(pattern[i:j])
-            i = j
-        elif c == "(":
-            groups.append(len(out))
-            out.append(c)
-            i += 1
-        elif c == ")":
-            atom = groups.pop() if groups else len(out)
-            out.append(c)
-            i += 1
-        elif c == "{" and atom is not None and _interval_end(pattern, i):
-            j = _interval_end(pattern, i)
-            how = wrap(pattern[i:j], pattern[j:j + 1])
-            if how:
-                head, skip = how
-                out[atom:] = [head + "".join(out[atom:]) + pattern[i:j] + ")"]
-                # what wrap left of after (a `+` or `?`) applies to the wrapped group
-                atom = None if skip else len(out) - 1
-                j += skip
-            else:
-                out.append(pattern[i:j])
-                atom = None
-            i = j
-        elif c in "$^":
-            out.append(anchor[c])
-            atom = None
-            i += 1
-        else:
-            atom = None if c in "|*+?" else len(out)
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _class_end(pattern, i):
-    """The index just past the character class that starts at pattern[i] == '['."""
-    j = i + 1
-    if pattern[j:j + 1] == "^":
-        j += 1
-    if pattern[j:j + 1] == "]":
-        j += 1
-    depth = 1
-    while j < len(pattern):
-        if pattern[j] == "\\":
-            j += 2
-            continue
-        if pattern[j] == "[":
-            depth += 1
-        elif pattern[j] == "]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    raise ValueError(f"unterminated character class at {i} in {pattern[:60]!r}")
-
-
-def _interval_end(pattern, i):
-    """If pattern[i:] starts with a {m}, {m,} or {m,n} quantifier, the index past it."""
-    j = pattern.find("}", i)
-    body = pattern[i + 1:j] if j > 0 else ""
-    if body and all(part.isdigit() or part == "" for part in body.split(",")) \
-            and body.count(",") <= 1 and body[0].isdigit():
-        return j + 1
-    return 0
-
-
-def _pattern_from_hf(hf):
-    """Undo hf_pattern: Oniguruma's \\Z, \\A back to our $ and ^ (atomic groups stay)."""
-    return hf.replace("\\Z", "$").replace("\\A", "^")
-
 
 
 class Pipeline:
@@ -194,19 +90,3 @@ def _our_pattern(normalizers, pre):
     except ValueError:
         return None
     return pattern if hf_pattern(pattern) == hf_regex else None
-
-
-def pattern_from_hf(onig):
-    """An Oniguruma regex (as in tokenizer.json) rewritten for Python's `regex` module, so
-    both match alike: `$`/`^` are line anchors there ((?m:$), (?m:^) here), `\\z` is `\\Z`
-    here, and `X{m,n}+` is a repeat of the interval there (`(?:X{m,n})+` here).
-
-    >>> pattern_from_hf(r"\\p{N}{1,3}+|\\s+$|\\z")
-    '(?:\\\\p{N}{1,3})+|\\\\s+(?m:$)|\\\\Z'
-    """
-    # Oniguruma (Ruby syntax): {m,n}+ repeats the interval (not possessive), and {n}?
-    # makes it optional (not lazy)
-    return _rewrite(onig, escape=lambda piece: "\\Z" if piece == "\\z" else piece,
-                    anchor={"$": "(?m:$)", "^": "(?m:^)"},
-                    wrap=lambda interval, after: ("(?:", 0) if after == "+" or (
-                        after == "?" and "," not in interval) else None)

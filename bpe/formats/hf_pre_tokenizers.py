@@ -13,7 +13,7 @@ The normalizers are bpe.formats.hf_normalizers'; the models bpe.formats.hf_model
 import regex
 
 from ..patterns import safety
-from .hf_normalizers import WHITE_SPACE, flatten, pattern_of
+from .hf_parts import WHITE_SPACE, flatten, pattern_of
 from .hf_scripts import ANY, script_class
 from .hf_unicode import NUMERIC_ADD, PUNCT_ADD, PUNCT_DROP, char_class
 

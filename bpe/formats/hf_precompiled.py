@@ -16,7 +16,7 @@ import struct
 
 import regex
 
-from .hf_normalizers import Normalizer, _Memo
+from .hf_parts import Normalizer, _Memo
 
 GRAPHEME = regex.compile(r"\X")
 

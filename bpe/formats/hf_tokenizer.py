@@ -26,7 +26,7 @@ from .hf_bytelevel import ByteLevelBPE
 from .hf_decoders import byte_of
 from .hf_decoders import PostProcessor
 from .hf_models import BPE
-from .hf_normalizers import flatten
+from .hf_parts import flatten
 
 
 class HFTokenizer(Tokenizer):
