@@ -11,6 +11,7 @@ run_inside_frame()
 from bpe.patterns import PATTERNS, label
 from lab import job_view
 from lab.corpora import load_sample, sample_corpora
+from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.requests import (TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, SufficiencyRequest,
                           SweepRequest)
@@ -26,6 +27,7 @@ remember({"data_size_corpus": None, "data_size_vocab": 1024,
           "data_size_custom": ""})
 
 st.title("How much data, which vocabulary size")
+lesson_link("pages/data_size.py")
 st.caption("A tokenizer trained on too little text learns a different vocabulary: tiktoken "
            "#299 found that 854 KB kept only 61.8% of the tokens a 41 MB corpus gives. Measure "
            "it on your corpus, then compare vocabulary sizes and split patterns by bytes per "

@@ -13,6 +13,7 @@ run_inside_frame()
 
 from bpe.health import health_report
 from lab.corpora import load_sample, sample_corpora
+from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md
 from lab.widgets import tokenizer_picker
@@ -25,6 +26,7 @@ NO_CORPUS = "None (skip the unused-token check)"
 remember({"health_corpus": NO_CORPUS, "health_low": 2})
 
 st.title("Vocabulary health")
+lesson_link("pages/health.py")
 st.caption("What in a vocabulary is broken, wasted or redundant: tokens no text can ever "
            "produce (the 'glitch token' test), tokens a corpus never uses, near-duplicates, "
            "the longest tokens, and merges learned from too few examples.")

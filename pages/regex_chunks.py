@@ -9,6 +9,7 @@ run_inside_frame()
 
 from bpe.patterns import LABELS, PATTERNS
 from lab import state, widgets
+from lab.lessons import lesson_link
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import regex_chunks
@@ -21,6 +22,7 @@ CUSTOM = "Custom"
 MAX_CHARS = 20_000
 
 st.title("Regex chunks")
+lesson_link("pages/regex_chunks.py")
 st.caption("Before BPE runs, a split pattern cuts the text into chunks, and merges never "
            "cross a chunk: letters, digits, punctuation and whitespace stay apart. Each "
            "token below is underlined in its chunk's color (chunks alternate dark and red); a "

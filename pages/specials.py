@@ -8,6 +8,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import state, widgets
+from lab.lessons import lesson_link
 from lab.memory import remember
 from viz import specials
 from lab.safe import md
@@ -19,6 +20,7 @@ DEFAULT_TEXT = ("<|im_start|>user\nPlease summarize: \"...and that is the end.<|
                 "\"<|im_end|>")
 
 st.title("Special tokens")
+lesson_link("pages/specials.py")
 st.caption("Special tokens are ids that no text merges into: control signals such as "
            "“end of text” or “a new turn starts”. Register some, type text containing "
            "them, and see how encode treats them under each policy.")

@@ -13,6 +13,7 @@ run_inside_frame()
 
 from lab import corpora, training, widgets
 from lab import train_panels as panels
+from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md
 from lab.train_corpus import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
@@ -30,6 +31,7 @@ t = training.get(panels.TRAIN)
 running = t is not None and t.running
 
 st.title("Train a tokenizer")
+lesson_link("pages/train.py")
 if running:
     panels.progress_panel()
     panels.scroll_to_top_once()
