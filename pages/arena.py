@@ -105,8 +105,8 @@ for i in range(n_messages):
                                     max_chars=MAX_TEXT)
     messages.append({"role": role, "content": content})
 
-formatted = {name: parity.name_of(name) for name in picks
-             if chat.chat_format(parity.name_of(name))}
+formatted = {name: state.reference_key(name) for name in picks
+             if chat.chat_format(state.reference_key(name))}
 summary = []
 for name, ref in formatted.items():
     tok = tokenizers[name]

@@ -167,8 +167,8 @@ def page():
             ok = once("roundtrip", run, lambda: tok.decode(ids) == text)
             st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
                      if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
-            parity.draw_badge(once("parity", run, lambda: parity.reference_check(
-                parity.name_of(name), text, tok, None if specials else ids)))
+            parity.draw_badge(once("parity", run, lambda: parity.check(
+                name, text, None if specials else ids)))
         st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
                            mime="application/json", key="tokenize_download_ids")
     share.notes(received, left_out)
