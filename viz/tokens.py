@@ -324,6 +324,13 @@ _WHITESPACE_ERROR = "whitespace must be None, 'markers', 'oneline' or 'gpt2', no
 # Data for the token view component (lab/token_view.py draws it in the browser).
 
 _GRAPHEME = None
+# a grapheme cluster longer than this (in characters) is drawn as several boxes: real
+# ones are short (👨‍👩‍👧‍👦 is 7; Unicode's stream-safe text allows 31 combining marks), and
+# reading a cluster of 1M combining marks whole costs time and makes a box nobody can see
+CLUSTER_LIMIT = 64
+# work done by the careful span rules, in characters and bytes: the tests read it to check
+# it grows linearly with the text (a counter, not a clock: tests assert no timings)
+WORK = {"decode": 0, "cluster": 0}
 
 
 def _grapheme_re():
@@ -443,6 +450,11 @@ def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
     gpos = 0           # a known grapheme boundary (char offset) at or after span start
     first = 0          # index of the first token of the open span
     byte_start = pos = char_start = 0
+    # the last character boundary reached (bytes, chars): each byte is decoded once to
+    # count characters, so a span of many tokens (a cluster of 1M combining marks) stays
+    # linear; decoding from the span's start at every cut was quadratic (issue 24)
+    seen_byte = seen_char = 0
+    limit_at = None    # where the open span's cluster reached CLUSTER_LIMIT, if it did
     last = len(nb) - 1
     for i, token in enumerate(token_bytes):
         pos += nb[i]
@@ -459,8 +471,11 @@ def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
         if i < last and pos < n_bytes:
             if 0x80 <= joined[pos] <= 0xBF:
                 continue  # the next token continues this character
-            char_end = char_start + len(joined[byte_start:pos].decode(
+            # a cut before a byte that starts a character: decoding up to it stands alone
+            char_end = seen_char + len(joined[seen_byte:pos].decode(
                 "utf-8", errors="surrogateescape"))
+            WORK["decode"] += pos - seen_byte
+            seen_byte, seen_char = pos, char_end
             if text is None:
                 text = joined.decode("utf-8", errors="surrogateescape")
             prev, nxt = text[char_end - 1], text[char_end]
@@ -468,11 +483,22 @@ def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
                 grapheme = grapheme or _grapheme_re()
                 gpos = max(gpos, char_start)
                 while gpos < char_end:
-                    gpos = grapheme.match(text, gpos).end()
+                    # a cluster is read CLUSTER_LIMIT characters at a time: one longer
+                    # (1M combining marks on one "e") closes its box at the first token
+                    # end past the limit, and the rest goes on in the next box
+                    stop = min(gpos + CLUSTER_LIMIT, len(text))
+                    end = grapheme.match(text, gpos, stop).end()
+                    WORK["cluster"] += end - gpos
+                    if end == stop < len(text) and limit_at is None:
+                        limit_at = stop
+                    gpos = end
                 if gpos != char_end:
-                    continue  # a cluster (👋🏽, 🇺🇳, a ZWJ family) goes on
+                    if limit_at is None or char_end < limit_at:
+                        continue  # a cluster (👋🏽, 🇺🇳, a ZWJ family) goes on
+                    gpos = char_end  # a cluster past the limit: this box ends here
         piece = joined[byte_start:pos]
         span_text = piece.decode("utf-8", errors="surrogateescape")
+        WORK["decode"] += len(piece)
         if i > first:  # a multi-token span: each token's own display, for the table
             parts.extend(display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
                          for t in token_bytes[first:i + 1])
@@ -480,6 +506,7 @@ def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
         spans_nc.append(len(span_text))
         show.append(display_text(span_text, whitespace=whitespace, marks=VIEW_MARKS))
         first, byte_start, char_start = i + 1, pos, char_start + len(span_text)
+        limit_at = None
 
 
 # Token backgrounds per theme; the text on them is INK. Light: pastels under near-black

@@ -277,3 +277,39 @@ def test_oneline_whitespace_keeps_a_row_on_one_line(gpt4):
     assert display_text(b"x\n", whitespace="oneline") == "x↵"
     with pytest.raises(ValueError, match="'oneline'"):
         view_row([b"a"], [1], whitespace="lines")
+
+
+from viz import tokens as tokens_module  # noqa: E402
+
+
+def _cluster_rows(base, mark, n, split):
+    """Token bytes of base + mark * n, each mark its own token (split: each of its bytes)."""
+    pieces = [base.encode()]
+    for _ in range(n):
+        encoded = mark.encode()
+        pieces.extend([encoded[k:k + 1] for k in range(len(encoded))] if split else [encoded])
+    return pieces
+
+
+@pytest.mark.parametrize("base, mark, split", [("e", "\u0301", False), ("👨", "\u200d", False),
+                                               ("e", "\u0301", True), ("👨", "\u200d👨", False)])
+def test_view_row_work_grows_linearly_in_one_long_grapheme_cluster(base, mark, split):
+    """Issue 24: one cluster of n combining marks (or ZWJs) was quadratic in n. The work
+    counter (bytes decoded, characters read by the cluster rule) at n, 2n and 4n must grow
+    like n, and no box holds more than CLUSTER_LIMIT characters of one cluster."""
+    work = []
+    for n in (2_000, 4_000, 8_000):
+        token_bytes = _cluster_rows(base, mark, n, split)
+        tokens_module.WORK.update(decode=0, cluster=0)
+        row = view_row(token_bytes, list(range(len(token_bytes))))
+        work.append(sum(tokens_module.WORK.values()))
+        assert sum(row["nb"]) == len(b"".join(token_bytes))
+        assert max(row["nc"]) <= tokens_module.CLUSTER_LIMIT + len(mark)
+    assert work[1] <= 2.1 * work[0] and work[2] <= 2.1 * work[1], work
+
+
+def test_a_cluster_past_the_limit_is_cut_where_tokens_end():
+    token_bytes = _cluster_rows("e", "\u0301", 200, split=False)
+    row = view_row(token_bytes, list(range(len(token_bytes))))
+    assert row["nc"][0] == tokens_module.CLUSTER_LIMIT  # "e" + 63 marks, then the rest
+    assert sum(row["nc"]) == 201 and sum(row["n"]) == len(token_bytes)
