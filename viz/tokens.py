@@ -487,7 +487,9 @@ def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
                     # (1M combining marks on one "e") closes its box at the first token
                     # end past the limit, and the rest goes on in the next box
                     stop = min(gpos + CLUSTER_LIMIT, len(text))
-                    end = grapheme.match(text, gpos, stop).end()
+                    # read on a slice: what precedes gpos must not count (the browser's
+                    # Intl.Segmenter reads the same slice, so both cut at the same place)
+                    end = gpos + grapheme.match(text[gpos:stop]).end()
                     WORK["cluster"] += end - gpos
                     if end == stop < len(text) and limit_at is None:
                         limit_at = stop
