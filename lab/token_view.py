@@ -57,7 +57,9 @@ editor: None (no text box), or a dict for the live text box drawn above the rows
     {"text": str or None,  # set the box to this text (when version changes); None: keep
      "version": int,       # bump it whenever Python replaces the text
      "echo": int or None,  # the seq of the browser's text these rows were made from
-     "placeholder": str, "height": px, "max_chars": int, "status": str}
+     "placeholder": str, "height": px, "max_chars": int, "status": str,
+     "label": str}          # the box's accessible name (default "Text to tokenize")
+A page keeps such a box's text with set_text / text_changed / editor_for, or live_box.
 The box sends {"seq": int, "text": str} as the state value "text" when its text changed:
 at once when nothing was sent in the last 150 ms (600 ms for texts over 200k characters),
 and never while the page has not yet answered the last send (an answer is a rerun whose
@@ -145,6 +147,49 @@ def token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
     if editor is not None:
         callbacks["on_text_change"] = on_text_change or (lambda: None)
     return _mount()(key=key, data=pack(data), **callbacks)
+
+
+# --- a live text box: its text kept in st.session_state[key] ----------------------------
+# Every page with a box that follows typing (Tokenize, Compare, Arena's text and chat
+# messages) keeps the text the same way: the box sends it, text_changed stores it and
+# its seq, and the next run's editor_for echoes the seq and sends no text back (the box
+# holds it); Python replacing the text (a sample, a link) bumps the version: set_text.
+
+def set_text(key, text):
+    """Python replaces the text of the box kept under key: the box takes it."""
+    st.session_state[key] = text
+    st.session_state[key + "_version"] = st.session_state.get(key + "_version", 0) + 1
+
+
+def text_changed(view_key, key):
+    """The on_text_change callback of the token view view_key whose box keeps its text
+    in st.session_state[key]."""
+    def typed():
+        sent = st.session_state[view_key].get("text") or {}
+        st.session_state[key] = sent.get("text", "")
+        st.session_state[key + "_echo"] = sent.get("seq")
+        st.session_state[key + "_typed"] = True
+    return typed
+
+
+def editor_for(key, **options):
+    """The editor dict (see the module docstring) of the box kept in st.session_state[key]:
+    a run the box's own typing started sends no text back. options: placeholder, height,
+    max_chars, status, label (the box's accessible name)."""
+    typing = st.session_state.pop(key + "_typed", False)
+    return {"text": None if typing else st.session_state.get(key, ""),
+            "version": st.session_state.setdefault(key + "_version", 0),
+            "echo": st.session_state.get(key + "_echo"), **options}
+
+
+def live_box(key, view_key=None, *, rows=(), **view_options):
+    """A token view whose box follows typing, its text in st.session_state[key]; rows and
+    view_options (pair, summary, note, box_height, ...) as token_view takes them, editor
+    options (placeholder, height, max_chars, status, label) in view_options["editor"]."""
+    view_key = view_key or key + "_view"
+    editor = editor_for(key, **view_options.pop("editor", {}))
+    return token_view(list(rows), key=view_key, editor=editor,
+                      on_text_change=text_changed(view_key, key), **view_options)
 
 
 # --- the wire format -------------------------------------------------------------------

@@ -328,6 +328,10 @@ _GRAPHEME = None
 # ones are short (👨‍👩‍👧‍👦 is 7; Unicode's stream-safe text allows 31 combining marks), and
 # reading a cluster of 1M combining marks whole costs time and makes a box nobody can see
 CLUSTER_LIMIT = 64
+# tokens a page lays out as a view at most: a row costs the server ~150 bytes a token
+# (bench/results/view2.md), so 2M tokens stay near 300 MB. Pages count and list more, but
+# draw none of them and say so (an NFKC tokenizer on 1M x U+FDFA: 18M characters).
+VIEW_TOKEN_LIMIT = 2_000_000
 # work done by the careful span rules, in characters and bytes: the tests read it to check
 # it grows linearly with the text (a counter, not a clock: tests assert no timings)
 WORK = {"decode": 0, "cluster": 0}
@@ -455,6 +459,7 @@ def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
     # linear; decoding from the span's start at every cut was quadratic (issue 24)
     seen_byte = seen_char = 0
     limit_at = None    # where the open span's cluster reached CLUSTER_LIMIT, if it did
+    seen = {}          # display text per token (bytes) and span (str) met: they repeat
     last = len(nb) - 1
     for i, token in enumerate(token_bytes):
         pos += nb[i]
@@ -502,11 +507,20 @@ def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
         span_text = piece.decode("utf-8", errors="surrogateescape")
         WORK["decode"] += len(piece)
         if i > first:  # a multi-token span: each token's own display, for the table
-            parts.extend(display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
-                         for t in token_bytes[first:i + 1])
+            for t in token_bytes[first:i + 1]:
+                shown = seen.get(t)
+                if shown is None:
+                    shown = seen[t] = display_text(t, whitespace=whitespace, marks=VIEW_MARKS)
+                parts.append(shown)
         spans_n.append(i + 1 - first)
         spans_nc.append(len(span_text))
-        show.append(display_text(span_text, whitespace=whitespace, marks=VIEW_MARKS))
+        shown = seen.get(span_text)
+        if shown is None:
+            shown = seen[span_text] = display_text(span_text, whitespace=whitespace,
+                                                   marks=VIEW_MARKS)
+        show.append(shown)
+        if len(seen) > 100_000:  # a text of ever new spans: keep the memo small
+            seen.clear()
         first, byte_start, char_start = i + 1, pos, char_start + len(span_text)
         limit_at = None
 

@@ -352,6 +352,7 @@ function update(view, data) {
   let editorText = null;
   if (editor) {
     view.area.placeholder = editor.placeholder || "";
+    view.area.setAttribute("aria-label", editor.label || "Text to tokenize");
     view.area.style.height = (editor.height || 180) + "px";
     if (editor.text !== null && editor.text !== undefined && editor.version !== view.appliedVersion) {
       view.appliedVersion = editor.version;
