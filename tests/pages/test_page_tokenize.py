@@ -199,3 +199,16 @@ def test_decode_ids(open_page, gpt4):
     assert "'hello' (item 2) is not a token id" in shown(at.error[0].value)
     at.text_area(key="tokenize_decode").input("15339 999999").run()
     assert not at.exception and "unknown token id 999999" in shown(at.error[0].value)
+
+
+def test_a_text_of_too_many_tokens_is_counted_but_not_laid_out(open_page, monkeypatch, gpt4):
+    """Issue 24: an NFKC tokenizer on 1M x U+FDFA made 18M characters of rows (gigabytes).
+    Past VIEW_TOKEN_LIMIT tokens the page draws no row, says why, and still counts."""
+    import viz.tokens
+    monkeypatch.setattr(viz.tokens, "VIEW_TOKEN_LIMIT", 10)
+    at = open_page(PAGE)
+    type_text(at, "one two three four five six seven eight nine ten eleven twelve")
+    data = view(at)
+    assert data["rows"] == []
+    assert "the view draws texts of up to 10 tokens" in data["note"]
+    assert figure(at, "Tokens") == f"{len(gpt4.encode('one two three four five six seven eight nine ten eleven twelve')):,}"
