@@ -11,7 +11,7 @@ run_inside_frame()
 from lab import parity, state
 from lab.memory import remember
 from lab.safe import code, md
-from lab.token_view import token_view
+from lab.token_view import live_box, set_text, token_view
 from viz import arena, chat
 
 SAMPLES = arena.arena_samples()
@@ -43,7 +43,7 @@ if state.unavailable_references():
 
 
 def _load_sample():
-    st.session_state["arena_text"] = {**SAMPLES, **own_samples}[st.session_state["arena_sample"]]
+    set_text("arena_text", {**SAMPLES, **own_samples}[st.session_state["arena_sample"]])
 
 
 def _add_own():
@@ -60,7 +60,10 @@ def _add_own():
 
 
 st.selectbox("Sample", [*SAMPLES, *own_samples], key="arena_sample", on_change=_load_sample)
-text = st.text_area("Text", key="arena_text", height=140, max_chars=MAX_TEXT)
+live_box("arena_text", editor=dict(label="Text for every tokenizer", height=140,
+                                   max_chars=MAX_TEXT, placeholder="Type or paste text here: "
+                                   "every tokenizer below follows as you type."))
+text = st.session_state["arena_text"][:MAX_TEXT]
 tokenizers = {name: state.get_tokenizer(name) for name in picks}
 if not picks:
     st.info("Pick at least one tokenizer above to see the text through it.")
@@ -101,8 +104,11 @@ messages = []
 for i in range(n_messages):
     role_col, content_col = st.columns([2, 5], vertical_alignment="top")
     role = role_col.selectbox(f"Role {i + 1}", chat.ROLES, key=f"arena_role_{i}")
-    content = content_col.text_area(f"Message {i + 1}", key=f"arena_content_{i}", height=68,
-                                    max_chars=MAX_TEXT)
+    with content_col:  # a live box: the costs below follow the typing
+        live_box(f"arena_content_{i}", editor=dict(
+            label=f"Message {i + 1}", height=68, max_chars=MAX_TEXT,
+            placeholder=f"Message {i + 1}: type its content"))
+    content = st.session_state[f"arena_content_{i}"][:MAX_TEXT]
     messages.append({"role": role, "content": content})
 
 formatted = {name: state.reference_key(name) for name in picks
