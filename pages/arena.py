@@ -8,9 +8,10 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import parity, state
+from lab import parity, share, state
 from lab.memory import remember
 from lab.safe import code, md
+from lab.share import Field
 from lab.token_view import live_box, set_text, token_view
 from viz import arena, chat
 
@@ -25,17 +26,26 @@ CHAT_DEFAULT = [("system", "You are a helpful assistant."),
 CHAT_SLOTS = CHAT_DEFAULT + [("user", "")] * (MAX_MESSAGES - len(CHAT_DEFAULT))
 
 names = state.tokenizer_names()
-remember({"arena_picks": [n for n in DEFAULT_PICKS if n in names],
-          "arena_sample": "English", "arena_text": SAMPLES["English"],
-          "arena_own_name": "", "arena_own_text": "", "arena_chat_n": len(CHAT_DEFAULT),
-          **{f"arena_role_{i}": role for i, (role, _) in enumerate(CHAT_SLOTS)},
-          **{f"arena_content_{i}": content for i, (_, content) in enumerate(CHAT_SLOTS)}})
+DEFAULTS = {"arena_picks": [n for n in DEFAULT_PICKS if n in names],
+            "arena_sample": "English", "arena_text": SAMPLES["English"],
+            "arena_own_name": "", "arena_own_text": "", "arena_chat_n": len(CHAT_DEFAULT),
+            **{f"arena_role_{i}": role for i, (role, _) in enumerate(CHAT_SLOTS)},
+            **{f"arena_content_{i}": content for i, (_, content) in enumerate(CHAT_SLOTS)}}
+# what a link carries (lab/share.py): the picks, the text and the chat; not own samples
+LINK = {"picks": Field("arena_picks", "tokenizers"), "text": Field("arena_text", "text"),
+        "sample": Field("arena_sample", choices=tuple(SAMPLES)),
+        "n": Field("arena_chat_n", "int", choices=tuple(range(1, MAX_MESSAGES + 1))),
+        **{f"r{i + 1}": Field(f"arena_role_{i}", choices=chat.ROLES) for i in range(MAX_MESSAGES)},
+        **{f"m{i + 1}": Field(f"arena_content_{i}", "text") for i in range(MAX_MESSAGES)}}
+received = share.read_once("arena", LINK, DEFAULTS)
+remember(DEFAULTS)
 st.session_state["arena_picks"] = [n for n in st.session_state["arena_picks"] if n in names]
 own_samples = st.session_state.setdefault("arena_own_samples", {})  # label -> text
 
 st.title("Arena")
 st.caption("One text, every tokenizer you pick, stacked: fewer tokens (more bytes per token) "
            "means the tokenizer packs this kind of text better.")
+said = st.container()  # what the link did not bring, and what it cannot carry
 picks = st.multiselect("Tokenizers", names, key="arena_picks",
                        placeholder="Pick one or more tokenizers")
 if state.unavailable_references():
@@ -128,3 +138,5 @@ if summary:
 elif picks:
     st.info("None of the picked tokenizers has a chat format; pick GPT-4, GPT-4o, Llama or "
             f"Mistral. ({', '.join(code(p) for p in picks)})")
+with said:
+    share.notes(received, share.write(LINK, DEFAULTS))

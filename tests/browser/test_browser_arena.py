@@ -58,8 +58,7 @@ def test_the_lanes_and_the_chat_cost_follow_typing(browser, app_url):
     try:
         before = lane_ids(tab, 0)
         tab.get_by_label("Text for every tokenizer", exact=True).fill("live lanes 123")
-        tab.wait_for_function("() => document.querySelectorAll('.tokens')[0].innerText"
-                              ".includes('lanes')", timeout=60_000)
+        tab.locator(".tokens", has_text="lanes").first.wait_for(timeout=60_000)
         wait_rendered(tab)
         ids = lane_ids(tab, 0)
         assert ids != before
