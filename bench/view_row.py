@@ -99,7 +99,7 @@ def scaling(n, repeat):
         jobs = {"view_row": lambda e: view_row(gpt4.decode_tokens_bytes(e[0]), e[0]),
                 "Compare aligned": lambda e: aligned(gpt4, gpt4o, compare(gpt4, gpt4o, e[1]))}
         for name, job in jobs.items():
-            times = [best(lambda e=e: job(e), repeat) for e in encoded]
+            times = [best(lambda e=e, job=job: job(e), repeat) for e in encoded]
             ratio = times[2] / max(times[0], 1e-9)
             worst = max(worst, ratio)
             print(f"| {label} | {name} | {times[0] * 1000:.0f} ms | {times[1] * 1000:.0f} ms | "

@@ -1,12 +1,12 @@
 """The token view: one Streamlit Custom Components v2 component that draws tokens.
 
 Every page that shows tokens calls `token_view`; the browser does the layout, hover and
-scrolling, Python stays the single source of token data (viz/tokens.py `view_row`).
+scrolling, Python stays the single source of token data (viz/rows.py `view_row`).
 Its CSS/JS live in lab/token_view/ and are served from there as files the browser
 fetches once (no build step, no install, nothing from a CDN; see "serving" below).
 
     from lab.token_view import token_view
-    from viz.tokens import view_row
+    from viz.rows import view_row
     row = view_row(tok.decode_tokens_bytes(ids), ids, caption="GPT-4")
     row["text"] = text                # the text the tokens cover (for the hover card's bytes)
     token_view([row], key="tokenize_view", lists=True)
@@ -17,14 +17,14 @@ Call signature:
                box_height=420, on_text_change=None, pair=None, browser=None)
                -> ComponentResult
 
-rows: a list of row dicts, drawn one under the other. A row is what `viz.tokens.view_row`
+rows: a list of row dicts, drawn one under the other. A row is what `viz.rows.view_row`
 returns (columns, so a 1 MB text is cheap to send):
     ids   [int]   every token id, in order
     nb    [int]   byte length of each token
     n     [int]   tokens per span; a span is one box (tokens that split a character or a
                   grapheme cluster share one box, drawn with the cuts inside it)
     nc    [int]   characters per span
-    show  [str]   each span's display text, from viz.tokens.display_text(marks=VIEW_MARKS)
+    show  [str]   each span's display text, from viz.display.display_text(marks=VIEW_MARKS)
     parts [str]   display text of each token of the multi-token spans, in order (table)
 and optional keys a page may add:
     caption  str             a line above the row
@@ -38,7 +38,7 @@ and optional keys a page may add:
     chunk    [int]           a chunk number per span: alternating underline per chunk
     notes    {str(span): str} an extra line in that span's hover card
 Two tokenizers on the same text (Compare), two ways:
-  - pair=viz.tokens.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
+  - pair=viz.pair.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
     ONE aligned view. The text is drawn once, in pieces cut at every span boundary of
     A or B; A's spans are a colored band above the pieces and B's a band below, A's cuts
     a mark on the top half of a piece's left edge and B's on the bottom half, red when
@@ -104,7 +104,7 @@ import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
-from viz.tokens import VIEW_PALETTE
+from viz.palette import VIEW_PALETTE
 
 # --- serving the JS and CSS ------------------------------------------------------------
 # Given as strings, the JS and CSS (~35 KB) would travel inside every rerun's message to

@@ -70,9 +70,9 @@ def _add_own():
 
 
 st.selectbox("Sample", [*SAMPLES, *own_samples], key="arena_sample", on_change=_load_sample)
-live_box("arena_text", editor=dict(label="Text for every tokenizer", height=140,
-                                   max_chars=MAX_TEXT, placeholder="Type or paste text here: "
-                                   "every tokenizer below follows as you type."))
+live_box("arena_text", editor={"label": "Text for every tokenizer", "height": 140,
+                                   "max_chars": MAX_TEXT, "placeholder": "Type or paste text "
+                                   "here: every tokenizer below follows as you type."})
 text = st.session_state["arena_text"][:MAX_TEXT]
 tokenizers = {name: state.get_tokenizer(name) for name in picks}
 if not picks:
@@ -115,9 +115,9 @@ for i in range(n_messages):
     role_col, content_col = st.columns([2, 5], vertical_alignment="top")
     role = role_col.selectbox(f"Role {i + 1}", chat.ROLES, key=f"arena_role_{i}")
     with content_col:  # a live box: the costs below follow the typing
-        live_box(f"arena_content_{i}", editor=dict(
-            label=f"Message {i + 1}", height=68, max_chars=MAX_TEXT,
-            placeholder=f"Message {i + 1}: type its content"))
+        live_box(f"arena_content_{i}", editor={
+            "label": f"Message {i + 1}", "height": 68, "max_chars": MAX_TEXT,
+            "placeholder": f"Message {i + 1}: type its content"})
     content = st.session_state[f"arena_content_{i}"][:MAX_TEXT]
     messages.append({"role": role, "content": content})
 

@@ -22,7 +22,7 @@ from lab.token_view import live_box, set_text
 from lab.train_panels import progress_panel
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.tokens import VIEW_TOKEN_LIMIT
+from viz.rows import VIEW_TOKEN_LIMIT
 
 MAX_TEXT = 1_000_000  # characters; both tokenizers encode it and the view aligns them
 DEFAULTS = {"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_a": None, "compare_b": None}
@@ -90,9 +90,10 @@ def _comparison(default_b):
     def box(pair=None, status="", note=None):
         """The live text box, with the aligned view under it once there is one."""
         with slot:
-            live_box("compare_text", "compare_view", pair=pair, note=note, editor=dict(
-                label="Text to compare", height=140, max_chars=MAX_TEXT, status=status,
-                placeholder="Type or paste text here: both tokenizations follow as you type."))
+            live_box("compare_text", "compare_view", pair=pair, note=note, editor={
+                "label": "Text to compare", "height": 140, "max_chars": MAX_TEXT,
+                "status": status,
+                "placeholder": "Type or paste text here: both tokenizations follow as you type."})
 
     if name_a == name_b:
         said.info("A and B are the same tokenizer, so everything agrees; pick another one for B.")

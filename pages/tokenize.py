@@ -23,7 +23,8 @@ from lab.safe import md
 from lab.share import Field
 from lab.token_view import editor_for, set_text, text_changed, token_view
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.tokens import VIEW_TOKEN_LIMIT, counts, parse_ids, view_row
+from viz.rows import VIEW_TOKEN_LIMIT, counts, view_row
+from viz.tokens import parse_ids
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
 

@@ -8,10 +8,10 @@ run_inside_frame()
 
 from lab import share, state, tokenizer_cache, widgets
 from lab.memory import remember
-from viz import vocab
 from lab.safe import md
 from lab.share import Field
 from lab.token_view import token_view
+from viz import vocab
 from viz.marks import tokens_row
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 

@@ -1,6 +1,6 @@
 // A row of tokens made in the browser, for the ids the browser encoded itself: the same
-// columns as viz/tokens.py view_row (ids, nb, n, nc, show, parts) and the same display
-// rules as viz/tokens.py display_text, so the view draws it as it draws Python's. Python's
+// columns as viz/rows.py view_row (ids, nb, n, nc, show, parts) and the same display
+// rules as viz/display.py display_text, so the view draws it as it draws Python's. Python's
 // row replaces it when the page answers; only the ids are checked against Python's (the
 // grapheme clusters come from the browser's Intl.Segmenter, Python's from regex's \X).
 
@@ -86,7 +86,7 @@ export function displayBytes(u8, ws) {
 }
 
 let segmenter = null;
-// viz/tokens.py CLUSTER_LIMIT: a grapheme cluster is read this many characters at a time,
+// viz/rows.py CLUSTER_LIMIT: a grapheme cluster is read this many characters at a time,
 // so one cluster of 1M combining marks costs linear time (Segments.containing looked back
 // over the whole cluster at every cut: quadratic) and is drawn as boxes of about this size
 export const CLUSTER_LIMIT = 64;
@@ -150,7 +150,7 @@ export function buildRow(text, bytes, ids, nb, ws) {
 
 const fmt = (x) => x.toLocaleString("en-US");
 
-// viz/tokens.py counts(text, ids)
+// viz/rows.py counts(text, ids)
 export function summaryOf(text, bytes, ids) {
   let chars = 0;
   for (let i = 0; i < bytes.length; i++) if (bytes[i] < 0x80 || bytes[i] >= 0xc0) chars++;

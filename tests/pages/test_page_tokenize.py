@@ -204,8 +204,8 @@ def test_decode_ids(open_page, gpt4):
 def test_a_text_of_too_many_tokens_is_counted_but_not_laid_out(open_page, monkeypatch, gpt4):
     """Issue 24: an NFKC tokenizer on 1M x U+FDFA made 18M characters of rows (gigabytes).
     Past VIEW_TOKEN_LIMIT tokens the page draws no row, says why, and still counts."""
-    import viz.tokens
-    monkeypatch.setattr(viz.tokens, "VIEW_TOKEN_LIMIT", 10)
+    import viz.rows
+    monkeypatch.setattr(viz.rows, "VIEW_TOKEN_LIMIT", 10)
     at = open_page(PAGE)
     type_text(at, "one two three four five six seven eight nine ten eleven twelve")
     data = view(at)
