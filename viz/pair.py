@@ -20,6 +20,7 @@ def pair_view(row_a, row_b, text_bytes, *, whitespace=None):
     differ between A and B to [A's cuts, B's cuts], byte offsets within the piece; the
     view marks those pieces red like any cut only one side makes.
 
+    >>> from viz.rows import view_row
     >>> a = view_row([b"ab", b"c"], [1, 2]); b = view_row([b"a", b"bc"], [3, 4])
     >>> p = pair_view(a, b, b"abc")["pieces"]
     >>> p["nb"], p["sa"], p["sb"], p["show"]
