@@ -106,3 +106,17 @@ def test_compares_text_and_picks_come_back_from_its_link(page, browser):
     assert any("GPT-4o (o200k_base)" in p for p in picks)
     assert not tab.locator('[data-testid="stAlert"]').filter(has_text="did not all come").count()
     fresh.close()
+
+
+def test_the_legends_phrases_never_run_together(page):
+    """The legend once read "…makes═ under…": each phrase is its own item, with a gap."""
+    page.get_by_role("link", name="Compare", exact=True).click()
+    page.locator(".tv .piece").first.wait_for(timeout=120_000)
+    wait_rendered(page)
+    boxes = page.locator(".tv .legend > span").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.right, r.top, e.textContent]; })")
+    assert len(boxes) == 4 and boxes[3][3].startswith("═")
+    for (_, right, top, _), (left, _, top2, _) in zip(boxes, boxes[1:]):
+        if abs(top - top2) < 2:  # on one line: a visible gap between them
+            assert left - right >= 8, boxes
