@@ -5,7 +5,9 @@ A page lists its fields once (param -> Field: the session key and its kind) and 
 visit to that page) and `write` once its widgets are drawn (the URL follows the state).
 Kinds: "text" travels zlib-compressed in base64url (param "z"+name) up to MAX_TEXT
 characters; "tokenizer" by its name, a tokenizer of the sender's own session marked so
-the receiver can be told it was trained elsewhere; "flag" as "1"; "str" as itself.
+the receiver can be told it was trained elsewhere; "tokenizers" (a list, e.g. Arena's
+picks) as one such name per repeated param; "flag" as "1"; "int" as ASCII digits;
+"str" as itself. A field with choices takes only those values.
 
 What does not come is never silent: `read_once` returns a sentence per value the link
 held that this page cannot use (a text too long or damaged, a tokenizer trained in
@@ -35,7 +37,8 @@ SESSION_MARK = "session:"  # a tokenizer of the sender's session: the receiver l
 @dataclass(frozen=True)
 class Field:
     key: str           # the st.session_state key
-    kind: str = "str"  # "text", "tokenizer", "flag" or "str"
+    kind: str = "str"  # "text", "tokenizer", "tokenizers" (a list), "flag", "int" or "str"
+    choices: tuple = ()  # "str"/"int": the values a page can take (empty: any)
 
 
 def pack_text(text):
@@ -73,6 +76,13 @@ def read_once(page, fields, defaults):
     notes = []
     names = set(state.tokenizer_names())
     for name, field in fields.items():
+        if field.kind == "tokenizers":
+            values = st.query_params.get_all(name)
+            if values:
+                st.session_state[field.key] = [v for v in values if v in names]
+                notes.extend(_missing_tokenizer(v, "leaves it out") for v in values
+                             if v not in names)
+            continue
         value = st.query_params.get(_param(name, field))
         if value is None and field.kind == "text":
             value = st.query_params.get(name)  # an older link: the text as itself
@@ -89,20 +99,44 @@ def read_once(page, fields, defaults):
         elif field.kind == "tokenizer":
             if value in names:
                 st.session_state[field.key] = value
-            elif value.startswith(SESSION_MARK):
-                notes.append(f"the tokenizer {code(value[len(SESSION_MARK):])} was trained or "
-                             "loaded in the sender's own session, so it is not here: ask them "
-                             f"for its file and load it in the sidebar; showing "
-                             f"{code(_shown(field, defaults))} instead")
             else:
-                notes.append(f"{code(value)} is no tokenizer this lab has; showing "
-                             f"{code(_shown(field, defaults))} instead")
+                notes.append(_missing_tokenizer(
+                    value, f"shows {code(_shown(field, defaults))} instead"))
         elif field.kind == "flag":
             st.session_state[field.key] = value == "1"
         else:
-            st.session_state[field.key] = value
+            if field.kind == "int":
+                number = int(value) if value.isascii() and value.isdigit() and len(value) < 10 \
+                    else None
+                taken = number if number is not None and (
+                    not field.choices or number in field.choices) else None
+            else:
+                taken = value if not field.choices or value in field.choices else None
+            if taken is None:
+                notes.append(f"{name} {code(value[:40])} is not a value this page takes "
+                             f"({_choices(field)}); it shows "
+                             f"{code(str(st.session_state.get(field.key, defaults.get(field.key))))}")
+            else:
+                st.session_state[field.key] = taken
     st.session_state[f"{page}_link_notes"] = notes
     return notes
+
+
+def _missing_tokenizer(value, instead):
+    """The note for a tokenizer a link names that this session does not have."""
+    if value.startswith(SESSION_MARK):
+        return (f"the tokenizer {code(value[len(SESSION_MARK):])} was trained or loaded in "
+                "the sender's own session, so it is not here: ask them for its file and load "
+                f"it in the sidebar; the page {instead}")
+    return f"{code(value[:80])} is no tokenizer this lab has; the page {instead}"
+
+
+def _choices(field):
+    if not field.choices:
+        return "a whole number" if field.kind == "int" else "text"
+    if field.kind == "int":
+        return f"{min(field.choices)} to {max(field.choices)}"
+    return "one of " + ", ".join(code(c) for c in field.choices)
 
 
 def _shown(field, defaults):
@@ -120,8 +154,13 @@ def write(fields, defaults):
         wanted = None
         if field.kind == "flag":
             wanted = "1" if value and value != defaults.get(field.key) else None
+        elif field.kind == "tokenizers":
+            wanted = None
+            if value is not None and list(value) != list(defaults.get(field.key) or []):
+                wanted = [v if v in references else SESSION_MARK + v for v in value]
+                left_out.extend(_session_only(v) for v in value if v not in references)
         elif value is not None and value != defaults.get(field.key):
-            wanted = value
+            wanted = str(value) if field.kind == "int" else value
         if field.kind == "text" and wanted:
             wanted = pack_text(value) if len(value) <= MAX_TEXT else None
             if wanted is None or len(wanted) > MAX_PACKED:
@@ -130,16 +169,23 @@ def write(fields, defaults):
                                 f"{MAX_TEXT:,}): whoever opens it pastes the text")
         if field.kind == "tokenizer" and wanted and value not in references:
             wanted = SESSION_MARK + value
-            left_out.append(f"the tokenizer {code(value)}, which lives only in this session "
-                            "(the link names it, and the receiver is told to load its file): "
-                            "download it (Train page) and send the file")
+            left_out.append(_session_only(value))
         if field.kind == "text":
             st.query_params.pop(name, None)  # an older link's plain text
         if wanted is None:
             st.query_params.pop(param, None)
+        elif isinstance(wanted, list):
+            if st.query_params.get_all(param) != wanted:
+                st.query_params[param] = wanted
         elif st.query_params.get(param) != wanted:
             st.query_params[param] = wanted
     return left_out
+
+
+def _session_only(value):
+    return (f"the tokenizer {code(value)}, which lives only in this session (the link names "
+            "it, and the receiver is told to load its file): download it (Train page) and "
+            "send the file")
 
 
 def notes(received, left_out):

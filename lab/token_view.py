@@ -1,12 +1,12 @@
 """The token view: one Streamlit Custom Components v2 component that draws tokens.
 
 Every page that shows tokens calls `token_view`; the browser does the layout, hover and
-scrolling, Python stays the single source of token data (viz/tokens.py `view_row`).
+scrolling, Python stays the single source of token data (viz/rows.py `view_row`).
 Its CSS/JS live in lab/token_view/ and are served from there as files the browser
 fetches once (no build step, no install, nothing from a CDN; see "serving" below).
 
     from lab.token_view import token_view
-    from viz.tokens import view_row
+    from viz.rows import view_row
     row = view_row(tok.decode_tokens_bytes(ids), ids, caption="GPT-4")
     row["text"] = text                # the text the tokens cover (for the hover card's bytes)
     token_view([row], key="tokenize_view", lists=True)
@@ -17,14 +17,14 @@ Call signature:
                box_height=420, on_text_change=None, pair=None, browser=None)
                -> ComponentResult
 
-rows: a list of row dicts, drawn one under the other. A row is what `viz.tokens.view_row`
+rows: a list of row dicts, drawn one under the other. A row is what `viz.rows.view_row`
 returns (columns, so a 1 MB text is cheap to send):
     ids   [int]   every token id, in order
     nb    [int]   byte length of each token
     n     [int]   tokens per span; a span is one box (tokens that split a character or a
                   grapheme cluster share one box, drawn with the cuts inside it)
     nc    [int]   characters per span
-    show  [str]   each span's display text, from viz.tokens.display_text(marks=VIEW_MARKS)
+    show  [str]   each span's display text, from viz.display.display_text(marks=VIEW_MARKS)
     parts [str]   display text of each token of the multi-token spans, in order (table)
 and optional keys a page may add:
     caption  str             a line above the row
@@ -38,7 +38,7 @@ and optional keys a page may add:
     chunk    [int]           a chunk number per span: alternating underline per chunk
     notes    {str(span): str} an extra line in that span's hover card
 Two tokenizers on the same text (Compare), two ways:
-  - pair=viz.tokens.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
+  - pair=viz.pair.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
     ONE aligned view. The text is drawn once, in pieces cut at every span boundary of
     A or B; A's spans are a colored band above the pieces and B's a band below, A's cuts
     a mark on the top half of a piece's left edge and B's on the bottom half, red when
@@ -57,7 +57,9 @@ editor: None (no text box), or a dict for the live text box drawn above the rows
     {"text": str or None,  # set the box to this text (when version changes); None: keep
      "version": int,       # bump it whenever Python replaces the text
      "echo": int or None,  # the seq of the browser's text these rows were made from
-     "placeholder": str, "height": px, "max_chars": int, "status": str}
+     "placeholder": str, "height": px, "max_chars": int, "status": str,
+     "label": str}          # the box's accessible name (default "Text to tokenize")
+A page keeps such a box's text with set_text / text_changed / editor_for, or live_box.
 The box sends {"seq": int, "text": str} as the state value "text" when its text changed:
 at once when nothing was sent in the last 150 ms (600 ms for texts over 200k characters),
 and never while the page has not yet answered the last send (an answer is a rerun whose
@@ -102,7 +104,7 @@ import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
-from viz.tokens import VIEW_PALETTE
+from viz.palette import VIEW_PALETTE
 
 # --- serving the JS and CSS ------------------------------------------------------------
 # Given as strings, the JS and CSS (~35 KB) would travel inside every rerun's message to
@@ -145,6 +147,49 @@ def token_view(rows, *, key, editor=None, lists=False, summary=None, note=None,
     if editor is not None:
         callbacks["on_text_change"] = on_text_change or (lambda: None)
     return _mount()(key=key, data=pack(data), **callbacks)
+
+
+# --- a live text box: its text kept in st.session_state[key] ----------------------------
+# Every page with a box that follows typing (Tokenize, Compare, Arena's text and chat
+# messages) keeps the text the same way: the box sends it, text_changed stores it and
+# its seq, and the next run's editor_for echoes the seq and sends no text back (the box
+# holds it); Python replacing the text (a sample, a link) bumps the version: set_text.
+
+def set_text(key, text):
+    """Python replaces the text of the box kept under key: the box takes it."""
+    st.session_state[key] = text
+    st.session_state[key + "_version"] = st.session_state.get(key + "_version", 0) + 1
+
+
+def text_changed(view_key, key):
+    """The on_text_change callback of the token view view_key whose box keeps its text
+    in st.session_state[key]."""
+    def typed():
+        sent = st.session_state[view_key].get("text") or {}
+        st.session_state[key] = sent.get("text", "")
+        st.session_state[key + "_echo"] = sent.get("seq")
+        st.session_state[key + "_typed"] = True
+    return typed
+
+
+def editor_for(key, **options):
+    """The editor dict (see the module docstring) of the box kept in st.session_state[key]:
+    a run the box's own typing started sends no text back. options: placeholder, height,
+    max_chars, status, label (the box's accessible name)."""
+    typing = st.session_state.pop(key + "_typed", False)
+    return {"text": None if typing else st.session_state.get(key, ""),
+            "version": st.session_state.setdefault(key + "_version", 0),
+            "echo": st.session_state.get(key + "_echo"), **options}
+
+
+def live_box(key, view_key=None, *, rows=(), **view_options):
+    """A token view whose box follows typing, its text in st.session_state[key]; rows and
+    view_options (pair, summary, note, box_height, ...) as token_view takes them, editor
+    options (placeholder, height, max_chars, status, label) in view_options["editor"]."""
+    view_key = view_key or key + "_view"
+    editor = editor_for(key, **view_options.pop("editor", {}))
+    return token_view(list(rows), key=view_key, editor=editor,
+                      on_text_change=text_changed(view_key, key), **view_options)
 
 
 # --- the wire format -------------------------------------------------------------------

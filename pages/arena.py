@@ -8,10 +8,11 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import parity, state
+from lab import parity, share, state
 from lab.memory import remember
 from lab.safe import code, md
-from lab.token_view import token_view
+from lab.share import Field
+from lab.token_view import live_box, set_text, token_view
 from viz import arena, chat
 
 SAMPLES = arena.arena_samples()
@@ -25,17 +26,26 @@ CHAT_DEFAULT = [("system", "You are a helpful assistant."),
 CHAT_SLOTS = CHAT_DEFAULT + [("user", "")] * (MAX_MESSAGES - len(CHAT_DEFAULT))
 
 names = state.tokenizer_names()
-remember({"arena_picks": [n for n in DEFAULT_PICKS if n in names],
-          "arena_sample": "English", "arena_text": SAMPLES["English"],
-          "arena_own_name": "", "arena_own_text": "", "arena_chat_n": len(CHAT_DEFAULT),
-          **{f"arena_role_{i}": role for i, (role, _) in enumerate(CHAT_SLOTS)},
-          **{f"arena_content_{i}": content for i, (_, content) in enumerate(CHAT_SLOTS)}})
+DEFAULTS = {"arena_picks": [n for n in DEFAULT_PICKS if n in names],
+            "arena_sample": "English", "arena_text": SAMPLES["English"],
+            "arena_own_name": "", "arena_own_text": "", "arena_chat_n": len(CHAT_DEFAULT),
+            **{f"arena_role_{i}": role for i, (role, _) in enumerate(CHAT_SLOTS)},
+            **{f"arena_content_{i}": content for i, (_, content) in enumerate(CHAT_SLOTS)}}
+# what a link carries (lab/share.py): the picks, the text and the chat; not own samples
+LINK = {"picks": Field("arena_picks", "tokenizers"), "text": Field("arena_text", "text"),
+        "sample": Field("arena_sample", choices=tuple(SAMPLES)),
+        "n": Field("arena_chat_n", "int", choices=tuple(range(1, MAX_MESSAGES + 1))),
+        **{f"r{i + 1}": Field(f"arena_role_{i}", choices=chat.ROLES) for i in range(MAX_MESSAGES)},
+        **{f"m{i + 1}": Field(f"arena_content_{i}", "text") for i in range(MAX_MESSAGES)}}
+received = share.read_once("arena", LINK, DEFAULTS)
+remember(DEFAULTS)
 st.session_state["arena_picks"] = [n for n in st.session_state["arena_picks"] if n in names]
 own_samples = st.session_state.setdefault("arena_own_samples", {})  # label -> text
 
 st.title("Arena")
 st.caption("One text, every tokenizer you pick, stacked: fewer tokens (more bytes per token) "
            "means the tokenizer packs this kind of text better.")
+said = st.container()  # what the link did not bring, and what it cannot carry
 picks = st.multiselect("Tokenizers", names, key="arena_picks",
                        placeholder="Pick one or more tokenizers")
 if state.unavailable_references():
@@ -43,7 +53,7 @@ if state.unavailable_references():
 
 
 def _load_sample():
-    st.session_state["arena_text"] = {**SAMPLES, **own_samples}[st.session_state["arena_sample"]]
+    set_text("arena_text", {**SAMPLES, **own_samples}[st.session_state["arena_sample"]])
 
 
 def _add_own():
@@ -60,7 +70,10 @@ def _add_own():
 
 
 st.selectbox("Sample", [*SAMPLES, *own_samples], key="arena_sample", on_change=_load_sample)
-text = st.text_area("Text", key="arena_text", height=140, max_chars=MAX_TEXT)
+live_box("arena_text", editor={"label": "Text for every tokenizer", "height": 140,
+                                   "max_chars": MAX_TEXT, "placeholder": "Type or paste text "
+                                   "here: every tokenizer below follows as you type."})
+text = st.session_state["arena_text"][:MAX_TEXT]
 tokenizers = {name: state.get_tokenizer(name) for name in picks}
 if not picks:
     st.info("Pick at least one tokenizer above to see the text through it.")
@@ -101,12 +114,15 @@ messages = []
 for i in range(n_messages):
     role_col, content_col = st.columns([2, 5], vertical_alignment="top")
     role = role_col.selectbox(f"Role {i + 1}", chat.ROLES, key=f"arena_role_{i}")
-    content = content_col.text_area(f"Message {i + 1}", key=f"arena_content_{i}", height=68,
-                                    max_chars=MAX_TEXT)
+    with content_col:  # a live box: the costs below follow the typing
+        live_box(f"arena_content_{i}", editor={
+            "label": f"Message {i + 1}", "height": 68, "max_chars": MAX_TEXT,
+            "placeholder": f"Message {i + 1}: type its content"})
+    content = st.session_state[f"arena_content_{i}"][:MAX_TEXT]
     messages.append({"role": role, "content": content})
 
-formatted = {name: parity.name_of(name) for name in picks
-             if chat.chat_format(parity.name_of(name))}
+formatted = {name: state.reference_key(name) for name in picks
+             if chat.chat_format(state.reference_key(name))}
 summary = []
 for name, ref in formatted.items():
     tok = tokenizers[name]
@@ -122,3 +138,5 @@ if summary:
 elif picks:
     st.info("None of the picked tokenizers has a chat format; pick GPT-4, GPT-4o, Llama or "
             f"Mistral. ({', '.join(code(p) for p in picks)})")
+with said:
+    share.notes(received, share.write(LINK, DEFAULTS))

@@ -18,11 +18,13 @@ from lab import corpora, share, state, training, widgets
 from lab.memory import remember
 from lab.safe import code, md
 from lab.share import Field
-from lab.token_view import token_view
+from lab.token_view import live_box, set_text
 from lab.train_panels import progress_panel
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
+from viz.rows import VIEW_TOKEN_LIMIT
 
+MAX_TEXT = 1_000_000  # characters; both tokenizers encode it and the view aligns them
 DEFAULTS = {"compare_text": SAMPLES[DEFAULT_SAMPLE], "compare_a": None, "compare_b": None}
 LINK = {"text": Field("compare_text", "text"), "a": Field("compare_a", "tokenizer"),
         "b": Field("compare_b", "tokenizer")}  # what a link carries (lab/share.py)
@@ -44,7 +46,7 @@ def _train_quick_pair():
 def _load_sample():
     name = st.session_state["compare_sample"]
     if name:
-        st.session_state["compare_text"] = SAMPLES[name]
+        set_text("compare_text", SAMPLES[name])
 
 
 def _quick_pair_offer(alone):
@@ -79,24 +81,48 @@ def _comparison(default_b):
         (s for s, t in SAMPLES.items() if t == st.session_state["compare_text"]), None)
     st.pills("Samples", list(SAMPLES), key="compare_sample", on_change=_load_sample)
     share.notes(received, share.write(LINK, DEFAULTS))
-    text = st.text_area("Text", key="compare_text", height=140,
-                        placeholder="Paste or type text here, then press Ctrl+Enter or click away.")
+    text = st.session_state["compare_text"]
+    said = st.container()  # what the page says about the text, above the box
+    # the box sits in the same place on every run, whatever is said above it, so the
+    # browser keeps it (and its focus) while the visitor types
+    slot = st.container(border=True)
+
+    def box(pair=None, status="", note=None):
+        """The live text box, with the aligned view under it once there is one."""
+        with slot:
+            live_box("compare_text", "compare_view", pair=pair, note=note, editor={
+                "label": "Text to compare", "height": 140, "max_chars": MAX_TEXT,
+                "status": status,
+                "placeholder": "Type or paste text here: both tokenizations follow as you type."})
 
     if name_a == name_b:
-        st.info("A and B are the same tokenizer, so everything agrees; pick another one for B.")
+        said.info("A and B are the same tokenizer, so everything agrees; pick another one for B.")
     if not text:
-        st.info("Type or paste some text above, or pick a sample, to compare the tokenizations.")
+        box(status="Type or paste some text, or pick a sample, to compare the tokenizations.")
+        return
+    if len(text) > MAX_TEXT:
+        box(status=f"{len(text):,} characters: Compare takes up to {MAX_TEXT:,}.")
         return
     found = sorted({s for t in (tok_a, tok_b) for s in t.special_tokens if s in text})
     if found:
-        st.caption(f"Special-token text ({md(', '.join(found))}) is compared as ordinary text.")
+        said.caption(f"Special-token text ({md(', '.join(found))}) is compared as ordinary text.")
 
     try:
         result = cmp.compare(tok_a, tok_b, text)
     except ValueError as e:  # e.g. a custom split pattern that skips characters
-        st.error(md(e))
+        said.error(md(e))
+        box()
         return
     stats = result.stats
+
+    said.markdown(f"**A** {code(name_a)} cuts above the text, **B** {code(name_b)} below: "
+                  f"{stats['only_a']:,} cuts only A makes, {stats['only_b']:,} only B makes. "
+                  "Hover a token to light up the tokens of the other side it overlaps.")
+    if stats["tokens_a"] + stats["tokens_b"] > VIEW_TOKEN_LIMIT:
+        box(note=f"{stats['tokens_a'] + stats['tokens_b']:,} tokens in all: the view draws "
+                 f"up to {VIEW_TOKEN_LIMIT:,}; the figures below cover them all.")
+    else:
+        box(cmp.aligned(tok_a, tok_b, result, name_a, name_b))
 
     # a row that wraps on a narrow window rather than cutting the figures short
     with st.container(horizontal=True, gap="large"):
@@ -113,13 +139,6 @@ def _comparison(default_b):
                   width="content")
         st.metric("Cross a category (B)", f"{stats['cross_b']:,}", help=CROSS_HELP,
                   width="content")
-
-    st.markdown(f"**A** {code(name_a)} cuts above the text, **B** {code(name_b)} below: "
-                f"{stats['only_a']:,} cuts only A makes, {stats['only_b']:,} only B makes. "
-                "Hover a token to light up the tokens of the other side it overlaps.")
-    with st.container(border=True):
-        token_view([], key="compare_view", pair=cmp.aligned(tok_a, tok_b, result,
-                                                            name_a, name_b))
 
     st.subheader("Bytes per token on each sample")
     tokenizers = {state.GPT4_NAME: state.gpt4(), name_a: tok_a, name_b: tok_b}

@@ -21,9 +21,10 @@ from lab.guard import guarded
 from lab.memory import remember
 from lab.safe import md
 from lab.share import Field
-from lab.token_view import token_view
+from lab.token_view import editor_for, set_text, text_changed, token_view
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.tokens import counts, parse_ids, view_row
+from viz.rows import VIEW_TOKEN_LIMIT, counts, view_row
+from viz.tokens import parse_ids
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
 
@@ -37,25 +38,10 @@ LINK = {"tokenizer": Field("tokenize_tokenizer", "tokenizer"),
         "text": Field("tokenize_text", "text")}
 
 
-def set_text(text):
-    """Python replaces the text in the box (a sample, the URL): bump the box's version."""
-    st.session_state["tokenize_text"] = text
-    st.session_state["tokenize_text_version"] = st.session_state.get("tokenize_text_version", 0) + 1
-
-
-def typed():
-    """The box sent its text (debounced): it becomes the page's text. The box holds it,
-    so this run does not send it back (10 KB less per key press on a 10 KB text)."""
-    sent = st.session_state["tokenize_view"].get("text") or {}
-    st.session_state["tokenize_text"] = sent.get("text", "")
-    st.session_state["tokenize_echo"] = sent.get("seq")
-    st.session_state["tokenize_typed"] = True
-
-
 def load_sample():
     name = st.session_state["tokenize_sample"]
     if name:
-        set_text(SAMPLES[name])
+        set_text("tokenize_text", SAMPLES[name])
 
 
 def encode_or_refuse(tok, text, specials):
@@ -88,7 +74,6 @@ def page():
     """Everything the page draws."""
     received = share.read_once("tokenize", LINK, DEFAULTS)
     remember(DEFAULTS)
-    st.session_state.setdefault("tokenize_text_version", 0)
     st.title("Tokenize")
     st.caption("Type or paste text and watch a tokenizer cut it into tokens as you type. "
                "Hover a token for its id, bytes and offsets; click it to pin the card.")
@@ -125,7 +110,7 @@ def page():
     browser = dict(browser_spec(tok), specials=specials, whitespace=whitespace,
                    color_by="id" if by_id else "position")
     badges = st.container(horizontal=True)
-    ids, rows, summary = [], [], None
+    ids, rows, summary, row_note = [], [], None, None
     if len(text) > TEXT_LIMIT:
         st.error(f"The text has {len(text):,} characters; this page tokenizes up to "
                  f"{TEXT_LIMIT:,}. For bigger inputs use the command line: "
@@ -145,30 +130,34 @@ def page():
         ids, refusal = once("ids", run, lambda: encode_or_refuse(tok, text, specials))
         if refusal:  # e.g. a custom split pattern that skips characters or runs away
             st.error(f"{md(name)} cannot encode this text: {md(refusal)}")
-        if ids is not None:
+        if ids is not None and len(ids) > VIEW_TOKEN_LIMIT:
+            # e.g. an NFKC tokenizer on 1M x U+FDFA: 18 characters each, 18M in all
+            row_note = (f"{len(ids):,} tokens: the view draws texts of up to "
+                        f"{VIEW_TOKEN_LIMIT:,} tokens (laying out more would cost the server "
+                        "gigabytes); the figures and the ids download cover them all.")
+            summary = counts(text, ids)
+        elif ids is not None:
             row = once("row", (run, whitespace), lambda: view_row(
                 tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
             rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
             summary = counts(text, ids)
 
     # a run the box's own typing started leaves the box's text alone (text None: the box
-    # keeps what it has); any other run (a sample, the URL, a toggle, a visit) sends it
-    typing = st.session_state.pop("tokenize_typed", False)
-    token_view(rows, key="tokenize_view", lists=True, summary=summary, on_text_change=typed,
-               browser=browser,
-               editor={"text": None if typing else st.session_state["tokenize_text"],
-                       "version": st.session_state["tokenize_text_version"],
-                       "echo": st.session_state.get("tokenize_echo"),
-                       "placeholder": "Type or paste text here: tokens follow as you type.",
-                       "height": 180, "max_chars": TEXT_LIMIT,
-                       "status": "" if text else "Type or paste some text, or pick a sample."})
+    # keeps what it has, 10 KB less per key press on a 10 KB text); any other run (a
+    # sample, the URL, a toggle, a visit) sends it
+    token_view(rows, key="tokenize_view", lists=True, summary=summary, note=row_note,
+               on_text_change=text_changed("tokenize_view", "tokenize_text"), browser=browser,
+               editor=editor_for(
+                   "tokenize_text", height=180, max_chars=TEXT_LIMIT,
+                   placeholder="Type or paste text here: tokens follow as you type.",
+                   status="" if text else "Type or paste some text, or pick a sample."))
     if ids:  # the badges are checks the view need not wait for: drawn into their row after it
         with badges:
             ok = once("roundtrip", run, lambda: tok.decode(ids) == text)
             st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
                      if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
-            parity.draw_badge(once("parity", run, lambda: parity.reference_check(
-                parity.name_of(name), text, tok, None if specials else ids)))
+            parity.draw_badge(once("parity", run, lambda: parity.check(
+                name, text, None if specials else ids)))
         st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
                            mime="application/json", key="tokenize_download_ids")
     share.notes(received, left_out)

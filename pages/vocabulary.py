@@ -6,11 +6,12 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import state, tokenizer_cache, widgets
+from lab import share, state, tokenizer_cache, widgets
 from lab.memory import remember
-from viz import vocab
 from lab.safe import md
+from lab.share import Field
 from lab.token_view import token_view
+from viz import vocab
 from viz.marks import tokens_row
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
@@ -33,9 +34,19 @@ st.caption("Every token of a tokenizer: what it is, what pair it was merged from
            "name (⟨NUL⟩) and parts of a character in hex (⟨f0 9f⟩); a search with such a "
            "marker in it matches the token column as shown.")
 
-remember({"vocab_tokenizer": state.GPT4_NAME, "vocab_query": "", "vocab_mode": "substring",
-          "vocab_sort": "id", "vocab_desc": False, "vocab_partial": False,
-          "vocab_sample": DEFAULT_SAMPLE, "vocab_text": SAMPLES[DEFAULT_SAMPLE]})
+DEFAULTS = {"vocab_tokenizer": state.GPT4_NAME, "vocab_query": "", "vocab_mode": "substring",
+            "vocab_sort": "id", "vocab_desc": False, "vocab_partial": False,
+            "vocab_sample": DEFAULT_SAMPLE, "vocab_text": SAMPLES[DEFAULT_SAMPLE]}
+MODES = ("substring", "regex")
+# what a link carries (lab/share.py): the search, the token shown and the text
+LINK = {"tokenizer": Field("vocab_tokenizer", "tokenizer"), "q": Field("vocab_query"),
+        "mode": Field("vocab_mode", choices=MODES),
+        "sort": Field("vocab_sort", choices=tuple(vocab.SORTS)),
+        "desc": Field("vocab_desc", "flag"), "partial": Field("vocab_partial", "flag"),
+        "id": Field("vocab_id", "int"), "text": Field("vocab_text", "text")}
+received = share.read_once("vocabulary", LINK, DEFAULTS)
+remember(DEFAULTS)
+said = st.container()  # what the link did not bring, and what it cannot carry
 name, tok = widgets.tokenizer_picker("vocab_tokenizer")
 frame = tokenizer_cache.vocab_table(tok)
 counts_recorded = bool(tok.merge_counts)
@@ -59,7 +70,7 @@ with search_row.container(width="stretch"):
     query = st.text_input("Search tokens", key="vocab_query",
                           placeholder="e.g.  token   or, as a regex,  ^·[A-Z]")
 with search_row.container(width=190):
-    mode = st.radio("Match", ["substring", "regex"], key="vocab_mode", horizontal=True)
+    mode = st.radio("Match", MODES, key="vocab_mode", horizontal=True)
 with search_row.container(width=160):
     sort_by = st.selectbox("Sort by", list(vocab.SORTS), key="vocab_sort")
 with search_row.container(width="content"):
@@ -113,7 +124,13 @@ if rows:
     if st.session_state.get("vocab_selected") != picked:
         st.session_state["vocab_selected"] = picked
         st.session_state["vocab_id"] = picked
-st.session_state.setdefault("vocab_id", 256 if 256 in frame.index else int(frame.index[0]))
+DEFAULTS["vocab_id"] = 256 if 256 in frame.index else int(frame.index[0])
+if st.session_state.get("vocab_id", 0) > int(frame.index.max()):  # e.g. a link's id
+    received.append(f"token id {st.session_state['vocab_id']:,} is past this vocabulary's "
+                    f"last id, {int(frame.index.max()):,}; it shows token "
+                    f"{DEFAULTS['vocab_id']:,}")
+    del st.session_state["vocab_id"]
+st.session_state.setdefault("vocab_id", DEFAULTS["vocab_id"])
 
 st.subheader("One token")
 detail_col, children_col = st.columns([1, 1])
@@ -170,3 +187,5 @@ st.dataframe(blank_missing(used[[c for c in ("id", "token", "uses", "pair", "mer
                                             "whole_chars") if c not in empty]]),
              hide_index=True, height=300,
              column_config={"whole_chars": st.column_config.CheckboxColumn("whole UTF-8")})
+with said:
+    share.notes(received, share.write(LINK, DEFAULTS))

@@ -11,7 +11,7 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
-from viz.tokens import view_row
+from viz.rows import view_row
 
 ARENA_DIR = Path(__file__).resolve().parent.parent / "samples" / "arena"
 ARENA_SAMPLES = {  # label -> file in samples/arena/

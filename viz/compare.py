@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .samples import SAMPLES
 from .marks import tokens_row
-from .tokens import PALETTE, pair_view
+from .samples import SAMPLES
+from .pair import pair_view
+from .palette import PALETTE
 
 BETTER, WORSE = "#c8ecd0", "#f8d0d0"  # cell backgrounds in the domain table
 DOMAINS = {  # the table's rows: a short domain name -> the sample it is measured on
@@ -180,7 +181,7 @@ def agreement_colors(row, other):
 
 
 def aligned(tok_a, tok_b, result, label_a="A", label_b="B"):
-    """The comparison as the token view's aligned pair (viz.tokens.pair_view): the text
+    """The comparison as the token view's aligned pair (viz.pair.pair_view): the text
     once, cut at every span boundary of either side, A's spans a band above it and B's
     below, grey where both make the same span; whitespace marked, since where a space
     goes is what differs most.

@@ -1,6 +1,6 @@
 """Where the token view's spans sit, for pages that mark some of them.
 
-viz.tokens.view_row groups tokens into spans (the boxes a reader sees: a character or a
+viz.rows.view_row groups tokens into spans (the boxes a reader sees: a character or a
 grapheme cluster split over several tokens is one box) and describes them in columns:
 n (tokens per span), nc (characters per span). A page that outlines the tokens made by a
 merge, or underlines regex chunks, needs to know which span holds which token and where
@@ -12,7 +12,7 @@ each span starts in the text; these functions read that from the row. No streaml
 """
 from itertools import accumulate
 
-from viz.tokens import view_row
+from viz.rows import view_row
 
 
 def span_token_starts(row):
@@ -34,7 +34,7 @@ def spans_holding(row, ids):
 
 
 def tokens_row(tok, ids, *, whitespace="markers", **keys):
-    """A token-view row of tok's ids (viz.tokens.view_row) with the text they cover, for
+    """A token-view row of tok's ids (viz.rows.view_row) with the text they cover, for
     the hover card's bytes; keys adds optional row keys (caption, marks, chunk, color_by).
     Whitespace is marked by default: these pages are about where tokens cut.
 

@@ -1,6 +1,6 @@
 // A row of tokens made in the browser, for the ids the browser encoded itself: the same
-// columns as viz/tokens.py view_row (ids, nb, n, nc, show, parts) and the same display
-// rules as viz/tokens.py display_text, so the view draws it as it draws Python's. Python's
+// columns as viz/rows.py view_row (ids, nb, n, nc, show, parts) and the same display
+// rules as viz/display.py display_text, so the view draws it as it draws Python's. Python's
 // row replaces it when the page answers; only the ids are checked against Python's (the
 // grapheme clusters come from the browser's Intl.Segmenter, Python's from regex's \X).
 
@@ -86,12 +86,32 @@ export function displayBytes(u8, ws) {
 }
 
 let segmenter = null;
+// viz/rows.py CLUSTER_LIMIT: a grapheme cluster is read this many characters at a time,
+// so one cluster of 1M combining marks costs linear time (Segments.containing looked back
+// over the whole cluster at every cut: quadratic) and is drawn as boxes of about this size
+export const CLUSTER_LIMIT = 64;
+export const work = { cluster: 0 };
+
+// the end (UTF-16 offset) of the grapheme cluster starting at u, reading at most
+// CLUSTER_LIMIT characters; limited: the cluster went on past them
+function clusterEnd(text, u) {
+  segmenter = segmenter || new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  let stop = u;
+  for (let k = 0; k < CLUSTER_LIMIT && stop < text.length; k++) {
+    const c = text.charCodeAt(stop);
+    stop += c >= 0xd800 && c <= 0xdbff && stop + 1 < text.length ? 2 : 1;
+  }
+  const first = segmenter.segment(text.slice(u, stop))[Symbol.iterator]().next().value;
+  const end = u + (first ? first.segment.length : stop - u);
+  work.cluster += end - u;
+  return { end, limited: end === stop && stop < text.length };
+}
 
 // text's tokens (ids, nb: byte lengths, over bytes = text's UTF-8) -> a view row
 export function buildRow(text, bytes, ids, nb, ws) {
   const n = [], nc = [], show = [], parts = [];
   const last = ids.length - 1;
-  let segments = null;
+  let gpos = 0, limitAt = -1;  // a known cluster boundary; where a cluster hit the limit
   let first = 0, b0 = 0, u0 = 0;  // the open span: first token, byte and UTF-16 start
   let pos = 0, u = 0, spanChars = 0, walked = 0;
   for (let i = 0; i <= last; i++) {
@@ -106,12 +126,16 @@ export function buildRow(text, bytes, ids, nb, ws) {
       if (next >= 0x80 && next <= 0xbf) continue;  // the next token goes on with this character
       const prev = text.charCodeAt(u - 1), after = text.charCodeAt(u);
       if (prev >= 0x80 || after >= 0x80 || (prev === 13 && after === 10)) {
-        if (!segments) {
-          segmenter = segmenter || new Intl.Segmenter(undefined, { granularity: "grapheme" });
-          segments = segmenter.segment(text);
+        gpos = Math.max(gpos, u0);
+        while (gpos < u) {
+          const read = clusterEnd(text, gpos);
+          if (read.limited && limitAt < 0) limitAt = read.end;
+          gpos = read.end;
         }
-        const seg = segments.containing(u);
-        if (seg && seg.index !== u) continue;  // a grapheme cluster goes on
+        if (gpos !== u) {
+          if (limitAt < 0 || u < limitAt) continue;  // a grapheme cluster goes on
+          gpos = u;  // a cluster past the limit: this box ends here
+        }
       }
     }
     if (i > first) for (let t = first, at = b0; t <= i; at += nb[t], t++)
@@ -119,14 +143,14 @@ export function buildRow(text, bytes, ids, nb, ws) {
     n.push(i + 1 - first);
     nc.push(spanChars);
     show.push(display(text.slice(u0, u), ws));
-    first = i + 1; b0 = pos; u0 = u; spanChars = 0;
+    first = i + 1; b0 = pos; u0 = u; spanChars = 0; limitAt = -1;
   }
   return { ids, nb, n, nc, show, parts };
 }
 
 const fmt = (x) => x.toLocaleString("en-US");
 
-// viz/tokens.py counts(text, ids)
+// viz/rows.py counts(text, ids)
 export function summaryOf(text, bytes, ids) {
   let chars = 0;
   for (let i = 0; i < bytes.length; i++) if (bytes[i] < 0x80 || bytes[i] >= 0xc0) chars++;

@@ -352,6 +352,7 @@ function update(view, data) {
   let editorText = null;
   if (editor) {
     view.area.placeholder = editor.placeholder || "";
+    view.area.setAttribute("aria-label", editor.label || "Text to tokenize");
     view.area.style.height = (editor.height || 180) + "px";
     if (editor.text !== null && editor.text !== undefined && editor.version !== view.appliedVersion) {
       view.appliedVersion = editor.version;
@@ -784,17 +785,19 @@ function hide(view) {
   view.card.classList.remove("pinned");
 }
 
-// --- two tokenizations of one text, aligned (viz/tokens.py pair_view) ------------------
+// --- two tokenizations of one text, aligned (viz/pair.py pair_view) --------------------
 // The text once, in pieces cut at every span boundary of A or B: A's spans are a band
 // above the pieces, B's a band below; a cut only one of them makes is marked.
 function drawPair(view, data) {
   const pair = data.pair, pieces = pair.pieces;
   const [ixA, ixB] = view.index;
   const wrap = el("div", "tv-row pair");
-  const legend = el("div", "tv-cap");
-  legend.append(el("span", "band-a", "▀ " + (pair.a.caption || "A")), "   ",
-    el("span", "band-b", "▄ " + (pair.b.caption || "B")), "   ",
-    el("span", "legend-diff", "┃ a cut only one of them makes"), "   ",
+  // one item per phrase, spaced by the flex gap: text separators collapsed and ran two
+  // phrases together ("makes═ under")
+  const legend = el("div", "tv-cap legend");
+  legend.append(el("span", "band-a", "▀ " + (pair.a.caption || "A")),
+    el("span", "band-b", "▄ " + (pair.b.caption || "B")),
+    el("span", "legend-diff", "┃ a cut only one of them makes;"),
     el("span", "legend-diff", "═ under a character: they cut inside it differently"));
   const box = el("div", "tokens aligned");
   wrap.append(legend, box);

@@ -31,7 +31,7 @@ def test_four_tokenizers_stacked_and_screenshots(browser, app_url, scheme, width
     context, tab = open_arena(browser, app_url, width, scheme)
     try:
         if (width, scheme) == (1400, "light"):  # the ids once: they do not depend on looks
-            text = tab.locator('[data-testid="stTextArea"] textarea').first.input_value()
+            text = tab.get_by_label("Text for every tokenizer", exact=True).input_value()
             for nth, name in enumerate(FOUR):
                 tok = reference.load_reference(name)
                 assert lane_ids(tab, nth) == tok.encode(text, allowed_special="none")
@@ -45,6 +45,30 @@ def test_four_tokenizers_stacked_and_screenshots(browser, app_url, scheme, width
         tab.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
         screenshot(tab, f"arena_{scheme}_{width}")
         assert tab.locator(".tokens").count() == 8  # 4 lanes + 4 chat renderings
-        assert tab.locator(".tv.dark").count() == (8 if scheme == "dark" else 0)
+        views = tab.locator(".tv").count()  # the lanes, the chats and the live boxes
+        assert views >= 8 + 1 + 4
+        assert tab.locator(".tv.dark").count() == (views if scheme == "dark" else 0)
+    finally:
+        context.close()
+
+
+def test_the_lanes_and_the_chat_cost_follow_typing(browser, app_url):
+    """Issue 21: Arena's text and its chat messages are live boxes: no Ctrl+Enter."""
+    context, tab = open_arena(browser, app_url, 1400, "light")
+    try:
+        before = lane_ids(tab, 0)
+        tab.get_by_label("Text for every tokenizer", exact=True).fill("live lanes 123")
+        tab.locator(".tokens", has_text="lanes").first.wait_for(timeout=60_000)
+        wait_rendered(tab)
+        ids = lane_ids(tab, 0)
+        assert ids != before
+        assert ids == reference.load_reference("cl100k_base").encode("live lanes 123")
+        summary = tab.locator('[data-testid="stExpander"] summary', has_text="GPT-4 (cl100k_base)")
+        cost = summary.inner_text()
+        tab.get_by_label("Message 4", exact=True).fill("Show me one. " * 40)
+        tab.wait_for_function(
+            "([old]) => Array.from(document.querySelectorAll('[data-testid=\"stExpander\"] summary'))"
+            ".some(s => s.innerText.includes('GPT-4 (cl100k_base)') && s.innerText !== old)",
+            arg=[cost], timeout=60_000)
     finally:
         context.close()

@@ -72,10 +72,10 @@ def test_cut_marks_of_a_and_b_line_up_and_hover_links_the_sides(page, gpt4):
 def test_visitor_text_stays_text(page):
     page.get_by_role("link", name="Compare", exact=True).click()
     wait_rendered(page)
-    box = page.locator('[data-testid="stTextArea"] textarea').first
+    box = page.get_by_label("Text to compare", exact=True)
     box.fill('<img src=x onerror="document.title=\'pwned\'"> <script>alert(1)</script>')
-    box.press("Control+Enter")
-    page.locator(".tv .piece").first.wait_for(timeout=60_000)
+    # live: no Ctrl+Enter, the view follows the typing
+    page.locator(".tv .piece", has_text="img").first.wait_for(timeout=60_000)
     wait_rendered(page)
     assert page.title() != "pwned"
     assert page.locator(".tv img, .tv script").count() == 0
@@ -89,9 +89,7 @@ def test_compares_text_and_picks_come_back_from_its_link(page, browser):
     page.locator(".tv .piece").first.wait_for(timeout=120_000)
     wait_rendered(page)
     text = "Linked text 👍🏽 " * 300  # 4,800 characters: more than the old 1,000 limit
-    area = page.locator('[data-testid="stTextArea"] textarea').first
-    area.fill(text)
-    area.press("Control+Enter")
+    page.get_by_label("Text to compare", exact=True).fill(text)
     page.wait_for_function("() => location.search.includes('ztext=')", timeout=60_000)
     wait_rendered(page)
     link = page.url
@@ -100,7 +98,7 @@ def test_compares_text_and_picks_come_back_from_its_link(page, browser):
     tab.goto(link)
     tab.locator(".tv .piece").first.wait_for(timeout=120_000)
     wait_rendered(tab)
-    assert tab.locator('[data-testid="stTextArea"] textarea').first.input_value() == text
+    assert tab.get_by_label("Text to compare", exact=True).input_value() == text
     picks = tab.locator('[data-testid="stSelectbox"]').evaluate_all(
         "els => els.map(e => e.textContent + ' ' + Array.from(e.querySelectorAll('input'))"
         ".map(i => i.value + ' ' + (i.getAttribute('aria-label') || '')).join(' '))")
@@ -108,3 +106,17 @@ def test_compares_text_and_picks_come_back_from_its_link(page, browser):
     assert any("GPT-4o (o200k_base)" in p for p in picks)
     assert not tab.locator('[data-testid="stAlert"]').filter(has_text="did not all come").count()
     fresh.close()
+
+
+def test_the_legends_phrases_never_run_together(page):
+    """The legend once read "…makes═ under…": each phrase is its own item, with a gap."""
+    page.get_by_role("link", name="Compare", exact=True).click()
+    page.locator(".tv .piece").first.wait_for(timeout=120_000)
+    wait_rendered(page)
+    boxes = page.locator(".tv .legend > span").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.right, r.top, e.textContent]; })")
+    assert len(boxes) == 4 and boxes[3][3].startswith("═")
+    for (_, right, top, _), (left, _, top2, _) in zip(boxes, boxes[1:]):
+        if abs(top - top2) < 2:  # on one line: a visible gap between them
+            assert left - right >= 8, boxes

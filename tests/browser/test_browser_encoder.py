@@ -246,3 +246,33 @@ def test_a_difference_from_python_is_a_visible_error(browser, own_server):
     _wait(lambda: _engine(tab)[0] == "bad")
     assert "browser ids != Python" in _engine(tab)[1]
     context.close()
+
+
+# --- the browser's rows (rows.js) on one long grapheme cluster (issue 24) ----------------
+
+def _browser_row(tab, token_bytes):
+    return tab.evaluate("""async (pieces) => {
+        const m = await import('/rows.js');
+        const enc = new TextEncoder();
+        const parts = pieces.map((p) => Uint8Array.from(p));
+        const bytes = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+        let at = 0;
+        for (const p of parts) { bytes.set(p, at); at += p.length; }
+        const text = new TextDecoder().decode(bytes);
+        m.work.cluster = 0;
+        const row = m.buildRow(text, bytes, parts.map((_, i) => i), parts.map((p) => p.length), null);
+        return { n: row.n, nc: row.nc, work: m.work.cluster };
+    }""", [list(t) for t in token_bytes])
+
+
+@pytest.mark.parametrize("base, mark", [("e", "\u0301"), ("👨", "\u200d"), ("👨", "\u200d👨")])
+def test_browser_rows_read_a_long_cluster_in_linear_work_and_box_it_as_python(tab, base, mark):
+    from viz.tokens import view_row
+    work = []
+    for n in (1_000, 2_000, 4_000):
+        token_bytes = [base.encode()] + [mark.encode()] * n
+        row = _browser_row(tab, token_bytes)
+        python = view_row(token_bytes, list(range(len(token_bytes))))
+        assert (row["n"], row["nc"]) == (python["n"], python["nc"])
+        work.append(row["work"])
+    assert work[1] <= 2.1 * work[0] and work[2] <= 2.1 * work[1], work

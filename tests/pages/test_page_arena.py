@@ -67,7 +67,7 @@ def test_default_arena_shows_four_tokenizers_with_badges():
         ":green-badge[:material/check: ids == llama_models]",
         ":green-badge[:material/check: ids == mistral_common]"]
     shown = views(at)
-    text = at.text_area(key="arena_text").value
+    text = at.session_state["arena_text"]
     for i, name in enumerate(["cl100k_base", "o200k_base", "llama3", "tekken"]):
         row = shown[f"arena_lane_{i}"]["rows"][0]
         assert row["ids"] == reference.load_reference(name).encode_ordinary(text)
@@ -86,7 +86,8 @@ def test_all_eight_and_visitor_text_escaped():
              {r.label for r in reference.REFERENCES.values()}]
     assert len(every) == 8
     at.multiselect(key="arena_picks").set_value(every).run()
-    at.text_area(key="arena_text").input("<b>**x**</b> <|endoftext|> [INST] 日本").run()
+    at.session_state["arena_text"] = "<b>**x**</b> <|endoftext|> [INST] 日本"  # the live box
+    at.run()
     assert not at.exception
     assert len(lane_lines(at)) == 8
     assert all("ids ==" in m.value for m in at.markdown if "-badge[" in m.value)

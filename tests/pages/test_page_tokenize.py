@@ -167,10 +167,11 @@ def test_state_goes_into_the_url_and_back():
     assert at.toggle(key="tokenize_by_id").value is False
     at.toggle(key="tokenize_by_id").set_value(True).run()
     assert at.query_params.get("by_id") in ("1", ["1"])
-    type_text(at, "x" * 1001)
-    assert "text" not in at.query_params  # too long for a link; the rest still is there
+    type_text(at, "x" * 100_001)
+    assert "ztext" not in at.query_params  # too long for a link; the rest still is there
+    assert "text" not in at.query_params
     assert at.query_params.get("markers") in ("1", ["1"])
-    assert any("1,001 characters" in c.value and "pastes the text" in c.value
+    assert any("100,001 characters" in c.value and "pastes the text" in c.value
                for c in at.caption)  # and the page says so
 
 
@@ -198,3 +199,16 @@ def test_decode_ids(open_page, gpt4):
     assert "'hello' (item 2) is not a token id" in shown(at.error[0].value)
     at.text_area(key="tokenize_decode").input("15339 999999").run()
     assert not at.exception and "unknown token id 999999" in shown(at.error[0].value)
+
+
+def test_a_text_of_too_many_tokens_is_counted_but_not_laid_out(open_page, monkeypatch, gpt4):
+    """Issue 24: an NFKC tokenizer on 1M x U+FDFA made 18M characters of rows (gigabytes).
+    Past VIEW_TOKEN_LIMIT tokens the page draws no row, says why, and still counts."""
+    import viz.rows
+    monkeypatch.setattr(viz.rows, "VIEW_TOKEN_LIMIT", 10)
+    at = open_page(PAGE)
+    type_text(at, "one two three four five six seven eight nine ten eleven twelve")
+    data = view(at)
+    assert data["rows"] == []
+    assert "the view draws texts of up to 10 tokens" in data["note"]
+    assert figure(at, "Tokens") == f"{len(gpt4.encode('one two three four five six seven eight nine ten eleven twelve')):,}"

@@ -1,10 +1,10 @@
-"""Spans and the token HTML: grouping split characters, colors, escaping, markers."""
-import re
+"""viz.tokens and the modules it names: spans of whole characters, display_text (the one
+renderer), view_row (linear, grapheme clusters included), the palette and pair_view."""
 
 import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from viz.tokens import PALETTE, span_colors, token_spans, tokens_html, truncated
+from viz.tokens import token_spans
 
 TEXT = "Hi <b>there</b> 😉\tok\n안녕 👨‍👩‍👧"
 
@@ -40,60 +40,6 @@ def test_gpt4_emoji_bytes_group_into_characters(gpt4):
 def test_invalid_utf8_is_shown_replaced_not_lost():
     spans = token_spans(BasicTokenizer(), [0xFF, 97])
     assert [s.text for s in spans] == ["\ufffd", "a"]
-
-
-def test_neighbours_never_share_a_color_by_position(gpt4):
-    colors = span_colors(token_spans(gpt4, gpt4.encode(TEXT * 5)))
-    assert all(a != b for a, b in zip(colors, colors[1:]))
-
-
-def test_same_token_same_color_by_id(gpt4):
-    spans = token_spans(gpt4, gpt4.encode("cat dog cat dog cat"))
-    colors = span_colors(spans, "id")
-    by_ids = {}
-    for span, color in zip(spans, colors):
-        assert by_ids.setdefault(span.ids, color) == color
-    assert set(colors) <= set(PALETTE)
-
-
-def test_html_is_escaped_and_carries_ids(gpt4):
-    ids = gpt4.encode("<script>alert(1)</script> <img onerror=x>")
-    out = tokens_html(token_spans(gpt4, ids))
-    assert "<script>alert" not in out and "<img" not in out
-    assert "&lt;" in out
-    found = [int(i) for group in re.findall(r'data-ids="([^"]*)"', out) for i in group.split()]
-    assert found == ids
-
-
-def test_whitespace_markers_keep_line_breaks(gpt4):
-    out = tokens_html(token_spans(gpt4, gpt4.encode("a b\tc\nd")), whitespace="markers")
-    assert "·" in out and "→" in out and "↵</span>\n" in out
-    gpt2 = tokens_html(token_spans(gpt4, gpt4.encode("a b")), whitespace="gpt2")
-    assert "Ġ" in gpt2
-    with pytest.raises(ValueError, match="whitespace"):
-        tokens_html([], whitespace="dots")
-
-
-def test_hover_shows_ids_hex_and_position(gpt4):
-    out = tokens_html(token_spans(gpt4, gpt4.encode("hello world")))
-    assert 'title="span 1\nid: 1917\nbytes: 20 77 6f 72 6c 64\nchars 5–11, bytes 5–11"' in out
-
-
-def test_limit_draws_part_and_says_so(gpt4):
-    spans = token_spans(gpt4, gpt4.encode("word " * 300))
-    out = tokens_html(spans, limit=100)
-    assert out.count('class="tok"') == 100
-    assert f"first 100 of {len(spans)} tokens" in truncated(spans, limit=100)
-    per_char = len(gpt4.encode("🫠"))  # several tokens, one span
-    emoji = token_spans(gpt4, gpt4.encode("🫠" * 300))
-    assert f"first {100 * per_char} of {300 * per_char} tokens" in truncated(emoji, limit=100)
-    assert truncated(spans[:50], limit=100) is None
-
-
-def test_chunk_underline_and_highlight(gpt4):
-    spans = token_spans(gpt4, gpt4.encode("ab cd"))
-    out = tokens_html(spans, chunk_starts=[0, 2], highlight={1})
-    assert out.count("border-bottom") == 2 and out.count("outline:") == 1
 
 
 # --- the token view's data: display_text (the one renderer) and view_row -----------------
@@ -208,17 +154,8 @@ def test_pair_view_cuts_the_text_at_every_boundary_of_either(gpt4):
         pair_view(row_a, view_row([b"x"], [120]), text.encode())
 
 
-def test_tokens_html_shows_invisible_characters_through_the_one_renderer(gpt4):
-    out = tokens_html(token_spans(gpt4, gpt4.encode("a\u200bb\u202ec<img onerror=x>")))
-    assert "\u200b" not in out and "\u202e" not in out
-    assert '<span class="ws">⟨ZWSP⟩</span>' in out and "⟨RLO⟩" in out
-    assert "<img" not in out
-    pieces = re.findall(r'<span class="tok"[^>]*>(.*?)</span>(?=<span class="tok"|</div>)', out)
-    assert "&lt;img" in "".join(pieces) and "onerror=x&gt;" in "".join(pieces)
-
-
 # --- view_row's fast path (ASCII runs in bulk) against its careful path over everything ---
-from viz.tokens import _view_spans  # noqa: E402
+from viz.rows import _view_spans  # noqa: E402
 
 PIECES = list("ab \n\r\t\x00\x7f") + SNEAKY + ["👋", "🏽", "🇺", "🇳", "é", "\u0301", "안",
                                               "\u0600", "\r\n"]
@@ -277,3 +214,39 @@ def test_oneline_whitespace_keeps_a_row_on_one_line(gpt4):
     assert display_text(b"x\n", whitespace="oneline") == "x↵"
     with pytest.raises(ValueError, match="'oneline'"):
         view_row([b"a"], [1], whitespace="lines")
+
+
+from viz import rows as tokens_module  # noqa: E402
+
+
+def _cluster_rows(base, mark, n, split):
+    """Token bytes of base + mark * n, each mark its own token (split: each of its bytes)."""
+    pieces = [base.encode()]
+    for _ in range(n):
+        encoded = mark.encode()
+        pieces.extend([encoded[k:k + 1] for k in range(len(encoded))] if split else [encoded])
+    return pieces
+
+
+@pytest.mark.parametrize("base, mark, split", [("e", "\u0301", False), ("👨", "\u200d", False),
+                                               ("e", "\u0301", True), ("👨", "\u200d👨", False)])
+def test_view_row_work_grows_linearly_in_one_long_grapheme_cluster(base, mark, split):
+    """Issue 24: one cluster of n combining marks (or ZWJs) was quadratic in n. The work
+    counter (bytes decoded, characters read by the cluster rule) at n, 2n and 4n must grow
+    like n, and no box holds more than CLUSTER_LIMIT characters of one cluster."""
+    work = []
+    for n in (2_000, 4_000, 8_000):
+        token_bytes = _cluster_rows(base, mark, n, split)
+        tokens_module.WORK.update(decode=0, cluster=0)
+        row = view_row(token_bytes, list(range(len(token_bytes))))
+        work.append(sum(tokens_module.WORK.values()))
+        assert sum(row["nb"]) == len(b"".join(token_bytes))
+        assert max(row["nc"]) <= tokens_module.CLUSTER_LIMIT + len(mark)
+    assert work[1] <= 2.1 * work[0] and work[2] <= 2.1 * work[1], work
+
+
+def test_a_cluster_past_the_limit_is_cut_where_tokens_end():
+    token_bytes = _cluster_rows("e", "\u0301", 200, split=False)
+    row = view_row(token_bytes, list(range(len(token_bytes))))
+    assert row["nc"][0] == tokens_module.CLUSTER_LIMIT  # "e" + 63 marks, then the rest
+    assert sum(row["nc"]) == 201 and sum(row["n"]) == len(token_bytes)
