@@ -9,6 +9,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import parity, share, state
+from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import code, md
 from lab.share import Field
@@ -43,6 +44,8 @@ st.session_state["arena_picks"] = [n for n in st.session_state["arena_picks"] if
 own_samples = st.session_state.setdefault("arena_own_samples", {})  # label -> text
 
 st.title("Arena")
+
+lesson_link("pages/arena.py")
 st.caption("One text, every tokenizer you pick, stacked: fewer tokens (more bytes per token) "
            "means the tokenizer packs this kind of text better.")
 said = st.container()  # what the link did not bring, and what it cannot carry

@@ -15,6 +15,7 @@ run_inside_frame()
 
 from bpe import reference
 from lab import corpora, share, state, training, widgets
+from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import code, md
 from lab.share import Field
@@ -152,6 +153,7 @@ received = share.read_once("compare", LINK, DEFAULTS)  # a link's text and picks
 # pickers: None lets tokenizer_picker choose its default the first time
 remember(DEFAULTS)
 st.title("Compare")
+lesson_link("pages/compare.py")
 st.caption("The same text through two tokenizers, aligned by byte position: the text once, "
            "A's tokens in a band above it and B's below. A red mark is a cut only one side makes; "
            "grey bands are tokens both make the same.")

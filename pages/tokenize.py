@@ -18,6 +18,7 @@ run_inside_frame()
 from lab import parity, share, state, widgets
 from lab.browser_vocab import browser_spec
 from lab.guard import guarded
+from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md
 from lab.share import Field
@@ -75,6 +76,7 @@ def page():
     received = share.read_once("tokenize", LINK, DEFAULTS)
     remember(DEFAULTS)
     st.title("Tokenize")
+    lesson_link("pages/tokenize.py")
     st.caption("Type or paste text and watch a tokenizer cut it into tokens as you type. "
                "Hover a token for its id, bytes and offsets; click it to pin the card.")
 

@@ -7,6 +7,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import share, state, tokenizer_cache, widgets
+from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md
 from lab.share import Field
@@ -29,6 +30,9 @@ def token_chips(tok, ids, key):
 
 
 st.title("Vocabulary")
+
+
+lesson_link("pages/vocabulary.py")
 st.caption("Every token of a tokenizer: what it is, what pair it was merged from, what "
            "was built on top of it. Spaces show as ·, a newline as ↵, invisible characters by "
            "name (⟨NUL⟩) and parts of a character in hex (⟨f0 9f⟩); a search with such a "

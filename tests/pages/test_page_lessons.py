@@ -1,5 +1,6 @@
 """The lesson pages (/why, /rebuild_gpt4, /evaluate) in AppTest, inside app.py (conftest's
 open_page), and lab/lessons.py's table of which page each lesson uses."""
+import pytest
 import tiktoken
 
 from bpe import evaluate
@@ -149,3 +150,14 @@ def test_why_shows_the_sessions_own_tokenizers(open_page):
     rows = token_view_data(at, "why_spelling_view")["rows"]
     assert rows[-1]["caption"].startswith("my tokenizer:")
     assert rows[-1]["ids"] == mine.encode_ordinary(why.SECTIONS[0].text)
+
+
+@pytest.mark.parametrize("page", sorted({p for pages in lessons.LESSONS.values() for p in pages}))
+def test_every_page_a_lesson_uses_links_back_to_it(open_page, page):
+    """Navigation both ways: a lab page links each lesson that uses it (lab.lessons)."""
+    at = open_page(page)
+    assert not at.exception
+    linked = {element.proto.page for element in at.get("page_link")}
+    wanted = {lesson.removeprefix("pages/").removesuffix(".py")
+              for lesson in lessons.lessons_of(page)}
+    assert wanted <= linked, (page, linked)
