@@ -12,6 +12,7 @@ import streamlit as st
 from bpe.formats import hf, ranks
 from lab import training
 from lab.corpus_text import corpus_fingerprint, held_out_start
+from lab.guard import guarded
 from lab.requests import SentencePieceRequest
 from lab.safe import code, md
 from lab.widgets import figures
@@ -55,6 +56,7 @@ def scroll_to(anchor):
 
 
 @st.fragment(run_every=POLL_EVERY)
+@guarded
 def progress_panel(slot=TRAIN):
     """Redrawn every POLL_EVERY s while the training in slot runs; once it has ended, a
     full rerun collects it and shows the result."""
@@ -280,6 +282,7 @@ def start_sentencepiece(t, text):
 
 
 @st.fragment(run_every=1.0)
+@guarded
 def sidebar_status():
     """In the sidebar of every page while a training runs: one line per training, and a
     full rerun when one has ended, so app.py collects it and toasts on this page."""

@@ -21,6 +21,7 @@ from lab.requests import RecoverRequest
 from lab.safe import code, md
 from lab.token_view import token_view
 from lab.widgets import figures
+from lab.guard import guarded
 from viz import tree
 from viz.marks import tokens_row
 from viz.vocab import visible
@@ -127,6 +128,7 @@ if st.session_state.get("rebuild_built") is not rebuilt:  # once per recovery
 
 
 @st.fragment
+@guarded
 def live_check(merges_tok):
     """The box, the rebuilt tokenizer's tokens and the badges; typing reruns only this."""
     st.session_state.setdefault("rebuild_text", DEFAULT_TEXT)

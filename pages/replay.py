@@ -15,6 +15,7 @@ from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
 from lab.token_view import token_view
+from lab.guard import guarded
 
 TICK = 0.7          # seconds between steps while playing
 MAX_TICKS = 300     # a play stops by itself after this many steps
@@ -81,6 +82,7 @@ stride = play_row.selectbox("Merges per step", STRIDES, key="replay_stride",
 
 
 @st.fragment(run_every=TICK if st.session_state["replay_playing"] else None)
+@guarded
 def replay_view():
     if st.session_state["replay_playing"]:
         ticks = st.session_state.get("replay_ticks", 0)

@@ -17,6 +17,7 @@ from lab.corpora import SHIPPED_SHAKESPEARE
 from lab.memory import remember
 from lab.safe import md
 from lab.token_view import token_view
+from lab.guard import guarded
 from viz import why
 from viz.marks import spans_holding, tokens_row
 
@@ -114,6 +115,7 @@ def extras(section, tokenizers, text):
 
 
 @st.fragment
+@guarded
 def section_view(section, mine):
     """One question: the explanation, the live tokens, the figures, a link deeper."""
     key = f"why_{section.slug}"

@@ -336,7 +336,7 @@ def test_sentencepiece_beside_it_on_the_same_corpus_then_compare(open_page):
     at.selectbox(key="compare_b").set_value("bard · SentencePiece").run()
     assert not at.exception
     labels = {m.label: m.value for m in at.metric}
-    assert labels["Tokens B"] == f"{len(sp.encode(at.text_area(key='compare_text').value)):,}"
+    assert labels["Tokens B"] == f"{len(sp.encode(at.session_state['compare_text'])):,}"
 
 
 def test_sentencepiece_needs_the_corpus_trained_on(open_page):
