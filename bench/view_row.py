@@ -1,4 +1,4 @@
-"""viz.tokens.view_row on a 1 MB text: this checkout against an earlier revision of the same
+"""viz.rows.view_row on a 1 MB text: this checkout against an earlier revision of the same
 file, side by side in one process, with the same output checked.
 
     python bench/view_row.py --before 9542c8d      # prints a Markdown table
@@ -30,11 +30,17 @@ from helpers.app import read_corpus  # noqa: E402
 
 
 def module_at(rev):
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:viz/tokens.py"],
-                            capture_output=True, text=True, check=True).stdout
-    spec = importlib.util.spec_from_loader(f"tokens_{rev}", loader=None)
+    """The module holding view_row at rev: viz/rows.py, or viz/tokens.py before the split."""
+    for path in ("viz/rows.py", "viz/tokens.py"):
+        shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"],
+                               capture_output=True, text=True)
+        if shown.returncode == 0 and "def view_row" in shown.stdout:
+            break
+    else:
+        raise SystemExit(f"no view_row at {rev}")
+    spec = importlib.util.spec_from_loader(f"rows_{rev}", loader=None)
     module = importlib.util.module_from_spec(spec)
-    exec(compile(source, f"{rev}:viz/tokens.py", "exec"), module.__dict__)
+    exec(compile(shown.stdout, f"{rev}:{path}", "exec"), module.__dict__)
     return module
 
 
@@ -57,7 +63,7 @@ def main():
     if args.scaling:
         sys.exit(scaling(args.n, args.repeat))
     from bpe import GPT4Tokenizer
-    from viz import tokens as after
+    from viz import rows as after
     before = module_at(args.before)
     tok = GPT4Tokenizer()
     corpus = read_corpus("taylorswift.txt")
@@ -88,7 +94,7 @@ def scaling(n, repeat):
     """Time each per-text function at n, 2n, 4n; 1 if any grows super-linearly."""
     from bpe import reference
     from viz.compare import aligned, compare
-    from viz.tokens import view_row
+    from viz.rows import view_row
     gpt4, gpt4o = (reference.load_reference(name) for name in ("cl100k_base", "o200k_base"))
     print(f"| text | function | n={n:,} | 2n | 4n | 4n / n |")
     print("|---|---|---:|---:|---:|---:|")

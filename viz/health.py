@@ -1,7 +1,7 @@
 """Vocabulary health findings (bpe.health) as what the page draws: a summary table and one
 table per finding, capped so a browser stays quick with GPT-4o's 200k tokens; and
 `token_text`, what the page gives bpe.health_report to write tokens with, so its tables
-show tokens as every other page does (viz.tokens.display_text, on one line). Pure."""
+show tokens as every other page does (viz.display.display_text, on one line). Pure."""
 import pandas as pd
 
 from viz.vocab import visible

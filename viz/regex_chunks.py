@@ -63,7 +63,7 @@ def chunk_starts(chunks):
 
 
 def span_chunks(row, chunks):
-    """For each span of a token-view row (viz.tokens.view_row), the number of the chunk
+    """For each span of a token-view row (viz.rows.view_row), the number of the chunk
     it starts in: the view underlines spans of alternate chunks in alternate colors.
 
     >>> row = {"n": [1, 1, 1], "nc": [2, 1, 3]}

@@ -3,14 +3,14 @@ differ, and the tied merges with their candidates.
 
 Pure: it works on bpe.train.TrainResult values, the trainings themselves run in the
 worker (lab.workers.train_rules). Tokens are shown as every table of the lab shows them
-(viz.vocab.visible, viz.tokens.display_text on one line: · for a space, ↵ for a newline,
+(viz.vocab.visible, viz.display.display_text on one line: · for a space, ↵ for a newline,
 hex for part of a character).
 `tie_marks` is what the Train page's merge table calls to mark tied merges.
 """
 from itertools import combinations
 
 from bpe.train import MAX_TIES
-from viz.vocab import visible  # the one renderer (viz.tokens.display_text), on one line
+from viz.vocab import visible  # the one renderer (viz.display.display_text), on one line
 
 RULE_LABELS = {
     "first": "first pair met (minbpe)",

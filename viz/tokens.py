@@ -5,25 +5,10 @@ The token view's pieces, one module each:
   viz.rows     view_row (a ViewRow), counts: the rows lab/token_view.py draws
   viz.palette  PALETTE, VIEW_PALETTE, contrast: its colors per theme
   viz.pair     pair_view: two tokenizations aligned (Compare)
-They are importable from here too (viz.tokens.display_text, viz.tokens.view_row), as
-pages and tests have long done. This module itself keeps `token_spans` (ids grouped into
-whole characters, with their offsets) and `parse_ids` (ids typed by a person).
+This module keeps `token_spans` (ids grouped into whole characters, with their offsets)
+and `parse_ids` (ids typed by a person); import the others from their own modules.
 """
 from dataclasses import dataclass
-
-from viz.display import PLAIN_MARKS, VIEW_MARKS, display_text, invisible_name  # noqa: F401
-from viz.pair import pair_view  # noqa: F401
-from viz.palette import PALETTE, VIEW_PALETTE, contrast  # noqa: F401
-from viz.rows import (  # noqa: F401
-    CLUSTER_LIMIT,
-    VIEW_TOKEN_LIMIT,
-    WORK,
-    ViewRow,
-    _view_spans,
-    counts,
-    view_row,
-)
-
 
 @dataclass(frozen=True)
 class Span:

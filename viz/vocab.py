@@ -18,7 +18,7 @@ import regex
 
 from bpe.health import is_whole_utf8  # the one definition; the page reads it from here
 from bpe.patterns import safety
-from viz.tokens import display_text
+from viz.display import display_text
 
 SORTS = {"id": "id", "length": "length", "merge count": "count"}
 SEARCH_TIMEOUT = 4.0  # seconds a regex search may take over the whole vocabulary (GPT-4's
@@ -26,7 +26,7 @@ SEARCH_TIMEOUT = 4.0  # seconds a regex search may take over the whole vocabular
 
 
 def visible(token: bytes) -> str:
-    """A token's text on one line, as the lab shows it everywhere (viz.tokens.display_text,
+    """A token's text on one line, as the lab shows it everywhere (viz.display.display_text,
     the one renderer): spaces as ·, tab →, newline ↵, invisible and control characters
     as named markers, bytes that are part of a character as hex. What the tables and the
     merge tree print, so ' the' and 'the' differ at a glance.

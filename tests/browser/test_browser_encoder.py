@@ -267,7 +267,7 @@ def _browser_row(tab, token_bytes):
 
 @pytest.mark.parametrize("base, mark", [("e", "\u0301"), ("👨", "\u200d"), ("👨", "\u200d👨")])
 def test_browser_rows_read_a_long_cluster_in_linear_work_and_box_it_as_python(tab, base, mark):
-    from viz.tokens import view_row
+    from viz.rows import view_row
     work = []
     for n in (1_000, 2_000, 4_000):
         token_bytes = [base.encode()] + [mark.encode()] * n

@@ -75,7 +75,7 @@ def test_pair_lines_wrap_only_where_both_sides_cut(browser, pair_url):
 def test_a_theme_from_streamlits_menu_recolours_the_view_at_once(browser, app_url):
     """Light -> Dark from the main menu: the tokens take the dark palette with no rerun
     (the browser sends nothing to the server between the click and the new colours)."""
-    from viz.tokens import VIEW_PALETTE
+    from viz.palette import VIEW_PALETTE
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="light")
     tab = context.new_page()
     sent = []

@@ -11,7 +11,8 @@ import streamlit as st  # noqa: E402
 
 from bpe import GPT4Tokenizer  # noqa: E402
 from lab.token_view import token_view  # noqa: E402
-from viz.tokens import pair_view, view_row  # noqa: E402
+from viz.pair import pair_view  # noqa: E402
+from viz.rows import view_row  # noqa: E402
 
 TEXT = ("The merge rule picks the most frequent pair of adjacent ids and replaces every "
         "occurrence of it with a new id; tokenizers that learned different merges cut the "

@@ -8,7 +8,7 @@ from viz.marks import span_char_starts
 from viz.regex_chunks import (Chunk, chunk_frame, chunk_starts, crossing_spans,
                               find_chunks, span_chunks)
 from viz.samples import SAMPLES
-from viz.tokens import view_row
+from viz.rows import view_row
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

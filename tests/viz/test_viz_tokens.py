@@ -46,8 +46,9 @@ def test_invalid_utf8_is_shown_replaced_not_lost():
 
 from hypothesis import given, settings, strategies as st_  # noqa: E402
 
-from viz.tokens import (VIEW_MARKS, VIEW_PALETTE, contrast, display_text,  # noqa: E402
-                        invisible_name, view_row)
+from viz.display import VIEW_MARKS, display_text, invisible_name  # noqa: E402
+from viz.palette import VIEW_PALETTE, contrast  # noqa: E402
+from viz.rows import view_row  # noqa: E402
 
 INVISIBLE = "a\u200bb\u0000c\ufeffd"
 SNEAKY = ["\x00", "\x07", "\x1b", "\x7f", "\x85", "\u00ad", "\u061c", "\u200b", "\u200c",
@@ -140,7 +141,7 @@ def test_token_colors_keep_text_contrast_in_both_themes(theme):
 
 
 def test_pair_view_cuts_the_text_at_every_boundary_of_either(gpt4):
-    from viz.tokens import pair_view
+    from viz.pair import pair_view
     text = "Hello world! 👋🏽 don't"
     basic = BasicTokenizer()
     ids_a, ids_b = gpt4.encode_ordinary(text), basic.encode(text)

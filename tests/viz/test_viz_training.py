@@ -140,7 +140,7 @@ def test_a_custom_pattern_goes_through_bpe_limits():
 
 # ------------------------------------------------------------------- the merges
 def test_visible_whitespace_and_control_characters():
-    # the one renderer (viz.tokens.display_text), as every page shows tokens
+    # the one renderer (viz.display.display_text), as every page shows tokens
     assert vt.visible(b" a\tb\nc\r") == "·a→b↵c␍"
     assert vt.visible(b"\x00\x1b") == "⟨NUL⟩⟨ESC⟩"
     assert vt.visible(b"\xe2\x82") == "⟨e2 82⟩"  # partial UTF-8 as hex, never a bare �

@@ -65,7 +65,7 @@ def test_gpt4_frame_flags_specials_partial_bytes_and_no_counts(gpt4, gpt4_frame)
 
 
 def test_visible_shows_whitespace_and_escapes_control_characters():
-    # the one renderer's markers (viz.tokens.display_text), on one line
+    # the one renderer's markers (viz.display.display_text), on one line
     assert visible(b" a\n\t") == "·a↵→"
     assert visible("é".encode()[:1]) == "⟨c3⟩"  # part of a character: hex, never "�"
     assert visible(b"\x00\xe2\x80\x8b") == "⟨NUL⟩⟨ZWSP⟩"
