@@ -23,6 +23,7 @@ from lab.memory import remember
 from lab.safe import md
 from lab.share import Field
 from lab.token_view import editor_for, set_text, text_changed, token_view
+from viz.marks import spans_holding
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.rows import VIEW_TOKEN_LIMIT, counts, view_row
 from viz.tokens import parse_ids
@@ -64,6 +65,18 @@ def once(slot, key, make):
         # result would be lost; kept, the newer run for the same text finds it
         held = memo[slot] = (key, make())
     return held[1]
+
+
+def unknown_marks(tok, row):
+    """Row keys outlining the spans that hold an unknown token (a WordPiece or Unigram
+    tokenizer.json's [UNK]/<unk>): the text they stand for is not in the vocabulary."""
+    unknown = getattr(tok, "unk_ids", None)
+    spans = spans_holding(row, unknown) if unknown else []
+    if not spans:
+        return {}
+    note = ("an unknown token: the vocabulary has no piece for this text, so the model "
+            "sees only its unk id")
+    return {"marks": {"outline": spans}, "notes": {str(s): note for s in spans}}
 
 
 # The page is one fragment: a key press in the box (or any widget here) reruns this page
@@ -141,7 +154,8 @@ def page():
         elif ids is not None:
             row = once("row", (run, whitespace), lambda: view_row(
                 tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
-            rows = [dict(row, color_by="id" if by_id else "position")]  # its text: the box's
+            rows = [dict(row, color_by="id" if by_id else "position",  # its text: the box's
+                         **unknown_marks(tok, row))]
             summary = counts(text, ids)
 
     # a run the box's own typing started leaves the box's text alone (text None: the box

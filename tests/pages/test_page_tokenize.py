@@ -212,3 +212,32 @@ def test_a_text_of_too_many_tokens_is_counted_but_not_laid_out(open_page, monkey
     assert data["rows"] == []
     assert "the view draws texts of up to 10 tokens" in data["note"]
     assert figure(at, "Tokens") == f"{len(gpt4.encode('one two three four five six seven eight nine ten eleven twelve')):,}"
+
+
+def test_a_wordpiece_tokenizer_json_marks_its_unknown_tokens(open_page):
+    """A BERT-style tokenizer.json (WordPiece, built by tokenizers' own trainer) shows its
+    [UNK] tokens outlined with a note, and its ids are tokenizers' ids."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, normalizers, pre_tokenizers, trainers
+
+    import bpe
+    from helpers.component_data import marked_ids, token_rows
+    hf = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    hf.normalizer = normalizers.BertNormalizer()
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.train_from_iterator(["the cat sat on the mat, the cat ran"] * 30,
+                           trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"]))
+    tok = bpe.load_bytes(hf.to_str().encode(), "bert.json")
+    at = open_page(PAGE)
+    at.session_state["lab_tokenizers"] = {"bert": tok}
+    at.run()
+    at.selectbox(key="tokenize_tokenizer").set_value("bert").run()
+    text = "the cat sat on a zebra"  # z is in no piece: [UNK]
+    at.session_state["tokenize_text"] = text
+    at.run()
+    assert not at.exception
+    unk = hf.token_to_id("[UNK]")
+    assert view_ids(at) == hf.encode(text).ids and unk in view_ids(at)
+    row = token_rows(at, "tokenize_view")[0]
+    assert marked_ids(row, "outline") and all(unk in ids for ids in marked_ids(row, "outline"))
+    assert any("unknown token" in note for note in row["notes"].values())
