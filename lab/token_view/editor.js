@@ -1,0 +1,73 @@
+// The token view's text box: wireEditor() listens for typing (the browser draws its own
+// tokens first when it can, live.js), and schedule()/send() decide when the box's text
+// goes to Python through setStateValue, with a debounce, one send in flight at a time and
+// a watchdog for an answer that never came. It does not draw tokens or read Python's
+// answer: token_view.js update() does.
+
+import { localReady, requestLocal } from "./live.js";
+
+const DEBOUNCE_MS = 150;
+
+export function wireEditor(view) {
+  view.area.addEventListener("input", () => {
+    view.status.textContent = "updating…";
+    view.dirty = true;
+    // the browser draws the tokens first, then sends the text for Python's check: a big
+    // paste is drawn before its megabyte goes into the websocket
+    if (localReady(view)) requestLocal(view, () => schedule(view, true));
+    else schedule(view, true);
+  });
+}
+
+// When to send the text: at once when nothing was sent for a while (a single key press
+// costs one round trip, no debounce wait), else at most one send per DEBOUNCE_MS and never
+// while the page is still answering the previous one (each send reruns the page; a second
+// one would only interrupt it): the next goes out when the answer (its echo) arrives.
+// typing: true from the box's input event, where a send that is due goes out in the event
+// itself rather than from a timer of ours (Streamlit still batches it into the websocket
+// with a timer of its own, which fires after the frame that draws the typed character)
+export function schedule(view, typing) {
+  if (!view.dirty) return;
+  const now = performance.now();
+  const big = view.area.value.length > 200_000;  // a full encode per send: fewer sends
+  if (view.inflight && now - view.sentAt < answerWait(view)) return;
+  const gap = big ? 4 * DEBOUNCE_MS : DEBOUNCE_MS;
+  clearTimeout(view.timer);
+  const wait = Math.max(0, view.sentAt + gap - now);
+  if (typing && wait === 0) send(view);
+  else view.timer = setTimeout(() => send(view), wait);
+}
+
+// how long a send may go unanswered before the box sends again (a rerun can be lost,
+// e.g. when it meets a run_every fragment's rerun; a 1 MB text takes seconds to encode)
+function answerWait(view) {
+  return Math.max(view.patience, view.area.value.length > 200_000 ? 15_000 : 1_000);
+}
+
+function send(view) {
+  view.dirty = false;
+  const text = view.area.value;
+  const cap = view.data && view.data.editor && view.data.editor.max_chars;
+  if (cap && text.length > cap) {
+    view.status.textContent = `${text.length.toLocaleString()} characters: over this page's `
+      + `limit of ${cap.toLocaleString()}. For bigger texts use the command line: `
+      + "python -m bpe encode";
+    view.status.classList.add("over");
+    return;
+  }
+  view.status.classList.remove("over");
+  view.seq += 1;
+  view.sent.set(view.seq, text);
+  for (const k of view.sent.keys()) if (k < view.seq - 8) view.sent.delete(k);
+  view.inflight = true;
+  view.sentAt = performance.now();
+  view.setStateValue("text", { seq: view.seq, text });
+  const seq = view.seq;
+  clearTimeout(view.watchdog);
+  view.watchdog = setTimeout(() => {
+    if (view.inflight && view.seq === seq) {
+      view.patience = Math.min(2 * answerWait(view), 30_000);
+      view.inflight = false; view.dirty = true; schedule(view);
+    }
+  }, answerWait(view) + 50);
+}
