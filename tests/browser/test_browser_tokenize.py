@@ -91,7 +91,7 @@ def test_typing_updates_the_ids_live_without_enter(page, cl100k):
     type_live(page, TEXT)
     want = cl100k.encode_ordinary(TEXT)
     assert until(lambda: view_ids(page) == want, 30), (view_ids(page), want)
-    assert figures(page)["Tokens"] == f"{len(want):,}"
+    assert until(lambda: figures(page)["Tokens"] == f"{len(want):,}", 30), figures(page)
     type_live(page, " more", clear=False)  # keeps following, still no Enter
     want = cl100k.encode_ordinary(TEXT + " more")
     assert until(lambda: view_ids(page) == want, 30)
