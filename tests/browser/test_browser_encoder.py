@@ -7,6 +7,7 @@ encoder must be Python's (the references' own ranks) on the corpora and fuzz.
 No Streamlit here: a blank page that serves lab/token_view/ as files.
 """
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from helpers.app import ROOT
@@ -104,8 +105,12 @@ def test_the_split_is_pythons_on_every_code_point(tab, preset):
     for start in range(0, 0x110000, BATCH):
         cps = [c for c in range(start, start + BATCH) if not 0xD800 <= c <= 0xDFFF]
         texts = [CONTEXT.replace("{c}", chr(c)) for c in cps]
-        ours = tab.evaluate(JS_CODE_POINTS, [name, CONTEXT, start, start + BATCH])
-        theirs = _py_signature(tok, texts)
+        # Python's side in a thread while the browser works on its own (the test's two
+        # halves on the machine's two cores; playwright waits on a socket, GIL released)
+        with ThreadPoolExecutor(1) as pool:
+            theirs = pool.submit(_py_signature, tok, texts)
+            ours = tab.evaluate(JS_CODE_POINTS, [name, CONTEXT, start, start + BATCH])
+            theirs = theirs.result()
         if ours != theirs:
             pytest.fail(f"{preset}: " + _first_difference(texts, ours, theirs))
 
