@@ -16,9 +16,8 @@ written here, and is all this project adds:
   encoding_name_for_model, Encoding).
 - CS336: tests/test_train_bpe.py and tests/test_tokenizer.py with common.py, the
   fixtures and our adapters.py (run_train_bpe -> RegexTokenizer("gpt2").train(...,
-  special_tokens=..., tie_break="greatest_bytes"); get_tokenizer -> bpe.from_vocab_merges
-  when it exists, else RanksTokenizer over the vocab's ranks, which is exact for GPT-2's
-  layout; encode_iterable -> tok.encode_iterable). Their conftest.py imports torch for the
+  special_tokens=..., tie_break="greatest_bytes"); get_tokenizer -> bpe.from_vocab_merges;
+  encode_iterable -> tok.encode_iterable). Their conftest.py imports torch for the
   model tests and is replaced by an empty one; `tiktoken` there is the same stand-in
   (its get_encoding("gpt2") needs GPT-2's vocab.bpe to be real, which no package ships).
   tinystories_sample_5M.txt, kept out of git by the course, is made from their
@@ -75,13 +74,7 @@ class Tokenizer:
 
 def get_tokenizer(vocab, merges, special_tokens=None):
     special_tokens = list(special_tokens or [])
-    if hasattr(bpe, "from_vocab_merges"):
-        return Tokenizer(bpe.from_vocab_merges(vocab, merges, special_tokens=special_tokens))
-    # until bpe.from_vocab_merges lands: GPT-2's layout, where a token's id is its rank
-    ids = {token: idx for idx, token in vocab.items()}
-    specials = {s: ids[s.encode("utf-8")] for s in special_tokens}
-    ranks = {token: idx for token, idx in ids.items() if idx not in specials.values()}
-    return Tokenizer(bpe.RanksTokenizer(ranks, "gpt2", specials, name="cs336"))
+    return Tokenizer(bpe.from_vocab_merges(vocab, merges, special_tokens=special_tokens))
 '''
 
 
