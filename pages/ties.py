@@ -32,12 +32,14 @@ corpora = sample_corpora()
 if st.session_state.get("ties_corpus") not in corpora:
     st.session_state["ties_corpus"] = next(iter(corpora))
 with st.form("ties_form", border=False):
-    c1, c2, c3 = st.columns([2, 1, 1])
-    c1.selectbox("Corpus", list(corpora), key="ties_corpus")
-    c2.number_input("Vocabulary size", min_value=TEACHING_VOCAB_MIN,
-                    max_value=TEACHING_VOCAB_MAX, step=64, key="ties_vocab_size")
-    c3.selectbox("Split pattern", SPLITS, key="ties_pattern",
-                 format_func=lambda p: label(p) if p else NO_SPLIT)
+    # one row that wraps: at 800 px the pattern's label and the corpus's name stay whole
+    row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+    row.container(width=320).selectbox("Corpus", list(corpora), key="ties_corpus")
+    row.container(width=180).number_input(
+        "Vocabulary size", min_value=TEACHING_VOCAB_MIN, max_value=TEACHING_VOCAB_MAX,
+        step=64, key="ties_vocab_size")
+    row.container(width=280).selectbox("Split pattern", SPLITS, key="ties_pattern",
+                                       format_func=lambda p: label(p) if p else NO_SPLIT)
     go = st.form_submit_button("Train under each rule", type="primary",
                                icon=":material/model_training:")
 
