@@ -30,6 +30,7 @@ from helpers.hostile_app import settle as _settle  # noqa: E402
 from helpers.hostile_app import type_text as _type  # noqa: E402
 from helpers.hostile_app import upload as _upload  # noqa: E402
 from helpers.hostile_cases import CASES, _hf_doc, _model, run_case  # noqa: E402
+from helpers.hostile_round2 import CASES2  # noqa: E402 (issue 24's families)
 from helpers.hostile_tools import rss_mb  # noqa: E402
 
 MARK = "hostile-probe"
@@ -138,7 +139,7 @@ def run_app(only=(), width=1400):
 
 def run_core_cli(only=()):
     rows = []
-    for case in CASES:
+    for case in CASES + CASES2:
         if only and case.name not in only:
             continue
         o = run_case(case)

@@ -52,7 +52,8 @@ KINDS = {
 }
 ACCEPTED = "; ".join(KINDS.values())
 EXTENSION_KINDS = {".model": "minbpe", ".tiktoken": "ranks", ".json": "tokenizer.json"}
-MAX_FILE_BYTES = 4 * budgets.MAX_VOCAB_BYTES  # 256 MB; the largest tokenizer.json are ~35 MB
+MAX_FILE_BYTES = 2 * budgets.MAX_VOCAB_BYTES  # 128 MB; the largest tokenizer.json are ~35 MB,
+# and a visitor's bomb may cost twice this while it is unpacked (issue 24: <= 512 MB)
 _RANKS_LINE = re.compile(rb"[A-Za-z0-9+/]*={0,2} [0-9]+\r?")
 _HF_MODEL = re.compile(rb'"model"\s*:\s*\{')  # a vocab.json maps "model" to an int, never {
 

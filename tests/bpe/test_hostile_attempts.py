@@ -13,9 +13,12 @@ of taking the machine.
 import pytest
 
 from helpers.hostile_cases import CASES, run_case
+from helpers.hostile_round2 import CASES2
+
+ALL = CASES + CASES2
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", ALL, ids=[c.name for c in ALL])
 def test_attempt_ends_in_a_clear_message(case):
     outcome = run_case(case)
     if outcome.status == "skipped":

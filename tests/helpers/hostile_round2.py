@@ -1,0 +1,141 @@
+"""The second round of hostile attempts on the core and the CLI (issue 24), in the same
+shape as helpers.hostile_cases (issue 16's): each a Case run by `run_case` in a fresh
+process with a wall-clock bound and a 1 GB address-space cap. tests/bpe/
+test_hostile_attempts.py asserts every one; bench/hostile.py counts them into the table.
+
+Families: one grapheme cluster in the view's rows, gzip bombs, normalizer bombs and a
+slow Replace at load, slow Split sequences and a slow .model on special-token text (one
+budget per action), ranks whose tokens double, a deep .model in the merge tree, forged
+counts files. (--scheduler addresses that never answer need a server during the
+attempt: tests/bpe/test_cli_scheduler.py.)
+"""
+import base64
+import gzip
+import json
+
+from helpers.hostile_cases import _SLOW, _SLOW_TEXT, RANKS_OK, SLOW_BOUND, TIME, Case, _hf_doc, _load, _model
+
+BIG = r"(?i)too (large|big|long)|budget|limit|exceed|more than|refused|at most"
+UNPACK = r"(?i)unpacks to more than|at most|refused|MB of ranks"
+
+
+def _view(text_code):
+    """viz.rows.view_row over the text text_code makes, each character its own token
+    (the worst case: every byte a token end), then a check that the rows cover it."""
+    return "\n".join((
+        "from viz.rows import view_row",
+        f"text = {text_code}",
+        "data = text.encode('utf-8')",
+        "token_bytes = [data[i:i + 1] for i in range(len(data))]",
+        "row = view_row(token_bytes, list(range(len(token_bytes))))",
+        "assert sum(row['n']) == len(token_bytes), 'every token drawn'",
+    ))
+
+
+def _doubling(k):
+    ranks = RANKS_OK + b"".join(base64.b64encode(b"a" * 2 ** j) + b" %d\n" % (255 + j)
+                                for j in range(1, k + 1))
+    return "\n".join(("from bpe import load_bytes",
+                      f"tok = load_bytes({ranks!r}, 'double.tiktoken', pattern='gpt4')",
+                      f"assert len(tok.merges) == {k}"))
+
+
+def _hf(**changes):
+    return _hf_doc(**changes)
+
+
+_REPLACE_BOMB = {"type": "Sequence", "normalizers": [
+    {"type": "Replace", "pattern": {"String": ""}, "content": "a" * 1000},
+    {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 1000},
+    {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 1000}]}
+_SPLITS = {"type": "Sequence", "pretokenizers": [
+    {"type": "Split", "pattern": {"Regex": r"\s+"}, "behavior": "Isolated", "invert": False},
+    {"type": "Split", "pattern": {"Regex": "(a|aa)+$|."}, "behavior": "Isolated",
+     "invert": False}]}
+_SLOW_ADDED = {"id": 1000, "content": _SLOW_TEXT, "single_word": False, "lstrip": False,
+               "rstrip": False, "normalized": True, "special": False}
+
+CASES2 = [
+    # -- the view's rows on one long grapheme cluster (quadratic: past 300 s at 1M)
+    Case("view-combining-cluster", "view_row on 'e' + U+0301 x 1M (past 300 s before)",
+         "core", expect="ok", seconds=60, mb=900,
+         code=_view("'e' + '\\u0301' * 1_000_000")),
+    Case("view-zwj-chain", "view_row on a man + ZWJ x 400k", "core", expect="ok",
+         seconds=60, mb=900, code=_view("'\\U0001F468' + '\\u200d' * 400_000")),
+    # -- gzip bombs: unpacked under the file budget, ranks bounded before parsing
+    Case("gzip-zeros", ".tiktoken.gz of 512 MB of zeros (2.6 GB, MemoryError before)",
+         "core", UNPACK, mb=600,
+         code=_load(gzip.compress(b"\0" * (512 << 20), 9), "x.tiktoken.gz")),
+    Case("gzip-one-line", ".tiktoken.gz of one ranks line repeated to 64 MB", "core", UNPACK,
+         mb=600, code=_load(gzip.compress(b"YQ== 1\n" * ((64 << 20) // 7), 9),
+                            "x.tiktoken.gz")),
+    # -- tokenizer.json normalizers and pre-tokenizers
+    Case("normalizer-replace-bomb", "Replace('', a*1000) then Replace('a', a*1000) twice "
+         "(1.9 GB, MemoryError before)", "core", BIG, mb=600,
+         code=_load(_hf(normalizer=_REPLACE_BOMB), "tokenizer.json",
+                    "tok.encode_ordinary('hello world')")),
+    Case("normalizer-slow-replace-at-load", "Replace (a|a)+$ on a normalized added token, "
+         "run at load (hung past 60 s before)", "core", TIME, seconds=SLOW_BOUND,
+         code=_load(_hf(normalizer={"type": "Replace", "pattern": {"Regex": "(a|a)+$"},
+                                    "content": ""}, added_tokens=[_SLOW_ADDED]),
+                    "tokenizer.json", "tok.encode_ordinary('aaa')")),
+    Case("split-sequence-slow", "Split \\s+ then (a|aa)+$|. on 3,100 characters (40 s "
+         "before)", "core", TIME, seconds=SLOW_BOUND,
+         code=_load(_hf(pre_tokenizer=_SPLITS), "tokenizer.json",
+                    "from bpe.patterns import safety",
+                    "with safety.action(2.0):",
+                    "    tok.encode_ordinary(('a' * 30 + 'b ') * 100)")),
+    Case("model-slow-on-specials", ".model slow on the text between special tokens, one "
+         "action (49 s on 3,300 characters before)", "core", TIME, seconds=SLOW_BOUND,
+         code=_load(_model(_SLOW, "1", "<|s|> 300", "97 97"), "x.model",
+                    "from bpe.patterns import safety",
+                    "with safety.action(2.0):",
+                    f"    tok.encode('<|s|>'.join([{_SLOW_TEXT!r}] * 80), "
+                    "allowed_special='all')")),
+    # -- ranks whose tokens double: merge recovery was O(L^2) per token
+    Case("ranks-doubling", "ranks a, aa, aaaa ... 2^16 bytes (past 120 s before)", "core",
+         expect="ok", seconds=30, mb=600, code=_doubling(16)),
+    # -- the merge tree on a deep vocabulary: iterative, bounded
+    Case("tree-chained-model", "merge tree of a .model chained 3,000 deep (RecursionError "
+         "before)", "core", expect="ok", seconds=30, code="\n".join((
+             "from bpe import load_bytes",
+             "from bpe.replay import merge_parents",
+             "from viz.tree import tree_dot",
+             f"tok = load_bytes({_model('', '0', '97 97', *(f'{255 + i} 97' for i in range(1, 3000)))!r}, 'x.model')",
+             "dot = tree_dot(tok, max(tok.vocab), merge_parents(tok))",
+             "assert dot.count('->') <= 2 * 4095, 'at most the shown nodes'")))
+]
+
+
+def _forged_counts():
+    """A counts file with a negative count and a matching sha256, as bytes."""
+    import hashlib
+    import tempfile
+    from array import array
+    from pathlib import Path
+
+    from bpe import RegexTokenizer
+    from bpe.counting.counts_file import MAGIC, write_counts
+    from bpe.counting.stream import count_texts
+    tok = RegexTokenizer("gpt4")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.counts"
+        write_counts(path, tok.pattern, count_texts(tok, ["x " * 10_000 + "hello world " * 50]))
+        data = path.read_bytes()
+    first = data.index(b"\n") + 1
+    second = data.index(b"\n", first) + 1
+    header = json.loads(data[first:second])
+    body = bytearray(data[second:])
+    count = array("q")
+    count.append(-5)
+    body[:8] = count.tobytes()
+    header["sha256"] = hashlib.sha256(body).hexdigest()
+    return MAGIC + json.dumps(header).encode() + b"\n" + bytes(body)
+
+
+CASES2 += [
+    Case("counts-forged", "bpe train --from-counts on a forged counts file (a count of -5, "
+         "sha256 matching; trained on before)", "cli", r"(?i)count below 1",
+         argv=("train", "--from-counts", "forged.counts", "--vocab-size", "300", "-o", "m"),
+         files={"forged.counts": _forged_counts()}),
+]
