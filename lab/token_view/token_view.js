@@ -95,8 +95,11 @@ function update(view, data) {
     if (fresh && !view.dirty && !view.status.classList.contains("over")) view.status.textContent = editor.status || "";
     if (fresh && view.dirty) schedule(view);  // typed on while the page answered
     useBrowser(view, data);
-    // the browser drew the box's newer text itself: an older answer only gets checked
-    if (!fresh && view.local && view.local.text === view.area.value && localReady(view)) {
+    // the browser drew the box's newer text itself: an answer for an older text (an older
+    // send, or the last send while more was typed since) only gets checked, so neither
+    // the rows nor the figures go back to the older text
+    const current = fresh && editorText === view.area.value;
+    if (!current && view.local && view.local.text === view.area.value && localReady(view)) {
       if (verify(view, data, editorText) !== false) return;
     }
   }
