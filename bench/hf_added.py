@@ -1,7 +1,7 @@
 """Encode speed of an HFTokenizer with added tokens: this tree against another checkout
 (the baseline, e.g. main) in the same run, on tinyshakespeare.
 
-    .venv/bin/python bench/hf_added.py /work/main
+    .venv/bin/python bench/hf_added.py ../other-checkout
 
 Each round runs both trees in fresh processes, in turn, and prints per-tree medians and
 the ratio this/baseline. The file: a ByteLevel BPE trained by `tokenizers` on
@@ -70,7 +70,7 @@ def run(root, doc, text_path):
 def main(argv=None):
     import tempfile
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("baseline", help="another checkout to compare with, e.g. /work/main")
+    parser.add_argument("baseline", help="another checkout to compare with, e.g. ../other-checkout")
     parser.add_argument("--corpora", default=CORPORA, help="the folder of tinyshakespeare.txt")
     args = parser.parse_args(argv)
     baseline = args.baseline

@@ -1,7 +1,7 @@
 """Keystroke -> updated token view, and 1 MB paste -> tokens, for two checkouts side by side.
 
 For each checkout (this one, and --before: a directory, or a git revision of this
-repository, exported to a temporary directory; e.g. /work/main or HEAD~3):
+repository, exported to a temporary directory; e.g. ../other-checkout or HEAD~3):
   server   the page's rerun time for one more character in a 2 KB text (AppTest, median)
   e2e      in Chromium, one key press in a 2 KB / 10 KB (/ 100 KB: --big) text until the view shows the new
            character count (p50 / p95). The old view only updates on Ctrl+Enter, so there a
@@ -288,7 +288,7 @@ def measure(checkouts, keys, texts, big):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before", default="/work/main",
+    parser.add_argument("--before", default="main",
                         help="checkout (directory) or git revision to compare against")
     parser.add_argument("--after", default=str(ROOT), help="checkout or git revision")
     parser.add_argument("--keys", type=int, default=15, help="key presses per text size")
