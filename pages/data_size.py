@@ -41,17 +41,17 @@ corpus_name = st.selectbox("Corpus (its last tenth is held out)", list(corpora),
 
 suff_tab, sweep_tab = st.tabs(["How much data", "Which vocabulary size and pattern"])
 with suff_tab:
-    with st.form("data_size_suff_form", border=False):
+    with st.container():
         st.number_input("Vocabulary size", min_value=TEACHING_VOCAB_MIN,
                         max_value=TEACHING_VOCAB_MAX, step=256, key="data_size_vocab")
-        go_suff = st.form_submit_button("Train on 1%, 5%, 25% and 100%", type="primary")
+        go_suff = st.button("Train on 1%, 5%, 25% and 100%", type="primary")
 with sweep_tab:
-    with st.form("data_size_sweep_form", border=False):
+    with st.container():
         st.multiselect("Vocabulary sizes", SIZES, key="data_size_sizes")
         st.multiselect("Split patterns", list(PATTERNS), key="data_size_patterns",
                        format_func=label)
         st.text_input("A custom split pattern too (a regex; optional)", key="data_size_custom")
-        go_sweep = st.form_submit_button("Run the sweep", type="primary")
+        go_sweep = st.button("Run the sweep", type="primary")
 
 
 text = load_sample(corpus_name)[0][:CORPUS_LIMIT]

@@ -39,7 +39,7 @@ for key, default in (("extend_domain", 1 if len(names) > 1 else 0), ("extend_gen
         st.session_state[key] = names[default]
 
 base_name, base = tokenizer_picker("extend_base", label="Base tokenizer")
-with st.form("extend_form", border=False):
+with st.container():
     c1, c2 = st.columns(2)
     c1.selectbox("Domain corpus (its last tenth is held out)", names, key="extend_domain")
     c2.selectbox("General text, to see what the extension costs elsewhere", names,
@@ -48,7 +48,7 @@ with st.form("extend_form", border=False):
     c3.number_input("New merges K", min_value=1, max_value=50_000, step=100, key="extend_k")
     c4.number_input("Minimum pair count", min_value=1, max_value=1_000_000, key="extend_min_frequency",
                     help="Stop when the best pair occurs fewer times than this.")
-    go = st.form_submit_button("Extend", type="primary", icon=":material/add_circle:")
+    go = st.button("Extend", type="primary", icon=":material/add_circle:")
 
 if go:
     domain, general = st.session_state["extend_domain"], st.session_state["extend_general"]

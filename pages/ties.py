@@ -31,7 +31,7 @@ st.caption("When two pairs occur equally often, each trainer picks its own: minb
 corpora = sample_corpora()
 if st.session_state.get("ties_corpus") not in corpora:
     st.session_state["ties_corpus"] = next(iter(corpora))
-with st.form("ties_form", border=False):
+with st.container():
     # one row that wraps: at 800 px the pattern's label and the corpus's name stay whole
     row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
     row.container(width=320).selectbox("Corpus", list(corpora), key="ties_corpus")
@@ -40,7 +40,7 @@ with st.form("ties_form", border=False):
         step=64, key="ties_vocab_size")
     row.container(width=280).selectbox("Split pattern", SPLITS, key="ties_pattern",
                                        format_func=lambda p: label(p) if p else NO_SPLIT)
-    go = st.form_submit_button("Train under each rule", type="primary",
+    go = st.button("Train under each rule", type="primary",
                                icon=":material/model_training:")
 
 if go:

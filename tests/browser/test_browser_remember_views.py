@@ -41,3 +41,25 @@ def test_vocabulary_keeps_its_search_after_another_page(page):
     expect(page.get_by_role("textbox", name="Search tokens")).to_have_value("·the",
                                                                            timeout=20_000)
     assert page.get_by_text("matching token").inner_text() == caption
+
+
+def test_teaching_forms_keep_a_choice_that_was_not_yet_run(page):
+    """A choice made on Tie rules or Extend, then left for another page without pressing
+    its button, is still there on return (no st.form holding it back from the session)."""
+    go(page, "Tie rules")
+    size = page.get_by_role("spinbutton", name="Vocabulary size")
+    size.fill("640")
+    size.press("Tab")  # the last change before leaving, no button pressed
+    wait_rendered(page)
+    go(page, "Extend a vocabulary")
+    k = page.get_by_role("spinbutton", name="New merges K")
+    k.fill("321")
+    k.press("Tab")
+    wait_rendered(page)
+    go(page, "Vocabulary")
+    go(page, "Tie rules")
+    expect(page.get_by_role("spinbutton", name="Vocabulary size")).to_have_value(
+        "640", timeout=20_000)
+    go(page, "Extend a vocabulary")
+    expect(page.get_by_role("spinbutton", name="New merges K")).to_have_value(
+        "321", timeout=20_000)
