@@ -11,6 +11,7 @@ from .base import Tokenizer
 from .encode import LONG_CHUNK, apply_ranks, joinable_table
 from .formats.ranks import find_data_file, read_ranks_file, recover_merges
 from .patterns import GPT4_SPLIT_PATTERN, fast_split
+from .pretrained import Pretrained
 from .regex import RegexTokenizer
 
 CL100K_FILE = "cl100k_base.tiktoken"
@@ -37,7 +38,7 @@ def load_ranks(path, expected_sha256):
     return read_ranks_file(path, expected_sha256, fix=REINSTALL)
 
 
-class RanksTokenizer(RegexTokenizer):
+class RanksTokenizer(Pretrained, RegexTokenizer):
     """Our encoder over any tiktoken ranks (bytes -> id), with tiktoken's rule: merge the
     adjacent pair whose concatenated bytes have the lowest rank. GPT4Tokenizer is the
     cl100k_base case; bpe.reference builds others (GPT-4o) and .tiktoken imports.
@@ -46,6 +47,10 @@ class RanksTokenizer(RegexTokenizer):
     >>> tok.encode("abab")
     [256, 256]
     """
+
+    made_from = "tiktoken ranks"
+    cannot_save = "its byte ids are not 0-255, which that format cannot express"
+    save_instead = "export it as tiktoken ranks instead (bpe.formats.ranks.save_tiktoken)"
 
     def __init__(self, ranks, pattern=GPT4_SPLIT_PATTERN, special_tokens=None, name="ranks"):
         self.ranks = ranks
@@ -95,19 +100,6 @@ class RanksTokenizer(RegexTokenizer):
         if len(text_bytes) >= LONG_CHUNK and self._joinable is None:
             self._joinable = joinable_table(ranks)  # once, the first time a chunk is long
         return apply_ranks(text_bytes, ranks, joinable=self._joinable)
-
-    def train(self, text, vocab_size, verbose=False, **kwargs):
-        raise ValueError(f"{self.name} is pretrained and cannot be trained; train a "
-                         "RegexTokenizer() instead (same split patterns, your own merges)")
-
-    def save(self, file_prefix):
-        raise ValueError(f"{self.name} cannot be saved as a .model file: its byte ids are not "
-                         "0-255, which that format cannot express; export it as tiktoken "
-                         "ranks instead (bpe.formats.ranks.save_tiktoken)")
-
-    def load_text(self, text, source="model"):
-        raise ValueError(f"{self.name} is built from tiktoken ranks; load a .model file into "
-                         "RegexTokenizer() or use bpe.load()")
 
 
 class GPT4Tokenizer(RanksTokenizer):

@@ -20,6 +20,7 @@ file (bpe.formats.gpt2 does) and does not train.
 """
 from . import budgets
 from .encode import apply_merges
+from .pretrained import Pretrained
 from .regex import RegexTokenizer
 
 
@@ -35,8 +36,11 @@ def from_vocab_merges(vocab, merges, *, special_tokens=(), pattern="gpt2", name=
                                 name=name)
 
 
-class VocabMergesTokenizer(RegexTokenizer):
+class VocabMergesTokenizer(Pretrained, RegexTokenizer):
     """BPE by merge order over a vocab in any id layout; see the module's docstring."""
+
+    made_from = "a vocab and merges"
+    cannot_save = "that format's ids are 0-255, then one per merge, and these need not be"
 
     def __init__(self, vocab, merges, *, special_tokens=(), pattern="gpt2", name="vocab+merges"):
         self.name = name
@@ -68,18 +72,6 @@ class VocabMergesTokenizer(RegexTokenizer):
         codes = apply_merges(list(text_bytes),
                              lambda a, b: pairs.get((canon[a], canon[b])))
         return [ids[code] for code in codes]
-
-    def train(self, text, vocab_size, verbose=False, **kwargs):
-        raise ValueError(f"{self.name} is pretrained and cannot be trained; train a "
-                         "RegexTokenizer() instead")
-
-    def save(self, file_prefix):
-        raise ValueError(f"{self.name} cannot be saved as a minbpe .model file, whose ids must "
-                         "be 0-255 then one per merge; export it as tokenizer.json instead")
-
-    def load_text(self, text, source="model"):
-        raise ValueError(f"{self.name} is built from a vocab and merges; load a .model file "
-                         "into RegexTokenizer() or use bpe.load()")
 
 
 def _checked_vocab(vocab, special_tokens):

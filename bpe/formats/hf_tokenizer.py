@@ -19,6 +19,7 @@ token's own text (b"[UNK]"): the text it covered is token_spans' business.
 from itertools import chain
 
 from ..base import CACHE_LIMIT, Tokenizer, raise_disallowed
+from ..pretrained import Pretrained
 from ..specials import NO_SPECIALS, minbpe_policy
 from ..text import clean_text
 from .hf_added import AddedTokens
@@ -29,10 +30,12 @@ from .hf_models import BPE
 from .hf_parts import flatten
 
 
-class HFTokenizer(Tokenizer):
+class HFTokenizer(Pretrained, Tokenizer):
     """A tokenizer.json with any model (byte-level BPE in any id layout, BPE, WordPiece,
     Unigram) and its pipeline: ids identical to `tokenizers`' (see the module). It cannot
     be trained or saved as a .model file; export it again with save_hf."""
+
+    made_from = "a tokenizer.json"
 
     def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
                  decoder=None, post=None, added_ids=(), rebuild=None):
@@ -250,18 +253,6 @@ class HFTokenizer(Tokenizer):
             self._token_strings = self.token_strings()
             self._token_strings_for = id(self.vocab)
         return self._token_strings
-
-    def train(self, text, vocab_size, verbose=False, **kwargs):
-        raise ValueError(f"{self.name} is pretrained and cannot be trained; train a "
-                         "RegexTokenizer() instead")
-
-    def save(self, file_prefix):
-        raise ValueError(f"{self.name} cannot be saved as a .model file (its ids are not "
-                         "minbpe's layout); export it as tokenizer.json instead")
-
-    def load_text(self, text, source="model"):
-        raise ValueError(f"{self.name} is built from a tokenizer.json; load a .model file "
-                         "with bpe.load()")
 
 
 def _metaspace_chars(document):
