@@ -37,6 +37,11 @@ export function useBrowser(view, data) {
   });
 }
 
+// the browser shows its own tokens for the box's current text
+export function drawnHere(view) {
+  return !!view.local && view.local.text === view.area.value && localReady(view);
+}
+
 export function localReady(view) {
   const b = view.data && view.data.browser;
   if (!view.encoder || !b || b.why || view.broken) return false;
@@ -77,9 +82,13 @@ function drawLocal(view) {
   row.color_by = b.color_by || "position";
   const data = Object.assign({}, view.data, {
     rows: text ? [row] : [], summary: text ? summaryOf(text, bytes, local.ids) : null });
-  setEngine(view, "browser", "Encoded in your browser; Python's check follows.");
+  setEngine(view, "browser", "Encoded in your browser · checking with Python…");
   view.drawData(data, text);
 }
+
+// a row of Python's ids only (pages/tokenize.py sends one when the browser said it drew
+// the text itself): something to check, nothing to draw
+export const idsOnly = (data) => !!(data.rows && data.rows[0] && data.rows[0].ids_only);
 
 // Python is the source of truth: its ids for the text it answered must be the browser's
 export function verify(view, data, text) {
@@ -93,8 +102,15 @@ export function verify(view, data, text) {
   const n = Math.max(mine.length, theirs.length);
   for (let k = 0; k < n; k++) if (mine[k] !== theirs[k]) { at = k; break; }
   view.verified = { text, ok: at < 0 };
-  if (at >= 0 && !view.broken) { view.broken = true; view.drawData(data, text); }
+  if (at >= 0 && !view.broken) {
+    view.broken = true;
+    // Python sent ids only: ask it for its rows (the browser no longer says it drew them)
+    if (idsOnly(data)) view.resend();
+    else view.drawData(data, text);
+  }
   if (at < 0) {
+    // an answer for an older text than the box holds is no check of what is shown
+    if (text !== view.area.value) return true;
     setEngine(view, "ok", "Encoded in your browser · browser ids == Python "
       + `(${theirs.length.toLocaleString("en-US")} tokens)`);
   } else {  // from now on the server's tokens only (view.broken)
