@@ -37,6 +37,8 @@ and optional keys a page may add:
                              framed: a special token), "differs" (wavy underline), "dim"
     chunk    [int]           a chunk number per span: alternating underline per chunk
     notes    {str(span): str} an extra line in that span's hover card
+    pieces   [str]           each token as the vocabulary writes it ("##ing", "▁the"; from
+                             viz.rows.piece_strings), shown in the hover card
 Two tokenizers on the same text (Compare), two ways:
   - pair=viz.pair.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
     ONE aligned view. The text is drawn once, in pieces cut at every span boundary of

@@ -33,7 +33,7 @@ from lab.token_view import (
 )
 from viz.marks import spans_holding
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.rows import VIEW_TOKEN_LIMIT, counts, view_row
+from viz.rows import VIEW_TOKEN_LIMIT, counts, piece_strings, view_row
 from viz.tokens import parse_ids
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
@@ -169,6 +169,10 @@ def page():
                 tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
             rows = [dict(row, color_by="id" if by_id else "position",  # its text: the box's
                          **unknown_marks(tok, row))]
+            # the vocabulary's own strings ("##ing", "▁the"), for the hover card
+            pieces = once("pieces", run, lambda: piece_strings(tok, ids))
+            if pieces is not None:
+                rows[0]["pieces"] = pieces
             summary = counts(text, ids)
 
     # a run the box's own typing started leaves the box's text alone (text None: the box

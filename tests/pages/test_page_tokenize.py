@@ -271,3 +271,29 @@ def test_typing_the_browser_did_not_draw_gets_the_row(open_page, gpt4):
     at.run()
     row = view(at)["rows"][0]
     assert "ids_only" not in row and row["ids"] == gpt4.encode(text) and row["show"]
+
+
+def test_the_hover_card_gets_a_wordpiece_vocabularys_own_strings(open_page, gpt4):
+    """A WordPiece tokenizer.json's row carries each token as its vocabulary writes it
+    ("##t" where the box shows "t"); GPT-4's ranks write tokens as bytes: no pieces."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+
+    import bpe
+    from helpers.component_data import token_rows
+    hf = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.train_from_iterator(["the cat sat on the mat, the cat ran"] * 30,
+                           trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"]))
+    at = open_page(PAGE)
+    at.session_state["tokenize_text"] = "the rat sat"
+    at.run()
+    assert "pieces" not in token_rows(at, "tokenize_view")[0]
+    at.session_state["lab_tokenizers"] = {"bert": bpe.load_bytes(hf.to_str().encode(), "b.json")}
+    at.run()
+    at.selectbox(key="tokenize_tokenizer").set_value("bert").run()
+    assert not at.exception
+    row = token_rows(at, "tokenize_view")[0]
+    want = hf.encode("the rat sat")
+    assert row["ids"] == want.ids
+    assert row["pieces"] == want.tokens and any(p.startswith("##") for p in row["pieces"])
