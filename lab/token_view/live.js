@@ -39,7 +39,7 @@ export function useBrowser(view, data) {
 
 // the browser shows its own tokens for the box's current text
 export function drawnHere(view) {
-  return !!view.local && view.local.text === view.area.value && localReady(view);
+  return !!view.local && view.local.text === view.area.value && !restyled(view) && localReady(view);
 }
 
 export function localReady(view) {
@@ -66,17 +66,26 @@ export function requestLocal(view, then) {
   });
 }
 
+// what the browser's drawing depends on besides the text (the page's toggles)
+const styleOf = (b) => [!!b.specials, b.whitespace || "", b.color_by || "position"].join("|");
+
+// the browser drew the box's text, but with toggles the page has changed since: draw again
+export function restyled(view) {
+  const b = view.data && view.data.browser;
+  return !!view.local && !!b && !b.why && view.local.style !== styleOf(b);
+}
+
 function encodeHere(view, text) {
-  if (view.local && view.local.text === text) return view.local;
   const b = view.data.browser;
+  if (view.local && view.local.text === text && view.local.specials === !!b.specials) return view.local;
   const { ids, nb } = view.encoder.encode(text, !!b.specials);
-  return { text, ids, nb };
+  return { text, ids, nb, specials: !!b.specials };
 }
 
 function drawLocal(view) {
   const text = view.area.value;
   const b = view.data.browser;
-  const local = view.local = encodeHere(view, text);
+  const local = view.local = Object.assign({}, encodeHere(view, text), { style: styleOf(b) });
   const bytes = new TextEncoder().encode(text.toWellFormed ? text.toWellFormed() : text);
   const row = buildRow(text, bytes, local.ids, local.nb, b.whitespace || null);
   row.color_by = b.color_by || "position";

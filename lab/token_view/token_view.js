@@ -12,7 +12,7 @@ import { hide, wireCard } from "./card.js";
 import { el, hexToBytes } from "./dom.js";
 import { schedule, wireEditor } from "./editor.js";
 import { drawLists } from "./lists.js";
-import { idsOnly, localReady, useBrowser, verify } from "./live.js";
+import { idsOnly, localReady, requestLocal, restyled, useBrowser, verify } from "./live.js";
 import { drawPair } from "./pair.js";
 import { samePayload, unpack } from "./payload.js";
 import { drawRow } from "./spans.js";
@@ -101,12 +101,18 @@ function update(view, data) {
     // the rows nor the figures go back to the older text
     const current = fresh && editorText === view.area.value;
     if (!current && view.local && view.local.text === view.area.value && localReady(view)) {
-      if (verify(view, data, editorText) !== false) return;
+      if (verify(view, data, editorText) !== false) {
+        if (restyled(view)) requestLocal(view);  // e.g. a toggle flipped while typing
+        return;
+      }
     }
     if (idsOnly(data)) {
-      // Python's ids for a text the browser drew itself: check them and keep the drawing;
-      // with nothing here to check them against, ask for Python's rows
-      if (verify(view, data, editorText) === undefined) view.resend();
+      // Python's ids for a text the browser drew itself: check them and keep the drawing
+      // (drawn again if a toggle changed since); with nothing here to check them against,
+      // ask for Python's rows
+      const checked = verify(view, data, editorText);
+      if (checked === undefined) view.resend();
+      else if (checked && restyled(view)) requestLocal(view);
       return;
     }
   }

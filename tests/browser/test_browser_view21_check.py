@@ -106,3 +106,32 @@ def test_a_difference_ends_with_pythons_tokens_drawn(tab, cl100k):
     want = cl100k.encode_ordinary("Lies in the browser")
     _wait(lambda: _drawn_ids(tab) == want, 30)
     assert _engine(tab)[0] == "bad"
+
+
+def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl100k):
+    """The browser drew the typed text; a toggle flipped before Python's check (the page
+    then answers with ids only) still shows: the browser draws its tokens again."""
+    from helpers.app import wait_rendered
+    tab.locator(".tv textarea").first.fill("typed first")
+    _wait(lambda: _engine(tab)[0] == "ok" and "(2 tokens)" in _engine(tab)[1])
+    # in one go, well within the pause the check waits for: type, let the browser draw
+    # its tokens (two frames), then flip the toggle
+    tab.evaluate("""async () => {
+        for (const host of document.querySelectorAll('*')) {
+            const area = host.shadowRoot && host.shadowRoot.querySelector('.tv textarea');
+            if (!area) continue;
+            area.value = 'toggled while typing';
+            area.dispatchEvent(new Event('input', {bubbles: true}));
+            break;
+        }
+        for (let k = 0; k < 2; k++) await new Promise((done) => requestAnimationFrame(done));
+        const label = [...document.querySelectorAll('label')]
+            .find((l) => l.textContent.includes('Whitespace markers'));
+        label.querySelector('input').click();
+    }""")
+    marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
+    view = tab.locator(".tv").first
+    _wait(lambda: view.evaluate(marked) and _engine(tab)[0] == "ok")
+    wait_rendered(tab)
+    assert view.evaluate(marked) and _engine(tab)[0] == "ok"
+    assert _drawn_ids(tab) == cl100k.encode_ordinary("toggled while typing")
