@@ -63,8 +63,9 @@ editor: None (no text box), or a dict for the live text box drawn above the rows
      "label": str}          # the box's accessible name (default "Text to tokenize")
 A page keeps such a box's text with set_text / text_changed / editor_for, or live_box.
 The box sends {"seq": int, "text": str, "drawn": bool} as the state value "text" when its
-text changed. drawn: the browser encoded and drew this text itself (see browser below), and
-sends it once typing has paused for 400 ms; otherwise
+text changed. drawn is True when the browser encoded and drew this text itself (see
+browser below); such a text goes out once typing has paused for 400 ms (a typed word costs
+one rerun; the engine line says the check is pending). Any other text goes out
 at once when nothing was sent in the last 150 ms (600 ms for texts over 200k characters),
 and never while the page has not yet answered the last send (an answer is a rerun whose
 editor "echo" is at least that seq; unanswered after 1 s, 15 s for big texts, it sends
