@@ -67,7 +67,7 @@ def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl10
     area.fill("Typed on:")
     _wait(lambda: _engine(tab)[0] == "ok" and "(3 tokens)" in _engine(tab)[1])
     assert tab.evaluate(WATCH_JS)
-    typed = " x" * 10  # a token every two keys: an older text's count differs
+    typed = " x" * 20  # a token every two keys: an older text's count differs
     area.press_sequentially(typed, delay=60)
     state, line = _engine(tab)
     assert state == "browser" and "checking" in line  # Python's check is pending
@@ -76,9 +76,10 @@ def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl10
     _wait(lambda: _engine(tab)[0] == "ok")
     assert f"({len(want):,} tokens)" in _engine(tab)[1]
     assert _drawn_ids(tab) == want
-    # 20 keys 60 ms apart: the box sent once, after the pause (150 ms apart they were 5+)
+    # 40 keys 60 ms apart: the box sent once, after the pause (a send every 150 ms made 12
+    # or more runs); a machine stalling past the pause mid-typing may add one or two
     runs = tab.evaluate("window.__runs")
-    assert 1 <= runs <= 2, f"{runs} page runs for 20 keys"
+    assert 1 <= runs <= 3, f"{runs} page runs for 40 keys"
     for value, said in tab.evaluate("window.__oks"):
         count = len(cl100k.encode_ordinary(value))
         assert f"({count:,} tokens)" in said, f"'==' for another text than {value!r}: {said}"
