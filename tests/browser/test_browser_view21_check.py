@@ -76,8 +76,8 @@ def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl10
     _wait(lambda: _engine(tab)[0] == "ok")
     assert f"({len(want):,} tokens)" in _engine(tab)[1]
     assert _drawn_ids(tab) == want
-    # 40 keys 60 ms apart: the box sent once, after the pause (a send every 150 ms made 12
-    # or more runs); a machine stalling past the pause mid-typing may add one or two
+    # 40 keys 60 ms apart: the box sent once, after the pause (sending every 150 ms, the
+    # box made 12 runs); a machine stalling past the pause mid-typing may add one or two
     runs = tab.evaluate("window.__runs")
     assert 1 <= runs <= 3, f"{runs} page runs for 40 keys"
     for value, said in tab.evaluate("window.__oks"):
