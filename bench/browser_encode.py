@@ -9,6 +9,9 @@ directory, e.g. main; --after: this one), both servers running, presses alternat
            from the input event to the frame that shows it (no CDP round trips in it)
   cpu      the server process's CPU time (user + system, /proc) per key press, over the
            same presses (each waits for its rerun to finish before the next)
+  typing   the server's CPU per key press while typing: --burst keys at --gap ms apart
+           (a fast typist), then until Python has checked the last text and the server
+           is idle; its CPU over the whole burst divided by the keys
   paste    a 1 MB text put into the box (one input event) until its count and tokens show,
            A B B A, timed inside the page; the after view first gets its vocabulary (the
            engine line says "browser ids == Python"), as a visitor's would while reading
@@ -58,6 +61,26 @@ TIMED_INPUT_JS = """async (text) => {
     });
     return performance.now() - t0;
 }""" % VIEW_ROOT_JS
+# (count, gap ms) -> types count "x" at the end of the text, one input event every gap ms,
+# and returns the text's length
+BURST_JS = """async ([count, gap]) => {
+    const area = %s.querySelector('.tv textarea');
+    const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
+    for (let k = 0; k < count; k++) {
+        set.call(area, area.value + 'x');
+        area.dispatchEvent(new Event('input', {bubbles: true}));
+        await new Promise((done) => setTimeout(done, gap));
+    }
+    return area.value.length;
+}""" % VIEW_ROOT_JS
+# the engine line says Python checked a text of the count the view shows
+CHECKED_JS = """() => {
+    const root = %s;
+    const engine = root.querySelector('.tv-engine');
+    const fig = root.querySelector('.fig[data-label="Tokens"] .fig-value');
+    return !!engine && !!fig && engine.dataset.state === 'ok'
+        && engine.textContent.includes('(' + fig.textContent + ' tokens)');
+}""" % VIEW_ROOT_JS
 ENGINE_READY_JS = """() => {
     const root = %s;
     const engine = root && root.querySelector('.tv-engine');
@@ -93,7 +116,28 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(checkouts, keys, texts, big):
+def idle(pid, quiet=0.8, step=0.1, timeout=120):
+    """Wait until the process has used no CPU for `quiet` seconds (longer than the box's
+    pause before it sends), polling its /proc counters."""
+    import time
+    deadline, last, still = time.monotonic() + timeout, cpu_seconds(pid), 0.0
+    while still < quiet and time.monotonic() < deadline:
+        time.sleep(step)
+        now = cpu_seconds(pid)
+        still = still + step if now == last else 0.0
+        last = now
+
+
+def typing_cpu(tab, pid, count, gap):
+    """Server CPU seconds per key press over a burst of count keys gap ms apart."""
+    before = cpu_seconds(pid)
+    tab.evaluate(BURST_JS, [count, gap])
+    tab.wait_for_function(CHECKED_JS, timeout=120_000)
+    idle(pid)
+    return (cpu_seconds(pid) - before) / count
+
+
+def measure(checkouts, keys, texts, big, burst=12, gap=100):
     from playwright.sync_api import sync_playwright
     rows = {label: {} for label in checkouts}
     servers = {}
@@ -119,6 +163,9 @@ def measure(checkouts, keys, texts, big):
                         rows[label][name].append(took)
                 for label in checkouts:
                     rows[label]["cpu " + name] = cpu[label] / keys
+                for label in checkouts:
+                    rows[label]["typing " + name] = typing_cpu(
+                        tabs[label], servers[label][0].pid, burst, gap)
                 for tab in tabs.values():
                     tab.close()
             order = list(checkouts)
@@ -143,6 +190,8 @@ def main():
                         help="checkout or git revision")
     parser.add_argument("--keys", type=int, default=15, help="key presses per text size")
     parser.add_argument("--no-paste", action="store_true", help="skip the 1 MB paste")
+    parser.add_argument("--burst", type=int, default=12, help="keys per typing burst")
+    parser.add_argument("--gap", type=int, default=100, help="ms between a burst's keys")
     args = parser.parse_args()
     corpus = read_corpus("taylorswift.txt")
     long = corpus * (1_000_000 // len(corpus) + 1)
@@ -152,7 +201,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         checkouts = {"before": checkout_dir(args.before, scratch),
                      "after": checkout_dir(args.after, scratch)}
-        results = measure(checkouts, args.keys, texts, big)
+        results = measure(checkouts, args.keys, texts, big, args.burst, args.gap)
     b, a = results["before"], results["after"]
     print(f"before: {args.before}, after: {args.after}\n")
     print("| measure | before | after | after/before |")
@@ -165,6 +214,11 @@ def main():
     for name in texts:
         bv, av = b["cpu " + name], a["cpu " + name]
         print(f"| server CPU per key press, {name} | {bv * 1000:.0f} ms | {av * 1000:.0f} ms | "
+              f"{av / bv if bv else float('nan'):.2f} |")
+    for name in texts:
+        bv, av = b["typing " + name], a["typing " + name]
+        print(f"| server CPU per key press typing ({args.burst} keys, {args.gap} ms apart), "
+              f"{name} | {bv * 1000:.0f} ms | {av * 1000:.0f} ms | "
               f"{av / bv if bv else float('nan'):.2f} |")
     if big:
         bv, av = statistics.mean(b["paste"]), statistics.mean(a["paste"])

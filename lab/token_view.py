@@ -37,6 +37,8 @@ and optional keys a page may add:
                              framed: a special token), "differs" (wavy underline), "dim"
     chunk    [int]           a chunk number per span: alternating underline per chunk
     notes    {str(span): str} an extra line in that span's hover card
+    pieces   [str]           each token as the vocabulary writes it ("##ing", "▁the"; from
+                             viz.rows.piece_strings), shown in the hover card
 Two tokenizers on the same text (Compare), two ways:
   - pair=viz.pair.pair_view(row_a, row_b, text.encode(), whitespace=...) with rows=[]:
     ONE aligned view. The text is drawn once, in pieces cut at every span boundary of
@@ -60,7 +62,10 @@ editor: None (no text box), or a dict for the live text box drawn above the rows
      "placeholder": str, "height": px, "max_chars": int, "status": str,
      "label": str}          # the box's accessible name (default "Text to tokenize")
 A page keeps such a box's text with set_text / text_changed / editor_for, or live_box.
-The box sends {"seq": int, "text": str} as the state value "text" when its text changed:
+The box sends {"seq": int, "text": str, "drawn": bool} as the state value "text" when its
+text changed. drawn is True when the browser encoded and drew this text itself (see
+browser below); such a text goes out once typing has paused for 400 ms (a typed word costs
+one rerun; the engine line says the check is pending). Any other text goes out
 at once when nothing was sent in the last 150 ms (600 ms for texts over 200k characters),
 and never while the page has not yet answered the last send (an answer is a rerun whose
 editor "echo" is at least that seq; unanswered after 1 s, 15 s for big texts, it sends
@@ -82,6 +87,9 @@ says why the server encodes, and the view shows it. The browser draws its own ro
 the box's text at once (lab/token_view/rows.js) and, on each rerun, compares its ids
 with rows[0]["ids"] for the text they answer: "browser ids == Python", or a red error
 (and from then on Python's rows only). Older answers never overwrite a newer local row.
+A page that knows the browser drew the text (drawn_in_browser) may send
+rows=[ids_only_row(ids)]: the view checks those ids and keeps its own drawing; on a
+difference it sends the text again with drawn False and draws the rows that come back.
 lists: draw the Ids and Table tabs for the first row (windowed like the text).
 summary: figures drawn between the text box and the rows: [[label, value, help?], ...]
 (e.g. Tokens, Characters); they have data-label=label for tests.
@@ -169,7 +177,22 @@ def text_changed(view_key, key):
         st.session_state[key] = sent.get("text", "")
         st.session_state[key + "_echo"] = sent.get("seq")
         st.session_state[key + "_typed"] = True
+        st.session_state[key + "_drawn"] = bool(sent.get("drawn"))
     return typed
+
+
+def drawn_in_browser(key):
+    """True when this run comes from the typing of the box kept in st.session_state[key]
+    and the browser said it drew that text's tokens itself: the page then owes the view
+    only Python's ids to check (ids_only_row), not a row to draw. Call before editor_for."""
+    return bool(st.session_state.get(key + "_typed") and st.session_state.get(key + "_drawn"))
+
+
+def ids_only_row(ids):
+    """The row a page sends when the browser drew the text itself: Python's ids, which the
+    view compares with its own (a difference is a red error, and the view then asks for
+    Python's full rows)."""
+    return {"ids": ids, "ids_only": True}
 
 
 def editor_for(key, **options):

@@ -1,8 +1,9 @@
 """Tokenize (the home page): type or paste text, see its tokens, ids and counts as you type.
 
 The text box lives inside the token view (lab/token_view.py): it sends the text back,
-this page encodes it and hands the view the tokens (viz/tokens.py view_row), so Python
-stays the one source of token data. Counts cover the whole text; the browser draws only
+this page encodes it and hands the view the tokens (viz/rows.py view_row), so Python
+stays the one source of token data. When the browser encoded and drew the typed text
+itself, the page sends only its ids, which the view checks against its own. Counts cover the whole text; the browser draws only
 the part of a big text that is on screen. The tokenizer, the toggles and the text (up to
 100,000 characters, compressed) live in the URL (lab/share.py), so a copied link
 reproduces the view; what cannot travel, or did not come, is named.
@@ -22,10 +23,17 @@ from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md
 from lab.share import Field
-from lab.token_view import editor_for, set_text, text_changed, token_view
+from lab.token_view import (
+    drawn_in_browser,
+    editor_for,
+    ids_only_row,
+    set_text,
+    text_changed,
+    token_view,
+)
 from viz.marks import spans_holding
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.rows import VIEW_TOKEN_LIMIT, counts, view_row
+from viz.rows import VIEW_TOKEN_LIMIT, counts, piece_strings, view_row
 from viz.tokens import parse_ids
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
@@ -124,6 +132,9 @@ def page():
     # stay the truth it is checked against
     browser = dict(browser_spec(tok), specials=specials, whitespace=whitespace,
                    color_by="id" if by_id else "position")
+    # the box's typing of a text the browser encoded and drew itself: the view needs only
+    # our ids, to check its own against, not a row to draw (a key press's server share)
+    checks_only = drawn_in_browser("tokenize_text") and not browser.get("why")
     badges = st.container(horizontal=True)
     ids, rows, summary, row_note = [], [], None, None
     if len(text) > TEXT_LIMIT:
@@ -151,11 +162,17 @@ def page():
                         f"{VIEW_TOKEN_LIMIT:,} tokens (laying out more would cost the server "
                         "gigabytes); the figures and the ids download cover them all.")
             summary = counts(text, ids)
+        elif ids is not None and checks_only:
+            rows = [ids_only_row(ids)]
         elif ids is not None:
             row = once("row", (run, whitespace), lambda: view_row(
                 tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
             rows = [dict(row, color_by="id" if by_id else "position",  # its text: the box's
                          **unknown_marks(tok, row))]
+            # the vocabulary's own strings ("##ing", "▁the"), for the hover card
+            pieces = once("pieces", run, lambda: piece_strings(tok, ids))
+            if pieces is not None:
+                rows[0]["pieces"] = pieces
             summary = counts(text, ids)
 
     # a run the box's own typing started leaves the box's text alone (text None: the box

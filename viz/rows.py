@@ -5,9 +5,12 @@ spans, the boxes a reader sees: a span closes where a token ends on a character 
 that is also a grapheme-cluster boundary. Every step is linear in the text: a cluster is
 read CLUSTER_LIMIT characters at a time (one longer is drawn as several boxes) and no
 bytes are decoded twice; WORK counts that work for the tests. A page lays out at most
-VIEW_TOKEN_LIMIT tokens. Nothing here imports streamlit.
+VIEW_TOKEN_LIMIT tokens. `piece_strings` adds what the hover card shows beside a token's
+text when the vocabulary writes its tokens its own way ("##ing", "▁the", "Ġthe").
+Nothing here imports streamlit.
 """
 import re
+import weakref
 from typing import TypedDict
 
 from viz.display import (
@@ -29,6 +32,7 @@ class ViewRow(TypedDict, total=False):
     show: list     # each span's display text (display_text with VIEW_MARKS)
     parts: list    # each token's display text, for the tokens of multi-token spans only
     caption: str
+    pieces: list   # optional: each token as its vocabulary writes it (piece_strings)
 
 
 # a grapheme cluster longer than this (in characters) is drawn as several boxes: real
@@ -244,3 +248,47 @@ def counts(text, ids):
             ["Bytes", f"{n_bytes:,}", "UTF-8 bytes: what BPE starts from."],
             ["Bytes per token", f"{n_bytes / len(ids):.2f}" if ids else "–",
              "Higher is better compression."]]
+
+
+_PIECES = weakref.WeakKeyDictionary()  # tokenizer -> (its vocab's id, {id: piece string})
+
+
+def _vocab_pieces(tok):
+    """{id: the token as the tokenizer's vocabulary writes it}, or None when it writes
+    tokens as their bytes (ranks, minbpe): a tokenizer.json's own strings (token_strings),
+    a SentencePiece model's pieces (from its public model_proto)."""
+    if hasattr(tok, "token_strings"):
+        return tok.token_strings()
+    proto = getattr(tok, "model_proto", None)
+    if proto:
+        import sentencepiece as spm
+        sp = spm.SentencePieceProcessor(model_proto=proto)
+        return {idx: sp.id_to_piece(idx) for idx in range(sp.get_piece_size())}
+    return None
+
+
+def piece_strings(tok, ids):
+    """Each token of ids as the tokenizer's vocabulary writes it (WordPiece "##ing",
+    SentencePiece and Metaspace "▁the", byte-level "Ġthe"), for the hover card; None when
+    the vocabulary has no strings of its own (its tokens are bytes: GPT-4's ranks, minbpe).
+    An id the vocabulary lacks gives "". U+0003 becomes "␃" (the view's wire format joins
+    strings with it). Built once per tokenizer and vocabulary.
+
+    >>> from bpe import BasicTokenizer
+    >>> piece_strings(BasicTokenizer(), [104, 105]) is None
+    True
+    """
+    try:
+        held = _PIECES.get(tok)
+    except TypeError:  # a tokenizer that cannot be weakly referenced: no cache
+        held = None
+    if held is None or held[0] != id(getattr(tok, "vocab", None)):
+        held = (id(getattr(tok, "vocab", None)), _vocab_pieces(tok))
+        try:
+            _PIECES[tok] = held
+        except TypeError:
+            pass
+    pieces = held[1]
+    if pieces is None:
+        return None
+    return [pieces.get(idx, "").replace("\x03", "\u2403") for idx in ids]

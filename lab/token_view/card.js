@@ -106,6 +106,8 @@ function cardSection(view, card, r, s) {
     ["chars", `${ix.charStart[s]}–${ix.charStart[s + 1]}`, "k-chars"],
     ["bytes", `${b0}–${b1}`, "k-bytes"],
   ];
+  // the vocabulary's own strings ("##ing", "▁the"), when it writes tokens its own way
+  if (row.pieces) lines.splice(2, 0, ["piece", Array.from(row.pieces.slice(t0, t1), escaped).join(" | "), "k-piece"]);
   for (const [k, v, cls] of lines) {
     const line = el("div", "kv " + cls);
     line.append(el("span", "k", k), el("span", "v", v));

@@ -4,14 +4,18 @@
 // a watchdog for an answer that never came. It does not draw tokens or read Python's
 // answer: token_view.js update() does.
 
-import { localReady, requestLocal } from "./live.js";
+import { drawnHere, localReady, requestLocal } from "./live.js";
 
 const DEBOUNCE_MS = 150;
+// the browser drew the tokens itself: Python's check waits until typing pauses this long,
+// so a typed word costs the server one rerun, not one per key (bench/browser_encode.py)
+export const IDLE_MS = 400;
 
 export function wireEditor(view) {
   view.area.addEventListener("input", () => {
     view.status.textContent = "updating…";
     view.dirty = true;
+    view.typedAt = performance.now();
     // the browser draws the tokens first, then sends the text for Python's check: a big
     // paste is drawn before its megabyte goes into the websocket
     if (localReady(view)) requestLocal(view, () => schedule(view, true));
@@ -19,10 +23,13 @@ export function wireEditor(view) {
   });
 }
 
-// When to send the text: at once when nothing was sent for a while (a single key press
-// costs one round trip, no debounce wait), else at most one send per DEBOUNCE_MS and never
-// while the page is still answering the previous one (each send reruns the page; a second
-// one would only interrupt it): the next goes out when the answer (its echo) arrives.
+// When to send the text: when the browser drew its tokens (drawnHere), once typing has
+// paused for IDLE_MS (the box shows the browser's tokens meanwhile, and the engine line
+// says Python's check is pending). Otherwise at once when nothing was sent for a while (a
+// single key press costs one round trip, no debounce wait), else at most one send per
+// DEBOUNCE_MS. Never while the page is still answering the previous one (each send reruns
+// the page; a second one would only interrupt it): the next goes out when the answer (its
+// echo) arrives.
 // typing: true from the box's input event, where a send that is due goes out in the event
 // itself rather than from a timer of ours (Streamlit still batches it into the websocket
 // with a timer of its own, which fires after the frame that draws the typed character)
@@ -33,9 +40,13 @@ export function schedule(view, typing) {
   if (view.inflight && now - view.sentAt < answerWait(view)) return;
   const gap = big ? 4 * DEBOUNCE_MS : DEBOUNCE_MS;
   clearTimeout(view.timer);
-  const wait = Math.max(0, view.sentAt + gap - now);
+  const wait = drawnHere(view) ? Math.max(0, (view.typedAt || 0) + IDLE_MS - now)
+    : Math.max(0, view.sentAt + gap - now);
   if (typing && wait === 0) send(view);
-  else view.timer = setTimeout(() => send(view), wait);
+  else view.timer = setTimeout(() => {
+    // the answer to an earlier send schedules again when it arrives (token_view.js)
+    if (!(view.inflight && performance.now() - view.sentAt < answerWait(view))) send(view);
+  }, wait);
 }
 
 // how long a send may go unanswered before the box sends again (a rerun can be lost,
@@ -61,7 +72,9 @@ function send(view) {
   for (const k of view.sent.keys()) if (k < view.seq - 8) view.sent.delete(k);
   view.inflight = true;
   view.sentAt = performance.now();
-  view.setStateValue("text", { seq: view.seq, text });
+  // drawn: the browser shows its own tokens for this text, so the page need only send
+  // Python's ids to check them against, not a row to draw (pages/tokenize.py)
+  view.setStateValue("text", { seq: view.seq, text, drawn: drawnHere(view) });
   const seq = view.seq;
   clearTimeout(view.watchdog);
   view.watchdog = setTimeout(() => {

@@ -37,6 +37,11 @@ export function useBrowser(view, data) {
   });
 }
 
+// the browser shows its own tokens for the box's current text
+export function drawnHere(view) {
+  return !!view.local && view.local.text === view.area.value && !restyled(view) && localReady(view);
+}
+
 export function localReady(view) {
   const b = view.data && view.data.browser;
   if (!view.encoder || !b || b.why || view.broken) return false;
@@ -61,25 +66,38 @@ export function requestLocal(view, then) {
   });
 }
 
+// what the browser's drawing depends on besides the text (the page's toggles)
+const styleOf = (b) => [!!b.specials, b.whitespace || "", b.color_by || "position"].join("|");
+
+// the browser drew the box's text, but with toggles the page has changed since: draw again
+export function restyled(view) {
+  const b = view.data && view.data.browser;
+  return !!view.local && !!b && !b.why && view.local.style !== styleOf(b);
+}
+
 function encodeHere(view, text) {
-  if (view.local && view.local.text === text) return view.local;
   const b = view.data.browser;
+  if (view.local && view.local.text === text && view.local.specials === !!b.specials) return view.local;
   const { ids, nb } = view.encoder.encode(text, !!b.specials);
-  return { text, ids, nb };
+  return { text, ids, nb, specials: !!b.specials };
 }
 
 function drawLocal(view) {
   const text = view.area.value;
   const b = view.data.browser;
-  const local = view.local = encodeHere(view, text);
+  const local = view.local = Object.assign({}, encodeHere(view, text), { style: styleOf(b) });
   const bytes = new TextEncoder().encode(text.toWellFormed ? text.toWellFormed() : text);
   const row = buildRow(text, bytes, local.ids, local.nb, b.whitespace || null);
   row.color_by = b.color_by || "position";
   const data = Object.assign({}, view.data, {
     rows: text ? [row] : [], summary: text ? summaryOf(text, bytes, local.ids) : null });
-  setEngine(view, "browser", "Encoded in your browser; Python's check follows.");
+  setEngine(view, "browser", "Encoded in your browser · checking with Python…");
   view.drawData(data, text);
 }
+
+// a row of Python's ids only (pages/tokenize.py sends one when the browser said it drew
+// the text itself): something to check, nothing to draw
+export const idsOnly = (data) => !!(data.rows && data.rows[0] && data.rows[0].ids_only);
 
 // Python is the source of truth: its ids for the text it answered must be the browser's
 export function verify(view, data, text) {
@@ -93,8 +111,15 @@ export function verify(view, data, text) {
   const n = Math.max(mine.length, theirs.length);
   for (let k = 0; k < n; k++) if (mine[k] !== theirs[k]) { at = k; break; }
   view.verified = { text, ok: at < 0 };
-  if (at >= 0 && !view.broken) { view.broken = true; view.drawData(data, text); }
+  if (at >= 0 && !view.broken) {
+    view.broken = true;
+    // Python sent ids only: ask it for its rows (the browser no longer says it drew them)
+    if (idsOnly(data)) view.resend();
+    else view.drawData(data, text);
+  }
   if (at < 0) {
+    // an answer for an older text than the box holds is no check of what is shown
+    if (text !== view.area.value) return true;
     setEngine(view, "ok", "Encoded in your browser · browser ids == Python "
       + `(${theirs.length.toLocaleString("en-US")} tokens)`);
   } else {  // from now on the server's tokens only (view.broken)

@@ -6,6 +6,7 @@
 // or handle hover (card.js).
 
 import { el, fillDisplay } from "./dom.js";
+import { joiners } from "./joining.js";
 import { spanColor } from "./theme.js";
 import { windowed } from "./windows.js";
 
@@ -19,6 +20,8 @@ function drawSpan(view, ix, r, s, out) {
   const color = spanColor(view, ix, s);
   const t0 = ix.tokStart[s], t1 = ix.tokStart[s + 1];
   const extra = ix.classes.get(s) || "";
+  // a word of a joining script cut here: its edge letters keep their joined forms
+  const [lead, trail] = joiners(row.show, s);
   for (let p = 0; p < pieces.length; p++) {
     const last = p === pieces.length - 1;
     if (last && pieces[p] === "" && p > 0) break;
@@ -47,7 +50,7 @@ function drawSpan(view, ix, r, s, out) {
       box.classList.add(`c${color}`);
     }
     if (row.chunk) box.classList.add(row.chunk[s] % 2 ? "ch1" : "ch0");
-    fillDisplay(box, pieces[p]);
+    fillDisplay(box, (p === 0 ? lead : "") + pieces[p] + (last ? trail : ""));
     if (!last && !pieces[p].endsWith("↵")) box.append(el("span", "nl", "↵"));
     out.append(box);
     if (!last) out.append(el("br"));

@@ -12,7 +12,7 @@ import { hide, wireCard } from "./card.js";
 import { el, hexToBytes } from "./dom.js";
 import { schedule, wireEditor } from "./editor.js";
 import { drawLists } from "./lists.js";
-import { localReady, useBrowser, verify } from "./live.js";
+import { idsOnly, localReady, requestLocal, restyled, useBrowser, verify } from "./live.js";
 import { drawPair } from "./pair.js";
 import { samePayload, unpack } from "./payload.js";
 import { drawRow } from "./spans.js";
@@ -66,6 +66,7 @@ function mount(parent) {
   wireCard(view);
 
   view.update = (data) => update(view, data);
+  view.resend = () => { view.dirty = true; schedule(view); };  // ask Python for its rows
   view.drawData = (data, text) => drawData(view, data, text);  // live.js draws through it
   watchTheme(view);
   return view;
@@ -100,7 +101,19 @@ function update(view, data) {
     // the rows nor the figures go back to the older text
     const current = fresh && editorText === view.area.value;
     if (!current && view.local && view.local.text === view.area.value && localReady(view)) {
-      if (verify(view, data, editorText) !== false) return;
+      if (verify(view, data, editorText) !== false) {
+        if (restyled(view)) requestLocal(view);  // e.g. a toggle flipped while typing
+        return;
+      }
+    }
+    if (idsOnly(data)) {
+      // Python's ids for a text the browser drew itself: check them and keep the drawing
+      // (drawn again if a toggle changed since); with nothing here to check them against,
+      // ask for Python's rows
+      const checked = verify(view, data, editorText);
+      if (checked === undefined) view.resend();
+      else if (checked && restyled(view)) requestLocal(view);
+      return;
     }
   }
   drawData(view, data, editorText);

@@ -59,13 +59,21 @@ def type_live(tab, text, clear=True):
     area.press_sequentially(text, delay=15)
 
 
+# the engine line's state: "browser" (drawn here, Python's check pending), "loading", "ok",
+# "bad", "server", or "" when the view has none
+ENGINE_STATE = "el => { const e = el.querySelector('.tv-engine'); return e && !e.hidden ? e.dataset.state : ''; }"
+
+
 def show_text(tab, text):
     """Put text in the box as a paste does (one input event), and wait until the view
-    shows its tokens. (Playwright's fill types a 1 MB text far slower than a paste.)"""
+    shows its tokens and Python has them (when the browser drew them first, its check is
+    in). (Playwright's fill types a 1 MB text far slower than a paste.)"""
     tab.locator(".tv textarea").first.evaluate(
         "(el, text) => { el.value = text; el.dispatchEvent(new Event('input', {bubbles: true})); }",
         text)
     assert until(lambda: figures(tab).get("Characters") == f"{len(text):,}", 60), figures(tab)
+    view = tab.locator(".tv").first
+    assert until(lambda: view.evaluate(ENGINE_STATE) not in ("browser", "loading"), 60)
     wait_rendered(tab)
 
 

@@ -1,6 +1,7 @@
 """A bare page with one aligned pair view (lab.token_view with pair=), for browser tests
 of the component alone: GPT-4's tokens above, fixed 3-byte pieces below, so the two cut
-the text differently almost everywhere."""
+the text differently almost everywhere. With ?view=letters&text=... instead: one row of
+that text cut into one token per character (as a small trained tokenizer cuts Arabic)."""
 import sys
 from pathlib import Path
 
@@ -19,6 +20,11 @@ TEXT = ("The merge rule picks the most frequent pair of adjacent ids and replace
         "same sentence in different places, and a reader compares them piece by piece. ") * 3
 
 st.set_page_config(layout="centered")
+if st.query_params.get("view") == "letters":
+    letters = st.query_params.get("text", "")
+    pieces = [ch.encode() for ch in letters]
+    token_view([dict(view_row(pieces, list(range(len(pieces)))), text=letters)], key="letters")
+    st.stop()
 tok = GPT4Tokenizer()
 ids = tok.encode_ordinary(TEXT)
 raw = TEXT.encode()

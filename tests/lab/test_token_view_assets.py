@@ -79,3 +79,28 @@ def test_typing_fetches_the_js_once_and_reruns_do_not_carry_it(browser, app_url)
     as_bytes = [f if isinstance(f, bytes) else f.encode() for f in frames]
     assert not any(js_line in f or css_line in f for f in as_bytes)
     assert fetched.count("token_view.js") == 1 and fetched.count("token_view.css") == 1
+
+
+def test_the_joining_tables_are_unicodes():
+    """lab/token_view/joining.js's code point tables are exactly the Joining_Type classes
+    `regex` has (Unicode's ArabicShaping.txt) over the blocks it covers."""
+    import re
+
+    import regex
+    source = (ASSETS / "joining.js").read_text()
+
+    def table(name):
+        body = re.search(rf"const {name} = \[(.*?)\];", source, re.S).group(1)
+        return {cp for lo, hi in re.findall(r"\[0x([0-9a-f]+), 0x([0-9a-f]+)\]", body)
+                for cp in range(int(lo, 16), int(hi, 16) + 1)}
+
+    blocks = [cp for lo, hi in ((0x600, 0x6FF), (0x750, 0x77F), (0x8A0, 0x8FF))
+              for cp in range(lo, hi + 1)]
+
+    def having(pattern):
+        return {cp for cp in blocks if regex.match(pattern, chr(cp))}
+
+    assert table("DUAL") == having(r"[\p{jt=D}\p{jt=C}]")
+    assert table("RIGHT") == having(r"\p{jt=R}")
+    # U+061C (ALM) is drawn as a marker box of its own, never beside a letter
+    assert table("TRANSPARENT") == having(r"\p{jt=T}") - {0x061C}

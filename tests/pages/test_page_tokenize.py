@@ -241,3 +241,59 @@ def test_a_wordpiece_tokenizer_json_marks_its_unknown_tokens(open_page):
     row = token_rows(at, "tokenize_view")[0]
     assert marked_ids(row, "outline") and all(unk in ids for ids in marked_ids(row, "outline"))
     assert any("unknown token" in note for note in row["notes"].values())
+
+
+def test_typing_the_browser_drew_gets_pythons_ids_only(open_page, gpt4):
+    """The box said the browser drew the typed text itself: the page sends Python's ids to
+    check, and no row (the server's share of a key press); a run the box did not start
+    (here a toggle) sends the full row again."""
+    at = open_page(PAGE)
+    text = "The browser drew these tokens; Python checks them."
+    at.session_state["tokenize_text"] = text
+    at.session_state["tokenize_text_typed"] = True
+    at.session_state["tokenize_text_drawn"] = True
+    at.run()
+    assert not at.exception
+    data = view(at)
+    assert data["rows"] == [{"ids": gpt4.encode(text), "ids_only": True}]
+    assert data["editor"]["text"] is None  # the box holds the text
+    at.toggle(key="tokenize_markers").set_value(True).run()
+    row = view(at)["rows"][0]
+    assert "ids_only" not in row and row["ids"] == gpt4.encode(text) and row["show"]
+
+
+def test_typing_the_browser_did_not_draw_gets_the_row(open_page, gpt4):
+    at = open_page(PAGE)
+    text = "The browser could not draw these."
+    at.session_state["tokenize_text"] = text
+    at.session_state["tokenize_text_typed"] = True
+    at.session_state["tokenize_text_drawn"] = False
+    at.run()
+    row = view(at)["rows"][0]
+    assert "ids_only" not in row and row["ids"] == gpt4.encode(text) and row["show"]
+
+
+def test_the_hover_card_gets_a_wordpiece_vocabularys_own_strings(open_page, gpt4):
+    """A WordPiece tokenizer.json's row carries each token as its vocabulary writes it
+    ("##t" where the box shows "t"); GPT-4's ranks write tokens as bytes: no pieces."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+
+    import bpe
+    from helpers.component_data import token_rows
+    hf = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.train_from_iterator(["the cat sat on the mat, the cat ran"] * 30,
+                           trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"]))
+    at = open_page(PAGE)
+    at.session_state["tokenize_text"] = "the rat sat"
+    at.run()
+    assert "pieces" not in token_rows(at, "tokenize_view")[0]
+    at.session_state["lab_tokenizers"] = {"bert": bpe.load_bytes(hf.to_str().encode(), "b.json")}
+    at.run()
+    at.selectbox(key="tokenize_tokenizer").set_value("bert").run()
+    assert not at.exception
+    row = token_rows(at, "tokenize_view")[0]
+    want = hf.encode("the rat sat")
+    assert row["ids"] == want.ids
+    assert row["pieces"] == want.tokens and any(p.startswith("##") for p in row["pieces"])

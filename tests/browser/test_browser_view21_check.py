@@ -1,0 +1,138 @@
+"""Tokenize in Chromium: while the browser encodes, Python's check waits for typing to
+pause (one rerun per pause, not one per key), the engine line says "==" only for the text
+the box holds, and a difference still ends with Python's tokens drawn."""
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# (Playwright's locators pierce the view's shadow root)
+ENGINE = ".tv .tv-engine"
+
+# counts the page's runs (the app's script state going to "running") and, whenever the
+# engine line turns "ok", what the box held and what the line said at that moment
+WATCH_JS = """() => {
+    window.__runs = 0;
+    window.__oks = [];
+    const app = document.querySelector('[data-testid="stApp"]');
+    new MutationObserver(() => {
+        if (app.getAttribute('data-test-script-state') === 'running') window.__runs += 1;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    for (const host of document.querySelectorAll('*')) {
+        const root = host.shadowRoot;
+        const engine = root && root.querySelector('.tv-engine');
+        if (!engine) continue;
+        const area = root.querySelector('.tv textarea');
+        new MutationObserver(() => {
+            if (engine.dataset.state === 'ok') window.__oks.push([area.value, engine.textContent]);
+        }).observe(engine, {attributes: true, childList: true, characterData: true, subtree: true});
+        return true;
+    }
+    return false;
+}"""
+
+
+def _engine(tab):
+    return tab.locator(ENGINE).first.evaluate("e => [e.dataset.state, e.textContent]")
+
+
+def _drawn_ids(tab):
+    groups = tab.locator(".tv .tokens").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
+    return [int(i) for group in groups for i in group.split()]
+
+
+def _wait(check, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def tab(browser, app_url):
+    from helpers.app import wait_rendered
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.goto(app_url)
+    wait_rendered(tab)
+    _wait(lambda: _engine(tab)[0] == "ok")
+    yield tab
+    context.close()
+
+
+def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl100k):
+    area = tab.locator(".tv textarea").first
+    area.fill("Typed on:")
+    _wait(lambda: _engine(tab)[0] == "ok" and "(3 tokens)" in _engine(tab)[1])
+    assert tab.evaluate(WATCH_JS)
+    typed = " x" * 20  # a token every two keys: an older text's count differs
+    area.press_sequentially(typed, delay=60)
+    state, line = _engine(tab)
+    assert state == "browser" and "checking" in line  # Python's check is pending
+    text = "Typed on:" + typed
+    want = cl100k.encode_ordinary(text)
+    _wait(lambda: _engine(tab)[0] == "ok")
+    assert f"({len(want):,} tokens)" in _engine(tab)[1]
+    assert _drawn_ids(tab) == want
+    # 40 keys 60 ms apart: the box sent once, after the pause (sending every 150 ms, the
+    # box made 12 runs); a machine stalling past the pause mid-typing may add one or two
+    runs = tab.evaluate("window.__runs")
+    assert 1 <= runs <= 3, f"{runs} page runs for 40 keys"
+    for value, said in tab.evaluate("window.__oks"):
+        count = len(cl100k.encode_ordinary(value))
+        assert f"({count:,} tokens)" in said, f"'==' for another text than {value!r}: {said}"
+
+
+def test_a_difference_ends_with_pythons_tokens_drawn(tab, cl100k):
+    # the page's own encoder module (same URL, same module): make it lie about one id
+    tab.evaluate("""async () => {
+        const url = performance.getEntriesByType('resource').map((e) => e.name)
+            .find((n) => n.includes('encoder.js'));
+        const m = await import(url);
+        const encode = m.Encoder.prototype.encode;
+        m.Encoder.prototype.encode = function (t, s) {
+            const out = encode.call(this, t, s);
+            if (out.ids.length) out.ids[0] += 1;
+            return out;
+        };
+    }""")
+    area = tab.locator(".tv textarea").first
+    area.fill("")
+    area.press_sequentially("Lies in the browser", delay=20)
+    _wait(lambda: _engine(tab)[0] == "bad")
+    assert "browser ids != Python" in _engine(tab)[1]
+    # the page sent ids only (the browser had drawn the text); the view asked for rows
+    want = cl100k.encode_ordinary("Lies in the browser")
+    _wait(lambda: _drawn_ids(tab) == want, 30)
+    assert _engine(tab)[0] == "bad"
+
+
+def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl100k):
+    """The browser drew the typed text; a toggle flipped before Python's check (the page
+    then answers with ids only) still shows: the browser draws its tokens again."""
+    from helpers.app import wait_rendered
+    tab.locator(".tv textarea").first.fill("typed first")
+    _wait(lambda: _engine(tab)[0] == "ok" and "(2 tokens)" in _engine(tab)[1])
+    # in one go, well within the pause the check waits for: type, let the browser draw
+    # its tokens (two frames), then flip the toggle
+    tab.evaluate("""async () => {
+        for (const host of document.querySelectorAll('*')) {
+            const area = host.shadowRoot && host.shadowRoot.querySelector('.tv textarea');
+            if (!area) continue;
+            area.value = 'toggled while typing';
+            area.dispatchEvent(new Event('input', {bubbles: true}));
+            break;
+        }
+        for (let k = 0; k < 2; k++) await new Promise((done) => requestAnimationFrame(done));
+        const label = [...document.querySelectorAll('label')]
+            .find((l) => l.textContent.includes('Whitespace markers'));
+        label.querySelector('input').click();
+    }""")
+    marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
+    view = tab.locator(".tv").first
+    _wait(lambda: view.evaluate(marked) and _engine(tab)[0] == "ok")
+    wait_rendered(tab)
+    assert view.evaluate(marked) and _engine(tab)[0] == "ok"
+    assert _drawn_ids(tab) == cl100k.encode_ordinary("toggled while typing")
