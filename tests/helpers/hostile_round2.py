@@ -6,12 +6,16 @@ test_hostile_attempts.py asserts every one; bench/hostile.py counts them into th
 Families: one grapheme cluster in the view's rows, gzip bombs, normalizer bombs and a
 slow Replace at load, slow Split sequences and a slow .model on special-token text (one
 budget per action), ranks whose tokens double, a deep .model in the merge tree, forged
-counts files. (--scheduler addresses that never answer need a server during the
-attempt: tests/bpe/test_cli_scheduler.py.)
+counts files, and `train --scheduler` at addresses that are no working Dask scheduler (a
+port that accepts and never answers, an HTTP server, a scheduler with no workers; each
+served on 127.0.0.1 during its attempt only: one `bpe: error:` line within 10 s).
 """
 import base64
+import contextlib
 import gzip
 import json
+import socket
+import threading
 
 from helpers.hostile_cases import _SLOW, _SLOW_TEXT, RANKS_OK, SLOW_BOUND, TIME, Case, _hf_doc, _load, _model
 
@@ -138,4 +142,85 @@ CASES2 += [
          "sha256 matching; trained on before)", "cli", r"(?i)count below 1",
          argv=("train", "--from-counts", "forged.counts", "--vocab-size", "300", "-o", "m"),
          files={"forged.counts": _forged_counts()}),
+]
+
+
+# -- `--scheduler` at addresses that are not a working Dask scheduler (90-240 s before)
+@contextlib.contextmanager
+def _silent_port():
+    """tcp://127.0.0.1:PORT that accepts connections and never sends a byte."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    accepted, stop = [], threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in accepted:
+            conn.close()
+        server.close()
+
+
+@contextlib.contextmanager
+def _http_server():
+    """tcp://127.0.0.1:PORT of a plain HTTP server."""
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # Dask's bytes would be logged to the bench's stderr
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def _no_workers():
+    """The address of a Dask scheduler with no workers (Dask is optional: without it the
+    attempt runs against a silent port instead, and says so in its message)."""
+    try:
+        import distributed
+    except ImportError:
+        with _silent_port() as addr:
+            yield addr
+        return
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://",
+                                  host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _scheduler(name, what, serve, match):
+    return Case(name, what, "cli", match, seconds=10.0, mb=400, serve=serve,
+                argv=("train", "a.txt", "--vocab-size", "300", "--scheduler", "{addr}",
+                      "-o", "m"),
+                files={"a.txt": ("hello world, the lab's text " * 800).encode()})
+
+
+CASES2 += [
+    _scheduler("scheduler-silent-port", "--scheduler at a port that accepts and never "
+               "answers (still hanging at 300 s before)", _silent_port,
+               r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:\d+ within 5 s"),
+    _scheduler("scheduler-http-server", "--scheduler at an HTTP server (hung 90-240 s "
+               "before)", _http_server, r"it may not be a Dask scheduler"),
+    _scheduler("scheduler-no-workers", "--scheduler at a Dask scheduler with no workers "
+               "(still hanging at 60 s before)", _no_workers,
+               r"has no workers|cannot reach the Dask scheduler"),
 ]
