@@ -42,8 +42,8 @@ def start_server():
     return server(ROOT)
 
 
-def tree_rss_kib(pid):
-    """Resident memory of pid and all its descendants, in KiB (Linux /proc)."""
+def _tree(pid):
+    """pid and all its descendants (Linux /proc)."""
     children = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -53,16 +53,38 @@ def tree_rss_kib(pid):
                 children.setdefault(ppid, []).append(int(entry))
             except (OSError, ValueError, IndexError):
                 pass
-    total, stack = 0, [pid]
+    found, stack = [], [pid]
     while stack:
         p = stack.pop()
+        found.append(p)
         stack.extend(children.get(p, []))
+    return found
+
+
+def tree_rss_kib(pid):
+    """Resident memory of pid and all its descendants, in KiB (Linux /proc)."""
+    total = 0
+    for p in _tree(pid):
         try:
             with open(f"/proc/{p}/status") as f:
                 for line in f:
                     if line.startswith("VmRSS:"):
                         total += int(line.split()[1])
         except OSError:
+            pass
+    return total
+
+
+def tree_cpu_s(pid):
+    """CPU seconds (user + system) used so far by pid and its descendants, the ones that
+    ended and were waited for included (their parent's cutime/cstime)."""
+    total = 0.0
+    for p in _tree(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(map(int, fields[11:15])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
             pass
     return total
 

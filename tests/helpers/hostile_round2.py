@@ -36,9 +36,14 @@ def _view(text_code):
     ))
 
 
+def doubling_ranks(k):
+    """A ranks file whose tokens double: a, aa, aaaa, ... up to 2^k bytes (4 KB at k=16)."""
+    return RANKS_OK + b"".join(base64.b64encode(b"a" * 2 ** j) + b" %d\n" % (255 + j)
+                               for j in range(1, k + 1))
+
+
 def _doubling(k):
-    ranks = RANKS_OK + b"".join(base64.b64encode(b"a" * 2 ** j) + b" %d\n" % (255 + j)
-                                for j in range(1, k + 1))
+    ranks = doubling_ranks(k)
     return "\n".join(("from bpe import load_bytes",
                       f"tok = load_bytes({ranks!r}, 'double.tiktoken', pattern='gpt4')",
                       f"assert len(tok.merges) == {k}"))
@@ -48,7 +53,10 @@ def _hf(**changes):
     return _hf_doc(**changes)
 
 
-_REPLACE_BOMB = {"type": "Sequence", "normalizers": [
+GZIP_ZEROS = gzip.compress(b"\0" * (512 << 20), 9)  # 512 MB of zeros, 0.5 MB packed
+
+
+REPLACE_BOMB = {"type": "Sequence", "normalizers": [
     {"type": "Replace", "pattern": {"String": ""}, "content": "a" * 1000},
     {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 1000},
     {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 1000}]}
@@ -69,14 +77,14 @@ CASES2 = [
     # -- gzip bombs: unpacked under the file budget, ranks bounded before parsing
     Case("gzip-zeros", ".tiktoken.gz of 512 MB of zeros (2.6 GB, MemoryError before)",
          "core", UNPACK, mb=600,
-         code=_load(gzip.compress(b"\0" * (512 << 20), 9), "x.tiktoken.gz")),
+         code=_load(GZIP_ZEROS, "x.tiktoken.gz")),
     Case("gzip-one-line", ".tiktoken.gz of one ranks line repeated to 64 MB", "core", UNPACK,
          mb=600, code=_load(gzip.compress(b"YQ== 1\n" * ((64 << 20) // 7), 9),
                             "x.tiktoken.gz")),
     # -- tokenizer.json normalizers and pre-tokenizers
     Case("normalizer-replace-bomb", "Replace('', a*1000) then Replace('a', a*1000) twice "
          "(1.9 GB, MemoryError before)", "core", BIG, mb=600,
-         code=_load(_hf(normalizer=_REPLACE_BOMB), "tokenizer.json",
+         code=_load(_hf(normalizer=REPLACE_BOMB), "tokenizer.json",
                     "tok.encode_ordinary('hello world')")),
     Case("normalizer-slow-replace-at-load", "Replace (a|a)+$ on a normalized added token, "
          "run at load (hung past 60 s before)", "core", TIME, seconds=SLOW_BOUND,
