@@ -292,6 +292,7 @@ def details(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-app", action="store_true", help="core and CLI attempts only")
+    parser.add_argument("--app-only", action="store_true", help="app attempts only")
     parser.add_argument("--only", nargs="*", default=(), metavar="NAME",
                         help="run only these attempts (app-… for the app)")
     parser.add_argument("--app-checkout", default=str(ROOT), metavar="DIR_OR_REV",
@@ -303,7 +304,7 @@ def main():
     args = parser.parse_args()
     rows = []
     load_start = os.getloadavg()[0]
-    if not args.only or any(not n.startswith("app-") for n in args.only):
+    if not args.app_only and (not args.only or any(not n.startswith("app-") for n in args.only)):
         print("core and CLI attempts:", file=sys.stderr)
         rows += run_core_cli(args.only)
     if not args.no_app and (not args.only or any(n.startswith("app-") for n in args.only)):
