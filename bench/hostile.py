@@ -220,8 +220,8 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
                 status, message = "injected", f"{injected} injected elements or fetches"
             elif left > RETAINED_MB:
                 status, message = "retained", message or "the server kept the memory"
-            elif errors:
-                message = errors[0][:160]
+            elif errors:  # the icon's name comes first in the text: "error"
+                message = " ".join(errors[0].split()).removeprefix("error ")[:160]
             rows.append(dict(name=name, what=what, kind="app", status=status, message=message,
                              seconds=seconds, retained_mb=left, injected=injected, cpu_s=cpu,
                              peak_mb=peak - base, health_p95=health))
