@@ -1,18 +1,30 @@
-"""Replay every hostile attempt of issue 16 and print the issue's table.
+"""Replay every hostile attempt of issues 16 and 24 and print the issue's tables.
 
     .venv/bin/python bench/hostile.py            # core, CLI and app
     .venv/bin/python bench/hostile.py --no-app   # core and CLI only
+    .venv/bin/python bench/hostile.py --app-only --app-checkout main   # main's app
 
-Core and CLI attempts come from tests/hostile_cases.py (each in a fresh capped process).
-App attempts drive `streamlit run app.py` on 127.0.0.1 in headless Chromium, one fresh
-session each; the browser's own request log counts fetches the page was tricked into,
-and the server's resident memory is read before and after each attempt.
+Core and CLI attempts come from tests/helpers/hostile_cases.py and hostile_round2.py, each in
+a fresh capped process (the `--scheduler` ones with their server living during the
+attempt only). App attempts drive `streamlit run app.py` on 127.0.0.1 in headless
+Chromium, one fresh session each. The browser's own request log counts fetches the page
+was tricked into. During each app attempt a thread asks /_stcore/health every 0.1 s and
+samples the server's process tree's memory. Once the tab is closed, the server (started
+with a 2 s disconnected-session TTL) drops its session and its memory is read until it
+holds still.
 
 Columns: tried, passed, hangs (still running at the bound), tracebacks (an exception
 that is not a clear ValueError/`bpe: error:` line, or Streamlit's exception box),
-injected renders (visitor text rendered as Markdown/HTML or a fetch it caused), and
-bytes retained (core: the attempt process's resident memory after gc, minus before;
-app: the server's, after the tab closed).
+injected renders (visitor text rendered as Markdown/HTML or a fetch it caused), bytes
+retained, and goals missed (issue 24: CPU ≤ 10 s, peak ≤ 512 MB over the server's
+baseline, ≤ 50 MB left behind, health p95 ≤ 1 s). Per attempt:
+- CPU s: the attempt process's CPU, or the app server's process tree's CPU from the
+  attack until the page has been quiet for 3 s.
+- peak MB: the server's tree over its baseline (app), or the process's own peak.
+- left-behind MB: the server's memory once the session is dropped, minus before (app),
+  or the attempt process's resident memory after gc, minus before.
+- health p95.
+"""
 """
 import argparse
 import os

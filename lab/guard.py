@@ -73,7 +73,10 @@ def release_dropped_sessions(session_mgr=None):
         if not runtime.exists():
             return
         session_mgr = getattr(runtime.get_instance(), "_session_mgr", None)
-    cache = getattr(getattr(session_mgr, "_session_storage", None), "_cache", None)
+    storage = getattr(session_mgr, "_session_storage", None)
+    if storage is None:  # no browser sessions to drop (AppTest's runtime)
+        return
+    cache = getattr(storage, "_cache", None)
     with _hook_lock:
         if cache is None or not hasattr(cache, "_on_remove") or \
                 not hasattr(session_mgr, "is_active_session"):
