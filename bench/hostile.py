@@ -25,7 +25,6 @@ baseline, ≤ 50 MB left behind, health p95 ≤ 1 s). Per attempt:
   or the attempt process's resident memory after gc, minus before.
 - health p95.
 """
-"""
 import argparse
 import os
 import sys
