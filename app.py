@@ -21,7 +21,7 @@ try:  # lab.jobs reads the server's settings (LAB_*) as it is imported
 except ValueError as e:  # a bad setting: the operator's to fix, said once, no traceback
     st.error(f"This server is misconfigured: {md(e)}", icon=":material/settings_alert:")
     st.stop()
-from lab.guard import page_run
+from lab.guard import page_run, release_dropped_sessions
 from lab.train_panels import sidebar_status
 
 PAGES = [  # (section, script, title, icon); the first is the home page; url = file name
@@ -55,6 +55,7 @@ def main():
     st.set_option("client.showSidebarNavigation", True)  # off in config.toml: lab/pages_guard.py
     nav = st.navigation(sections, expanded=True)  # every page listed, no "View more"
     jobs.warm_up()  # the first training then starts at once
+    release_dropped_sessions()  # a closed tab's uploads leave with its session
 
     for ended in training.collect_finished():  # a training ended, on this page or another
         training.toast(ended)

@@ -9,6 +9,7 @@ An attempt passes when it ends in the expected outcome within its bounds: for "e
 a ValueError/TypeError (core) or one `bpe: error: ...` line and a non-zero exit (CLI)
 whose message matches `match`; for "ok", the code's own assertions hold.
 """
+import contextlib
 import json
 import os
 import subprocess
@@ -18,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from helpers.hostile_tools import fill, mount_full, status_mb
+from helpers.hostile_tools import capped, fill, mount_full, status_mb
 
 ROOT = Path(__file__).resolve().parents[2]
 CAP_BYTES = 1 << 30  # address-space cap per attempt: a bomb fails fast instead of swapping
@@ -40,6 +41,8 @@ class Case:
     seconds: float = 8.0      # wall-clock bound
     mb: int = 300             # peak resident memory bound
     needs_mount: bool = False
+    serve: object = None      # cli: a context manager factory yielding an address that
+                              # lives during the attempt; "{addr}" in argv becomes it
 
 
 @dataclass
@@ -50,6 +53,7 @@ class Outcome:
     seconds: float = 0.0
     peak_mb: float = 0.0
     retained_mb: float = 0.0  # core: resident memory still held after the attempt
+    cpu_s: float = 0.0        # CPU seconds (user + system) the attempt process used
 
 
 # ------------------------------------------------------------------ the attempts
@@ -270,17 +274,8 @@ print("HOSTILE-RESULT " + json.dumps(result))
 '''
 
 
-def _cap(cap_bytes, close_stdin=False):
-    def apply():
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
-        if close_stdin:
-            os.close(0)
-    return apply
-
-
 def _run_process(cmd, cwd, env, stdin, seconds):
-    """(returncode or None on timeout, stdout, stderr, seconds, peak MB) of cmd."""
+    """(returncode or None on timeout, stdout, stderr, seconds, peak MB, CPU s) of cmd."""
     out, err = (open(os.path.join(cwd, f".{n}"), "w+b") for n in ("out", "err"))
     stdin_file = None
     if stdin:
@@ -290,7 +285,7 @@ def _run_process(cmd, cwd, env, stdin, seconds):
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
                             stdin=stdin_file if stdin is not None else None,
-                            preexec_fn=_cap(CAP_BYTES, stdin is None))
+                            preexec_fn=capped(CAP_BYTES, stdin is None))
     status = rusage = None
     # subtle: the peak is the child's VmHWM, polled: ru_maxrss would carry over the RSS
     # of the forking parent (a long pytest run's 200+ MB) across exec
@@ -313,7 +308,8 @@ def _run_process(cmd, cwd, env, stdin, seconds):
         if f:
             f.close()
     code = None if status is None else os.waitstatus_to_exitcode(status)
-    return code, stdout, stderr, elapsed, peak or rusage.ru_maxrss / 1024
+    return (code, stdout, stderr, elapsed, peak or rusage.ru_maxrss / 1024,
+            rusage.ru_utime + rusage.ru_stime)
 
 
 def run_case(case):
@@ -331,12 +327,15 @@ def run_case(case):
             if case.before:
                 _in_folder(cwd, case.before)
             if case.kind == "core":
-                code, out, err, secs, peak = _run_process(
+                code, out, err, secs, peak, cpu = _run_process(
                     [sys.executable, "-c", _PRELUDE], cwd, env, b"", case.seconds)
             else:
-                code, out, err, secs, peak = _run_process(
-                    [sys.executable, "-m", "bpe", *case.argv], cwd, env, case.stdin, case.seconds)
+                with case.serve() if case.serve else contextlib.nullcontext("") as addr:
+                    argv = [a.replace("{addr}", addr) for a in case.argv]
+                    code, out, err, secs, peak, cpu = _run_process(
+                        [sys.executable, "-m", "bpe", *argv], cwd, env, case.stdin, case.seconds)
             outcome = _judge(case, code, out, err, secs, peak, re)
+            outcome.cpu_s = cpu
             if outcome.status == "passed" and case.after:
                 try:
                     _in_folder(cwd, case.after)

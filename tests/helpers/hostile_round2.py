@@ -6,12 +6,16 @@ test_hostile_attempts.py asserts every one; bench/hostile.py counts them into th
 Families: one grapheme cluster in the view's rows, gzip bombs, normalizer bombs and a
 slow Replace at load, slow Split sequences and a slow .model on special-token text (one
 budget per action), ranks whose tokens double, a deep .model in the merge tree, forged
-counts files. (--scheduler addresses that never answer need a server during the
-attempt: tests/bpe/test_cli_scheduler.py.)
+counts files, and `train --scheduler` at addresses that are no working Dask scheduler (a
+port that accepts and never answers, an HTTP server, a scheduler with no workers; each
+served on 127.0.0.1 during its attempt only: one `bpe: error:` line within 10 s).
 """
 import base64
+import contextlib
 import gzip
 import json
+import socket
+import threading
 
 from helpers.hostile_cases import _SLOW, _SLOW_TEXT, RANKS_OK, SLOW_BOUND, TIME, Case, _hf_doc, _load, _model
 
@@ -32,9 +36,14 @@ def _view(text_code):
     ))
 
 
+def doubling_ranks(k):
+    """A ranks file whose tokens double: a, aa, aaaa, ... up to 2^k bytes (4 KB at k=16)."""
+    return RANKS_OK + b"".join(base64.b64encode(b"a" * 2 ** j) + b" %d\n" % (255 + j)
+                               for j in range(1, k + 1))
+
+
 def _doubling(k):
-    ranks = RANKS_OK + b"".join(base64.b64encode(b"a" * 2 ** j) + b" %d\n" % (255 + j)
-                                for j in range(1, k + 1))
+    ranks = doubling_ranks(k)
     return "\n".join(("from bpe import load_bytes",
                       f"tok = load_bytes({ranks!r}, 'double.tiktoken', pattern='gpt4')",
                       f"assert len(tok.merges) == {k}"))
@@ -44,7 +53,10 @@ def _hf(**changes):
     return _hf_doc(**changes)
 
 
-_REPLACE_BOMB = {"type": "Sequence", "normalizers": [
+GZIP_ZEROS = gzip.compress(b"\0" * (512 << 20), 9)  # 512 MB of zeros, 0.5 MB packed
+
+
+REPLACE_BOMB = {"type": "Sequence", "normalizers": [
     {"type": "Replace", "pattern": {"String": ""}, "content": "a" * 1000},
     {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 1000},
     {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * 1000}]}
@@ -65,14 +77,14 @@ CASES2 = [
     # -- gzip bombs: unpacked under the file budget, ranks bounded before parsing
     Case("gzip-zeros", ".tiktoken.gz of 512 MB of zeros (2.6 GB, MemoryError before)",
          "core", UNPACK, mb=600,
-         code=_load(gzip.compress(b"\0" * (512 << 20), 9), "x.tiktoken.gz")),
+         code=_load(GZIP_ZEROS, "x.tiktoken.gz")),
     Case("gzip-one-line", ".tiktoken.gz of one ranks line repeated to 64 MB", "core", UNPACK,
          mb=600, code=_load(gzip.compress(b"YQ== 1\n" * ((64 << 20) // 7), 9),
                             "x.tiktoken.gz")),
     # -- tokenizer.json normalizers and pre-tokenizers
     Case("normalizer-replace-bomb", "Replace('', a*1000) then Replace('a', a*1000) twice "
          "(1.9 GB, MemoryError before)", "core", BIG, mb=600,
-         code=_load(_hf(normalizer=_REPLACE_BOMB), "tokenizer.json",
+         code=_load(_hf(normalizer=REPLACE_BOMB), "tokenizer.json",
                     "tok.encode_ordinary('hello world')")),
     Case("normalizer-slow-replace-at-load", "Replace (a|a)+$ on a normalized added token, "
          "run at load (hung past 60 s before)", "core", TIME, seconds=SLOW_BOUND,
@@ -138,4 +150,85 @@ CASES2 += [
          "sha256 matching; trained on before)", "cli", r"(?i)count below 1",
          argv=("train", "--from-counts", "forged.counts", "--vocab-size", "300", "-o", "m"),
          files={"forged.counts": _forged_counts()}),
+]
+
+
+# -- `--scheduler` at addresses that are not a working Dask scheduler (90-240 s before)
+@contextlib.contextmanager
+def _silent_port():
+    """tcp://127.0.0.1:PORT that accepts connections and never sends a byte."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    accepted, stop = [], threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in accepted:
+            conn.close()
+        server.close()
+
+
+@contextlib.contextmanager
+def _http_server():
+    """tcp://127.0.0.1:PORT of a plain HTTP server."""
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # Dask's bytes would be logged to the bench's stderr
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def _no_workers():
+    """The address of a Dask scheduler with no workers (Dask is optional: without it the
+    attempt runs against a silent port instead, and says so in its message)."""
+    try:
+        import distributed
+    except ImportError:
+        with _silent_port() as addr:
+            yield addr
+        return
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://",
+                                  host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _scheduler(name, what, serve, match):
+    return Case(name, what, "cli", match, seconds=10.0, mb=400, serve=serve,
+                argv=("train", "a.txt", "--vocab-size", "300", "--scheduler", "{addr}",
+                      "-o", "m"),
+                files={"a.txt": ("hello world, the lab's text " * 800).encode()})
+
+
+CASES2 += [
+    _scheduler("scheduler-silent-port", "--scheduler at a port that accepts and never "
+               "answers (still hanging at 300 s before)", _silent_port,
+               r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:\d+ within 5 s"),
+    _scheduler("scheduler-http-server", "--scheduler at an HTTP server (hung 90-240 s "
+               "before)", _http_server, r"it may not be a Dask scheduler"),
+    _scheduler("scheduler-no-workers", "--scheduler at a Dask scheduler with no workers "
+               "(still hanging at 60 s before)", _no_workers,
+               r"has no workers|cannot reach the Dask scheduler"),
 ]

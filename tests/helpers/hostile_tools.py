@@ -23,6 +23,17 @@ def rss_mb(pid="self"):
     return status_mb("VmRSS", pid)
 
 
+def capped(cap_bytes, close_stdin=False):
+    """A preexec_fn: the child's address space capped at cap_bytes (a bomb that works
+    fails there), its standard input closed if close_stdin."""
+    def apply():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+        if close_stdin:
+            os.close(0)
+    return apply
+
+
 def mount_full(path, size="64k"):
     """A tiny tmpfs at path, to fill: a full disk without filling the machine's."""
     os.makedirs(path, exist_ok=True)
