@@ -4,7 +4,7 @@ for a reconnect; when its storage later drops it (expired, or over its size), th
 was shut down only once collected, and a session in a reference cycle waits for the cyclic
 collector: its uploads and session state stayed in the server's memory meanwhile (+45 MB
 after a 45 MB upload in bench/hostile.py, freed by gc.collect() only). The tests keep a
-reference to each session, as a cycle does. lab.guard.release_dropped_sessions hooks that.
+reference to each session, as a cycle does. lab.sessions.release_dropped_sessions hooks that.
 
 Driven through Streamlit's own session manager, session storage and upload manager, inside
 an event loop as on the server; the storage's clock is a counter the test moves, so
@@ -21,7 +21,7 @@ from streamlit.runtime.script_data import ScriptData
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
-from lab.guard import release_dropped_sessions
+from lab.sessions import release_dropped_sessions
 
 TTL = 120
 
