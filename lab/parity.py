@@ -168,10 +168,24 @@ def _cached_owner_encoder(name, _tok=None):
     return owner_encoder(name, _tok)
 
 
-@st.cache_resource(show_spinner="Loading the file's own library…", max_entries=32)
-def _cached_file_encoder(kind, digest, pattern, specials, _source, _tok):
-    """Per file and what shapes its ids (the pattern and special tokens given a ranks file)."""
-    return file_encoder(_source, _tok)
+FILE_ENCODERS = "lab_file_encoders"  # session state: (kind, digest, pattern, specials) -> encoder
+FILE_ENCODERS_KEPT = 4  # a session's last few; an older one is loaded again if asked for
+
+
+def _session_file_encoder(source, tok):
+    """The owner's encoder for a file this session uploaded, kept in the session: it
+    leaves with the session (a server-wide cache kept up to 32 visitors' encoders alive
+    after they had gone). Per file and what shapes its ids (the pattern and the special
+    tokens given a ranks file)."""
+    key = (source.kind, source.digest, tok.pattern, tuple(sorted(tok.special_tokens.items())))
+    kept = st.session_state.setdefault(FILE_ENCODERS, {})
+    if key not in kept:
+        with st.spinner("Loading the file's own library…"):
+            found = file_encoder(source, tok)
+        while len(kept) >= FILE_ENCODERS_KEPT:
+            kept.pop(next(iter(kept)))
+        kept[key] = found
+    return kept[key]
 
 
 def reference_check(name, text, tok, ids=None):
@@ -188,9 +202,7 @@ def reference_check(name, text, tok, ids=None):
             source = state.file_source(name) if name else None
             if source is None:
                 return None
-            specials = tuple(sorted(tok.special_tokens.items()))
-            library, encode, specials_matched = _cached_file_encoder(
-                source.kind, source.digest, tok.pattern, specials, source, tok)
+            library, encode, specials_matched = _session_file_encoder(source, tok)
     except (FileNotFoundError, ValueError, ImportError):
         return None
     part = text[:CHECK_LIMIT]

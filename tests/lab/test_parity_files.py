@@ -85,3 +85,21 @@ def test_a_wrong_tokenizer_is_caught():
     text = CORPUS[:300]
     assert parity.compare(wrong.encode_ordinary(text), encode(text)).startswith(
         "first difference at token")
+
+
+def test_a_files_encoder_is_kept_by_its_session_and_bounded(monkeypatch):
+    """The owner's encoder for an uploaded file lives in the session that uploaded it (it
+    leaves with the session), is loaded once per file, and at most FILE_ENCODERS_KEPT stay."""
+    import streamlit as st
+    loads = []
+    monkeypatch.setattr(parity, "file_encoder",
+                        lambda src, tok: loads.append(src.digest) or ("x", len, False))
+    tok = RegexTokenizer("gpt2")
+    st.session_state.pop(parity.FILE_ENCODERS, None)
+    files = [source("ranks", (f"r{i}.tiktoken", f"{i}".encode())) for i in range(6)]
+    for src in files + files[-1:]:
+        parity._session_file_encoder(src, tok)
+    assert loads == [src.digest for src in files]  # the repeat was not loaded again
+    kept = st.session_state[parity.FILE_ENCODERS]
+    assert [key[1] for key in kept] == [src.digest for src in files[-parity.FILE_ENCODERS_KEPT:]]
+    st.session_state.pop(parity.FILE_ENCODERS, None)
