@@ -5,8 +5,8 @@ processes), and a script that runs pytest with it and prints a table per file.
 
 On a machine shared by several people wall seconds say mostly how busy the others were;
 CPU seconds of our own process tree barely move with the load. A process that ends is
-still counted as long as its parent waited for it (its time moves to the parent's
-"children" times); one nobody waits for is lost, so the totals are a lower bound.
+counted with what it had used when last seen (the tree is looked at every 0.25 s and at
+every test's start and end), so the totals are a lower bound.
 Does not time anything itself for a test's pass or fail, and changes no test.
 
     python bench/cpu_durations.py tests/browser/test_browser_encoder.py
@@ -26,35 +26,58 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tree_cpu():
-    """CPU seconds (user + system) of this process, its reaped children and every live
-    descendant (with what each of those has reaped)."""
-    import psutil
-    t = os.times()
-    total = t.user + t.system + t.children_user + t.children_system
-    for proc in psutil.Process().children(recursive=True):
-        try:
-            c = proc.cpu_times()
-        except psutil.Error:  # ended between the listing and the read
-            continue
-        total += c.user + c.system + c.children_user + c.children_system
-    return total
+class TreeCpu:
+    """CPU seconds (user + system) of this process and of every descendant seen so far:
+    a thread looks at the process tree every `every` s and keeps each process's highest
+    reading, so a process that ended still counts with what it had used when last seen.
+    A process that lives less than `every` s is missed, and so is the last fraction of a
+    second of each: the totals are a lower bound (the looking costs ~1% of a core)."""
+
+    def __init__(self, every=0.25):
+        import threading
+        self.seen = {}  # (pid, start time) -> CPU seconds when last seen
+        self.lock = threading.Lock()
+        self.every = every
+        self.stop = threading.Event()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self):
+        while not self.stop.wait(self.every):
+            self.look()
+
+    def look(self):
+        import psutil
+        for proc in psutil.Process().children(recursive=True):
+            try:
+                with proc.oneshot():
+                    key, c = (proc.pid, proc.create_time()), proc.cpu_times()
+            except psutil.Error:  # ended between the listing and the read
+                continue
+            with self.lock:
+                self.seen[key] = max(self.seen.get(key, 0.0), c.user + c.system)
+
+    def __call__(self):
+        self.look()
+        t = os.times()
+        with self.lock:
+            return t.user + t.system + sum(self.seen.values())
 
 
 class CpuDurations:
     def __init__(self, config):
         self.config = config
+        self.cpu = TreeCpu()
         self.rows = []  # (nodeid, cpu s, wall s)
         self.start = None
 
     def pytest_sessionstart(self, session):
-        self.start = (tree_cpu(), time.monotonic())
+        self.start = (self.cpu(), time.monotonic())
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
-        cpu, wall = tree_cpu(), time.monotonic()
+        cpu, wall = self.cpu(), time.monotonic()
         yield
-        self.rows.append((item.nodeid, tree_cpu() - cpu, time.monotonic() - wall))
+        self.rows.append((item.nodeid, self.cpu() - cpu, time.monotonic() - wall))
 
     def pytest_terminal_summary(self, terminalreporter):
         top = self.config.getoption("cpu_top")
@@ -68,7 +91,7 @@ class CpuDurations:
             f[2] += wall
         w = terminalreporter.write_line
         w("")
-        w(f"CPU seconds of the process tree: {tree_cpu() - cpu0:.1f} in "
+        w(f"CPU seconds of the process tree: {self.cpu() - cpu0:.1f} in "
           f"{time.monotonic() - wall0:.1f} s of wall time, load "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         w("")
