@@ -1,6 +1,6 @@
 """Driving the app in tests: where the checkout and the corpora are, a Streamlit server
-on a free port, and what the browser tests wait on and read (a rendered run, the
-metrics on the page, a screenshot). Imported as `from helpers.app import ...`; the
+on a free port, what the browser tests wait on and read (a rendered run, the metrics
+on the page, a screenshot), and the Train page's opening and upload. Imported as `from helpers.app import ...`; the
 fixtures built on these (app_url, browser, page) are tests/conftest.py's.
 """
 import contextlib
@@ -118,3 +118,29 @@ def screenshot(tab, name):
     tab.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
+
+
+# ------------------------------------------------------------- the Train page, in a tab
+WAIT = 120_000  # ms: a rerun that trains or reads an upload on a busy 2-core machine
+
+
+def open_train(tab):
+    """Go to the Train page (tall enough that a screenshot shows the corpus, the form and
+    the results at once) and wait for its run."""
+    tab.set_viewport_size({"width": 1400, "height": 2600})
+    tab.get_by_role("link", name="Train", exact=True).click()
+    tab.get_by_text("Train a tokenizer").first.wait_for(timeout=60_000)
+    wait_rendered(tab)
+
+
+def upload_corpus(tab, *files, shows="Bytes (UTF-8)"):
+    """files: (name, bytes); on the Train page, picks "Upload text files", sets them on the
+    uploader and waits for the rerun that has read them (the page then shows `shows`)."""
+    tab.locator(".st-key-train_source").get_by_text("Upload text files").click()
+    tab.locator(".st-key-train_uploads input[type=file]").wait_for(state="attached",
+                                                                    timeout=WAIT)
+    wait_rendered(tab)
+    tab.locator(".st-key-train_uploads input[type=file]").set_input_files(
+        [{"name": name, "mimeType": "text/plain", "buffer": data} for name, data in files])
+    tab.get_by_text(shows).first.wait_for(timeout=WAIT)
+    wait_rendered(tab)
