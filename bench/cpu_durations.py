@@ -123,7 +123,8 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=25, help="list the N costliest tests")
     args, rest = parser.parse_known_args(argv)
     cmd = [sys.executable, "-m", "pytest", "-p", "bench.cpu_durations", "-p",
-           "no:cacheprovider", f"--cpu-top={args.top}", *rest, *args.paths]
+           "no:cacheprovider", "-n", "0",  # one process: each test's CPU is charged to it
+           f"--cpu-top={args.top}", *rest, *args.paths]
     return subprocess.call(cmd, cwd=ROOT)
 
 

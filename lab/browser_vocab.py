@@ -17,7 +17,7 @@ its ids with the browser's. JavaScript regexes have no possessive quantifiers an
 their Unicode classes from the browser's ICU, so a preset pattern is rewritten here by hand
 (JS_TEMPLATES) with every class spelled out as explicit code point ranges taken from the
 `regex` module itself: the browser splits exactly as Python does whatever its Unicode
-version (tests/test_browser_encoder.py checks every code point and 20,000 fuzz strings in
+version (tests/browser/test_browser_encoder.py checks every code point and 20,000 fuzz strings in
 Chromium). A pattern without a rewrite (a custom one) is encoded on the server, and
 `browser_spec` says why. This module does not encode and draws nothing.
 

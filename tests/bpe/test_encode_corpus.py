@@ -3,6 +3,7 @@ file's tok.encode_ordinary, in order, however the files are cut, by any number o
 and on Dask; the sidecar describes it; bad input gets one line and leaves no file."""
 import array
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -78,6 +79,10 @@ def test_every_worker_count_gives_the_same_array(name, tmp_path, taylorswift):
 def test_llama_ranges_begin_at_the_owners_slices(name, tmp_path, monkeypatch):
     monkeypatch.setattr(reference, "LLAMA_SLICE_CHARS", 1000)
     monkeypatch.setattr(encode_tasks, "LLAMA_SLICE_CHARS", 1000)
+    # the small slices reach the workers only if they are forked from this process (a
+    # spawned one imports the modules afresh); with other threads running (pytest-xdist's)
+    # encode_file would spawn
+    monkeypatch.setattr(encode_corpus, "_context", lambda: multiprocessing.get_context("fork"))
     tok = reference.load_reference(name)
     texts = ["東京🫠" * 700 + AWKWARD * 40, "x" * 3000]
     paths = write(tmp_path, texts)

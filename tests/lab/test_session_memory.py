@@ -11,6 +11,7 @@ an event loop as on the server; the storage's clock is a counter the test moves,
 nothing waits. The tests count bytes held, not seconds.
 """
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import weakref
 from unittest import mock
 
@@ -80,7 +81,10 @@ def on_server(tmp_path, test):
     watcher = config.get_option("server.fileWatcherType")
     config.set_option("server.fileWatcherType", "none")  # no thread watching the folder
     try:
-        asyncio.run(run())
+        # in a thread of its own: a browser test's Playwright may keep an event loop
+        # running in this one for the whole session
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, run()).result()
     finally:
         config.set_option("server.fileWatcherType", watcher)
 
