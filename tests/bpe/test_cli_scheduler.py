@@ -2,12 +2,10 @@
 accepts and never answers, an HTTP server, and a real scheduler with no workers each give
 one `bpe: error:` line and no output, instead of hanging for minutes. Every server here is
 on 127.0.0.1 and is closed when its test ends; the subprocess's own timeout is only a cap."""
-import http.server
 import os
-import socket
-import threading
 
 import pytest
+from helpers import hostile_round2
 
 from test_cli import one_error_line, run
 
@@ -28,45 +26,22 @@ def train_at(scheduler, cwd):
 
 @pytest.fixture
 def silent_port():
-    """A TCP port on 127.0.0.1 that accepts connections and never sends a byte."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    accepted, stop = [], threading.Event()
-
-    def accept():
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield server.getsockname()[1], accepted
-    stop.set()
-    thread.join()
-    for conn in accepted:
-        conn.close()
-    server.close()
+    accepted = []
+    with hostile_round2.silent_port(accepted) as addr:
+        yield addr, accepted
 
 
 @pytest.fixture
 def http_port():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with hostile_round2.http_server() as addr:
+        yield int(addr.rsplit(":", 1)[1])
 
 
 def test_a_port_that_never_answers(text, silent_port):
-    port, accepted = silent_port
-    line = train_at(f"tcp://127.0.0.1:{port}", text)
+    addr, accepted = silent_port
+    line = train_at(addr, text)
     assert accepted  # the CLI did connect, so the wait was on the silence, not a refusal
-    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 5 s" in line
+    assert f"cannot reach the Dask scheduler at {addr} within 5 s" in line
     assert "dask scheduler" in line
 
 

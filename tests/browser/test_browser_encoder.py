@@ -23,7 +23,7 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from helpers.app import CORPORA, ROOT
+from helpers.app import CORPORA, ROOT, drawn_ids, view_engine, wait_until
 
 from bpe.reference import load_reference
 from lab import browser_vocab
@@ -216,22 +216,7 @@ def test_a_custom_pattern_stays_on_the_server():
 
 # --- the page: Tokenize encodes in the browser, checked against Python -----------------
 # (Playwright's locators pierce the view's shadow root)
-def _engine(tab):
-    return tab.locator(".tv .tv-engine").first.evaluate("e => [e.dataset.state, e.textContent]")
 
-
-def _drawn_ids(tab):
-    groups = tab.locator(".tv .tokens").first.evaluate(
-        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
-    return [int(i) for group in groups for i in group.split()]
-
-
-def _wait(check, timeout=60):
-    import time
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -252,8 +237,8 @@ def test_with_the_server_paused_typing_still_updates_gpt4s_ids(browser, own_serv
     tab = context.new_page()
     tab.goto(url)
     wait_rendered(tab)
-    _wait(lambda: _engine(tab)[0] == "ok")
-    assert "browser ids == Python" in _engine(tab)[1]
+    wait_until(lambda: view_engine(tab)[0] == "ok")
+    assert "browser ids == Python" in view_engine(tab)[1]
     area = tab.locator(".tv textarea").first
     area.fill("")
     os.kill(proc.pid, signal.SIGSTOP)
@@ -261,14 +246,14 @@ def test_with_the_server_paused_typing_still_updates_gpt4s_ids(browser, own_serv
         text = "Paused server, live tokens: 👍🏽 안녕 1234567!"
         area.press_sequentially(text, delay=10)
         want = cl100k.encode_ordinary(text)
-        _wait(lambda: _drawn_ids(tab) == want, 30)
+        wait_until(lambda: drawn_ids(tab) == want, 30)
         figure = tab.locator('.tv .fig[data-label="Tokens"] .fig-value').first
         assert figure.text_content() == f"{len(want):,}"
-        assert _engine(tab)[0] == "browser"  # not yet checked: Python is paused
+        assert view_engine(tab)[0] == "browser"  # not yet checked: Python is paused
     finally:
         os.kill(proc.pid, signal.SIGCONT)
-    _wait(lambda: _engine(tab)[0] == "ok")  # Python answers and agrees
-    assert _drawn_ids(tab) == want
+    wait_until(lambda: view_engine(tab)[0] == "ok")  # Python answers and agrees
+    assert drawn_ids(tab) == want
     context.close()
 
 
@@ -279,7 +264,7 @@ def test_a_difference_from_python_is_a_visible_error(browser, own_server):
     tab = context.new_page()
     tab.goto(url)
     wait_rendered(tab)
-    _wait(lambda: _engine(tab)[0] == "ok")
+    wait_until(lambda: view_engine(tab)[0] == "ok")
     # the page's own encoder module (same URL, same module): make it lie about one id
     tab.evaluate("""async () => {
         const url = performance.getEntriesByType('resource').map((e) => e.name)
@@ -293,8 +278,8 @@ def test_a_difference_from_python_is_a_visible_error(browser, own_server):
         };
     }""")
     tab.locator(".tv textarea").first.press_sequentially(" x", delay=20)
-    _wait(lambda: _engine(tab)[0] == "bad")
-    assert "browser ids != Python" in _engine(tab)[1]
+    wait_until(lambda: view_engine(tab)[0] == "bad")
+    assert "browser ids != Python" in view_engine(tab)[1]
     context.close()
 
 

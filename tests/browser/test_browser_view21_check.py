@@ -1,14 +1,10 @@
 """Tokenize in Chromium: while the browser encodes, Python's check waits for typing to
 pause (one rerun per pause, not one per key), the engine line says "==" only for the text
 the box holds, and a difference still ends with Python's tokens drawn."""
-import time
-
 import pytest
+from helpers.app import drawn_ids, view_engine, wait_until
 
 pytestmark = pytest.mark.browser
-
-# (Playwright's locators pierce the view's shadow root)
-ENGINE = ".tv .tv-engine"
 
 # counts the page's runs (the app's script state going to "running") and, whenever the
 # engine line turns "ok", what the box held and what the line said at that moment
@@ -33,49 +29,27 @@ WATCH_JS = """() => {
 }"""
 
 
-def _engine(tab):
-    return tab.locator(ENGINE).first.evaluate("e => [e.dataset.state, e.textContent]")
-
-
-def _drawn_ids(tab):
-    groups = tab.locator(".tv .tokens").first.evaluate(
-        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
-    return [int(i) for group in groups for i in group.split()]
-
-
-def _wait(check, timeout=60):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
-
 @pytest.fixture
-def tab(browser, app_url):
-    from helpers.app import wait_rendered
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
-    tab.goto(app_url)
-    wait_rendered(tab)
-    _wait(lambda: _engine(tab)[0] == "ok")
-    yield tab
-    context.close()
+def tab(page):
+    """The app's home page (its own session) once Python has checked the browser's ids."""
+    wait_until(lambda: view_engine(page)[0] == "ok")
+    return page
 
 
 def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl100k):
     area = tab.locator(".tv textarea").first
     area.fill("Typed on:")
-    _wait(lambda: _engine(tab)[0] == "ok" and "(3 tokens)" in _engine(tab)[1])
+    wait_until(lambda: view_engine(tab)[0] == "ok" and "(3 tokens)" in view_engine(tab)[1])
     assert tab.evaluate(WATCH_JS)
     typed = " x" * 20  # a token every two keys: an older text's count differs
     area.press_sequentially(typed, delay=60)
-    state, line = _engine(tab)
+    state, line = view_engine(tab)
     assert state == "browser" and "checking" in line  # Python's check is pending
     text = "Typed on:" + typed
     want = cl100k.encode_ordinary(text)
-    _wait(lambda: _engine(tab)[0] == "ok")
-    assert f"({len(want):,} tokens)" in _engine(tab)[1]
-    assert _drawn_ids(tab) == want
+    wait_until(lambda: view_engine(tab)[0] == "ok")
+    assert f"({len(want):,} tokens)" in view_engine(tab)[1]
+    assert drawn_ids(tab) == want
     # 40 keys 60 ms apart: the box sent once, after the pause (sending every 150 ms, the
     # box made 12 runs); a machine stalling past the pause mid-typing may add one or two
     runs = tab.evaluate("window.__runs")
@@ -101,12 +75,12 @@ def test_a_difference_ends_with_pythons_tokens_drawn(tab, cl100k):
     area = tab.locator(".tv textarea").first
     area.fill("")
     area.press_sequentially("Lies in the browser", delay=20)
-    _wait(lambda: _engine(tab)[0] == "bad")
-    assert "browser ids != Python" in _engine(tab)[1]
+    wait_until(lambda: view_engine(tab)[0] == "bad")
+    assert "browser ids != Python" in view_engine(tab)[1]
     # the page sent ids only (the browser had drawn the text); the view asked for rows
     want = cl100k.encode_ordinary("Lies in the browser")
-    _wait(lambda: _drawn_ids(tab) == want, 30)
-    assert _engine(tab)[0] == "bad"
+    wait_until(lambda: drawn_ids(tab) == want, 30)
+    assert view_engine(tab)[0] == "bad"
 
 
 def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl100k):
@@ -114,7 +88,7 @@ def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl10
     then answers with ids only) still shows: the browser draws its tokens again."""
     from helpers.app import wait_rendered
     tab.locator(".tv textarea").first.fill("typed first")
-    _wait(lambda: _engine(tab)[0] == "ok" and "(2 tokens)" in _engine(tab)[1])
+    wait_until(lambda: view_engine(tab)[0] == "ok" and "(2 tokens)" in view_engine(tab)[1])
     # in one go, well within the pause the check waits for: type, let the browser draw
     # its tokens (two frames), then flip the toggle
     tab.evaluate("""async () => {
@@ -132,7 +106,7 @@ def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl10
     }""")
     marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
     view = tab.locator(".tv").first
-    _wait(lambda: view.evaluate(marked) and _engine(tab)[0] == "ok")
+    wait_until(lambda: view.evaluate(marked) and view_engine(tab)[0] == "ok")
     wait_rendered(tab)
-    assert view.evaluate(marked) and _engine(tab)[0] == "ok"
-    assert _drawn_ids(tab) == cl100k.encode_ordinary("toggled while typing")
+    assert view.evaluate(marked) and view_engine(tab)[0] == "ok"
+    assert drawn_ids(tab) == cl100k.encode_ordinary("toggled while typing")

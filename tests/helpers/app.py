@@ -144,3 +144,25 @@ def upload_corpus(tab, *files, shows="Bytes (UTF-8)"):
         [{"name": name, "mimeType": "text/plain", "buffer": data} for name, data in files])
     tab.get_by_text(shows).first.wait_for(timeout=WAIT)
     wait_rendered(tab)
+
+
+# --- the token view's engine line and drawn ids (Playwright's locators pierce its shadow root)
+def view_engine(tab):
+    """[state, text] of the first token view's engine line ("ok" once Python agreed)."""
+    return tab.locator(".tv .tv-engine").first.evaluate("e => [e.dataset.state, e.textContent]")
+
+
+def drawn_ids(tab):
+    """The ids the first token view draws, in order, from its boxes' data-ids."""
+    groups = tab.locator(".tv .tokens").first.evaluate(
+        "el => Array.from(el.querySelectorAll('.tok[data-ids]')).map(s => s.dataset.ids)")
+    return [int(i) for group in groups for i in group.split()]
+
+
+def wait_until(check, timeout=60):
+    """Poll check() every 0.1 s until it is true; fail after timeout seconds."""
+    import time
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)

@@ -155,13 +155,15 @@ CASES2 += [
 
 # -- `--scheduler` at addresses that are not a working Dask scheduler (90-240 s before)
 @contextlib.contextmanager
-def _silent_port():
-    """tcp://127.0.0.1:PORT that accepts connections and never sends a byte."""
+def silent_port(accepted=None):
+    """tcp://127.0.0.1:PORT that accepts connections and never sends a byte; each
+    connection it accepts is appended to the list accepted, if given."""
+    accepted = [] if accepted is None else accepted
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(16)
     server.settimeout(0.2)
-    accepted, stop = [], threading.Event()
+    stop = threading.Event()
 
     def accept():
         while not stop.is_set():
@@ -182,7 +184,7 @@ def _silent_port():
 
 
 @contextlib.contextmanager
-def _http_server():
+def http_server():
     """tcp://127.0.0.1:PORT of a plain HTTP server."""
     import http.server
 
@@ -206,7 +208,7 @@ def _no_workers():
     try:
         import distributed
     except ImportError:
-        with _silent_port() as addr:
+        with silent_port() as addr:
             yield addr
         return
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp://",
@@ -224,10 +226,10 @@ def _scheduler(name, what, serve, match):
 
 CASES2 += [
     _scheduler("scheduler-silent-port", "--scheduler at a port that accepts and never "
-               "answers (still hanging at 300 s before)", _silent_port,
+               "answers (still hanging at 300 s before)", silent_port,
                r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:\d+ within 5 s"),
     _scheduler("scheduler-http-server", "--scheduler at an HTTP server (hung 90-240 s "
-               "before)", _http_server, r"it may not be a Dask scheduler"),
+               "before)", http_server, r"it may not be a Dask scheduler"),
     _scheduler("scheduler-no-workers", "--scheduler at a Dask scheduler with no workers "
                "(still hanging at 60 s before)", _no_workers,
                r"has no workers|cannot reach the Dask scheduler"),
