@@ -65,11 +65,17 @@ def main():
         loader.tokenizer_loader(nav.url_path)
         if training.running():  # its timer reruns only while there is something to watch
             sidebar_status()
+        listed = st.empty()
+        list_tokenizers(listed)  # now, so a page that stops early (st.stop) has it too
 
     with page_run():  # one time budget for the page's regexes; no traceback reaches it
         nav.run()
+    list_tokenizers(listed)  # again: the page may have added one
 
-    with st.sidebar:
+
+def list_tokenizers(place):
+    """The session's tokenizers, in the sidebar's place (drawn over what it held)."""
+    with place.container():
         st.caption("Tokenizers in this session")
         st.text("\n".join(state.tokenizer_names()))
 

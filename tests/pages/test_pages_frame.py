@@ -21,3 +21,12 @@ def test_app_lists_every_page():
     app = (ROOT / "app.py").read_text(encoding="utf-8")
     for path in (ROOT / "pages").glob("*.py"):
         assert f'"pages/{path.name}"' in app, f"{path.name} is not in app.py's navigation"
+
+
+def test_the_sidebar_lists_the_sessions_tokenizers_on_a_page_that_stops_early(open_page):
+    """Tie rules stops (st.stop) until a training is done; the frame's sidebar still lists
+    the session's tokenizers, drawn after the page whichever way it ended."""
+    at = open_page("pages/ties.py")
+    assert not at.exception
+    assert "Tokenizers in this session" in [c.value for c in at.sidebar.caption]
+    assert any("GPT-4 (cl100k_base)" in t.value for t in at.sidebar.text)
