@@ -23,7 +23,14 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from helpers.app import CORPORA, ROOT, drawn_ids, view_engine, wait_until
+from helpers.app import (
+    CORPORA,
+    LYING_ENCODER_JS,
+    ROOT,
+    drawn_ids,
+    view_engine,
+    wait_until,
+)
 
 from bpe.reference import load_reference
 from lab import browser_vocab
@@ -265,18 +272,7 @@ def test_a_difference_from_python_is_a_visible_error(browser, own_server):
     tab.goto(url)
     wait_rendered(tab)
     wait_until(lambda: view_engine(tab)[0] == "ok")
-    # the page's own encoder module (same URL, same module): make it lie about one id
-    tab.evaluate("""async () => {
-        const url = performance.getEntriesByType('resource').map((e) => e.name)
-            .find((n) => n.includes('encoder.js'));
-        const m = await import(url);
-        const encode = m.Encoder.prototype.encode;
-        m.Encoder.prototype.encode = function (t, s) {
-            const out = encode.call(this, t, s);
-            if (out.ids.length) out.ids[0] += 1;
-            return out;
-        };
-    }""")
+    tab.evaluate(LYING_ENCODER_JS)
     tab.locator(".tv textarea").first.press_sequentially(" x", delay=20)
     wait_until(lambda: view_engine(tab)[0] == "bad")
     assert "browser ids != Python" in view_engine(tab)[1]

@@ -2,7 +2,7 @@
 pause (one rerun per pause, not one per key), the engine line says "==" only for the text
 the box holds, and a difference still ends with Python's tokens drawn."""
 import pytest
-from helpers.app import drawn_ids, view_engine, wait_until
+from helpers.app import LYING_ENCODER_JS, drawn_ids, view_engine, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -60,18 +60,7 @@ def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl10
 
 
 def test_a_difference_ends_with_pythons_tokens_drawn(tab, cl100k):
-    # the page's own encoder module (same URL, same module): make it lie about one id
-    tab.evaluate("""async () => {
-        const url = performance.getEntriesByType('resource').map((e) => e.name)
-            .find((n) => n.includes('encoder.js'));
-        const m = await import(url);
-        const encode = m.Encoder.prototype.encode;
-        m.Encoder.prototype.encode = function (t, s) {
-            const out = encode.call(this, t, s);
-            if (out.ids.length) out.ids[0] += 1;
-            return out;
-        };
-    }""")
+    tab.evaluate(LYING_ENCODER_JS)
     area = tab.locator(".tv textarea").first
     area.fill("")
     area.press_sequentially("Lies in the browser", delay=20)

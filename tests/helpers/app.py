@@ -159,6 +159,21 @@ def drawn_ids(tab):
     return [int(i) for group in groups for i in group.split()]
 
 
+# the page's own encoder module (same URL, same module) made to lie about one id: the
+# browser's ids then differ from Python's
+LYING_ENCODER_JS = """async () => {
+    const url = performance.getEntriesByType('resource').map((e) => e.name)
+        .find((n) => n.includes('encoder.js'));
+    const m = await import(url);
+    const encode = m.Encoder.prototype.encode;
+    m.Encoder.prototype.encode = function (t, s) {
+        const out = encode.call(this, t, s);
+        if (out.ids.length) out.ids[0] += 1;
+        return out;
+    };
+}"""
+
+
 def wait_until(check, timeout=60):
     """Poll check() every 0.1 s until it is true; fail after timeout seconds."""
     import time
