@@ -4,6 +4,7 @@ sentencepiece for a SentencePiece model, tokenizers for tokenizer.json and GPT-2
 (uploaded as two files at once). Screenshot: screenshots/loader_kinds.png."""
 import gzip
 import json
+import urllib.parse
 
 import pytest
 from helpers.app import screenshot, wait_rendered
@@ -72,6 +73,10 @@ def test_each_kind_opens_and_its_owner_agrees(page, files):
     assert "error" not in sidebar.lower(), sidebar
     for label, (_, expected) in files.items():
         pick(page, label)
+        # the run that shows it has happened once the link names it (a fixed wait could
+        # read the previous tokenizer's badge on a busy machine)
+        page.wait_for_function("want => location.search.includes(want)",
+                               arg=urllib.parse.quote_plus("session:" + label), timeout=60_000)
         wait_rendered(page)
         main = page.locator('[data-testid="stMain"]')
         if expected:
