@@ -3,10 +3,10 @@ one GPT-4o token is drawn as one shaped run (one text node, as wide as the same 
 plain span, and drawn unlike its letters set apart, which take their isolated forms), the
 tokens stay in logical order, and screenshots in light and dark are saved for people to
 look at."""
-import time
 import urllib.parse
 
 import pytest
+from helpers.app import wait_until
 
 from lab.share import pack_text
 
@@ -45,12 +45,6 @@ MEASURE_JS = """() => {
 }"""
 
 
-def _wait(check, timeout=60):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_an_arabic_word_of_one_token_is_one_shaped_run(browser, app_url, scheme):
@@ -62,7 +56,7 @@ def test_an_arabic_word_of_one_token_is_one_shaped_run(browser, app_url, scheme)
                                         "ztext": pack_text(TEXT)})
         tab.goto(f"{app_url}/?{query}")
         wait_rendered(tab)
-        _wait(lambda: (tab.evaluate(MEASURE_JS) or [{}])[-1].get("text") == " المدرسة")
+        wait_until(lambda: (tab.evaluate(MEASURE_JS) or [{}])[-1].get("text") == " المدرسة")
         boxes = tab.evaluate(MEASURE_JS)
         words = [b for b in boxes if any("\u0600" <= ch <= "\u06ff" for ch in b["text"])]
         assert [b["text"] for b in words] == WORDS.replace(" ", "\n ").split("\n")[1:]
