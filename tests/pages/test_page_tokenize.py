@@ -243,16 +243,21 @@ def test_a_wordpiece_tokenizer_json_marks_its_unknown_tokens(open_page):
     assert any("unknown token" in note for note in row["notes"].values())
 
 
+def typed(open_page, text, *, drawn):
+    """Tokenize run as the box's typing of text, which the browser drew itself or not."""
+    at = open_page(PAGE)
+    at.session_state["tokenize_text"] = text
+    at.session_state["tokenize_text_typed"] = True
+    at.session_state["tokenize_text_drawn"] = drawn
+    return at.run()
+
+
 def test_typing_the_browser_drew_gets_pythons_ids_only(open_page, gpt4):
     """The box said the browser drew the typed text itself: the page sends Python's ids to
     check, and no row (the server's share of a key press); a run the box did not start
     (here a toggle) sends the full row again."""
-    at = open_page(PAGE)
     text = "The browser drew these tokens; Python checks them."
-    at.session_state["tokenize_text"] = text
-    at.session_state["tokenize_text_typed"] = True
-    at.session_state["tokenize_text_drawn"] = True
-    at.run()
+    at = typed(open_page, text, drawn=True)
     assert not at.exception
     data = view(at)
     assert data["rows"] == [{"ids": gpt4.encode(text), "ids_only": True}]
@@ -263,12 +268,8 @@ def test_typing_the_browser_drew_gets_pythons_ids_only(open_page, gpt4):
 
 
 def test_typing_the_browser_did_not_draw_gets_the_row(open_page, gpt4):
-    at = open_page(PAGE)
     text = "The browser could not draw these."
-    at.session_state["tokenize_text"] = text
-    at.session_state["tokenize_text_typed"] = True
-    at.session_state["tokenize_text_drawn"] = False
-    at.run()
+    at = typed(open_page, text, drawn=False)
     row = view(at)["rows"][0]
     assert "ids_only" not in row and row["ids"] == gpt4.encode(text) and row["show"]
 
