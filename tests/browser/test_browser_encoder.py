@@ -28,8 +28,8 @@ from helpers.app import (
     LYING_ENCODER_JS,
     ROOT,
     drawn_ids,
+    until,
     view_engine,
-    wait_until,
 )
 
 from bpe.reference import load_reference
@@ -244,7 +244,7 @@ def test_with_the_server_paused_typing_still_updates_gpt4s_ids(browser, own_serv
     tab = context.new_page()
     tab.goto(url)
     wait_rendered(tab)
-    wait_until(lambda: view_engine(tab)[0] == "ok")
+    assert until(lambda: view_engine(tab)[0] == "ok")
     assert "browser ids == Python" in view_engine(tab)[1]
     area = tab.locator(".tv textarea").first
     area.fill("")
@@ -253,13 +253,13 @@ def test_with_the_server_paused_typing_still_updates_gpt4s_ids(browser, own_serv
         text = "Paused server, live tokens: 👍🏽 안녕 1234567!"
         area.press_sequentially(text, delay=10)
         want = cl100k.encode_ordinary(text)
-        wait_until(lambda: drawn_ids(tab) == want, 30)
+        assert until(lambda: drawn_ids(tab) == want, 30)
         figure = tab.locator('.tv .fig[data-label="Tokens"] .fig-value').first
         assert figure.text_content() == f"{len(want):,}"
         assert view_engine(tab)[0] == "browser"  # not yet checked: Python is paused
     finally:
         os.kill(proc.pid, signal.SIGCONT)
-    wait_until(lambda: view_engine(tab)[0] == "ok")  # Python answers and agrees
+    assert until(lambda: view_engine(tab)[0] == "ok")  # Python answers and agrees
     assert drawn_ids(tab) == want
     context.close()
 
@@ -271,10 +271,10 @@ def test_a_difference_from_python_is_a_visible_error(browser, own_server):
     tab = context.new_page()
     tab.goto(url)
     wait_rendered(tab)
-    wait_until(lambda: view_engine(tab)[0] == "ok")
+    assert until(lambda: view_engine(tab)[0] == "ok")
     tab.evaluate(LYING_ENCODER_JS)
     tab.locator(".tv textarea").first.press_sequentially(" x", delay=20)
-    wait_until(lambda: view_engine(tab)[0] == "bad")
+    assert until(lambda: view_engine(tab)[0] == "bad")
     assert "browser ids != Python" in view_engine(tab)[1]
     context.close()
 

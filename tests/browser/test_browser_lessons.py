@@ -5,25 +5,14 @@ the merges in the worker and its ids equal tiktoken's as you type, /evaluate's r
 import csv
 import io
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
-from helpers.app import wait_rendered
+from helpers.app import until, wait_rendered
 from viz import why
 
 SHOTS = Path(tempfile.gettempdir()) / "lab_screenshots"
-
-
-def until(check, timeout=60):
-    """Poll check() until it returns something truthy; returns that."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got or time.monotonic() > deadline:
-            return got
-        time.sleep(0.2)
 
 
 def open_tab(browser, url, width=1400, scheme="light"):

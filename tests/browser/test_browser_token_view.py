@@ -1,34 +1,13 @@
 """The token view component on its own page (tests/helpers/token_view_app.py), in Chromium:
 the aligned pair (Compare's view) wraps lines only where both tokenizers cut."""
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
-from helpers.app import ROOT, free_port, wait_rendered
+from helpers.app import ROOT, streamlit_server, wait_rendered
 
 
 @pytest.fixture(scope="module")
 def pair_url():
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "tests" / "helpers" / "token_view_app.py"),
-         "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.3)
+    with streamlit_server(ROOT / "tests" / "helpers" / "token_view_app.py") as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 # per piece: its line (top), whether A and B both cut before it, whether a <br> precedes

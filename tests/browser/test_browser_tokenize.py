@@ -6,7 +6,7 @@ Screenshots go to screenshots/tokenize_*.png and compare_*.png."""
 import re
 import time
 
-from helpers.app import metrics, screenshot, wait_rendered
+from helpers.app import metrics, screenshot, until, wait_rendered
 
 TEXT = "Hello <b>world</b>! 2026-11-23 안녕 👍🏽 — tokens\tand\nlines"
 PROSE = ("Byte pair encoding starts from single bytes and, one merge at a time, glues together "
@@ -40,15 +40,6 @@ def figures(tab):
         """el => Object.fromEntries(Array.from(el.querySelectorAll('.fig')).map(f =>
             [f.dataset.label, f.querySelector('.fig-value').textContent]))""")
 
-
-def until(check, timeout=30):
-    """Poll check() until it returns something truthy; returns that."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got or time.monotonic() > deadline:
-            return got
-        time.sleep(0.1)
 
 
 def type_live(tab, text, clear=True):

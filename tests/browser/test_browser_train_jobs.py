@@ -13,10 +13,10 @@ from helpers.app import (
     open_train,
     screenshot,
     streamlit_server,
+    until,
     upload_corpus,
     wait_rendered,
 )
-from helpers.training import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 WATCHDOG = 4  # seconds: LAB_ABANDON_AFTER_S of this module's own server (30 by default)
@@ -141,7 +141,7 @@ def test_a_training_whose_tab_is_closed_is_ended_by_the_watchdog(watched_tab,
     server = watchdog_server[1]
     worker = start_long_training(watched_tab, server, long_corpus, "orphaned")
     watched_tab.context.close()  # the tab and its connection, as a closed tab does
-    wait_until(lambda: worker not in training_workers(server), timeout=120, every=0.1)
+    assert until(lambda: worker not in training_workers(server), timeout=120, every=0.1)
     assert worker not in training_workers(server)
     # gone: stopped by the watchdog (it writes this line before it exits), not finished
     assert (f"lab.jobs: training worker {worker} stopped: nobody polled it for {WATCHDOG} s"

@@ -1,7 +1,6 @@
 """Train brings its progress panel, then its result, into view with st.html's script, not the deprecated
 components.html iframe."""
-from helpers.app import wait_rendered
-from helpers.training import wait_until
+from helpers.app import until, wait_rendered
 
 WAIT = 120_000
 SCROLLED = """() => Math.max(...[document.scrollingElement,
@@ -24,5 +23,5 @@ def test_a_finished_training_scrolls_its_result_into_view_without_an_iframe(page
     assert page.evaluate(SCROLLED) > 0
     button.click()
     page.get_by_text("Added to this session as").wait_for(timeout=WAIT)
-    assert wait_until(lambda: page.evaluate(RESULT_IN_VIEW), timeout=30)
+    assert until(lambda: page.evaluate(RESULT_IN_VIEW), timeout=30)
     assert page.locator("iframe").count() == 0

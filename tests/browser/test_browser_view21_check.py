@@ -2,7 +2,7 @@
 pause (one rerun per pause, not one per key), the engine line says "==" only for the text
 the box holds, and a difference still ends with Python's tokens drawn."""
 import pytest
-from helpers.app import LYING_ENCODER_JS, drawn_ids, view_engine, wait_until
+from helpers.app import LYING_ENCODER_JS, drawn_ids, until, view_engine
 
 pytestmark = pytest.mark.browser
 
@@ -32,14 +32,14 @@ WATCH_JS = """() => {
 @pytest.fixture
 def tab(page):
     """The app's home page (its own session) once Python has checked the browser's ids."""
-    wait_until(lambda: view_engine(page)[0] == "ok")
+    assert until(lambda: view_engine(page)[0] == "ok")
     return page
 
 
 def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl100k):
     area = tab.locator(".tv textarea").first
     area.fill("Typed on:")
-    wait_until(lambda: view_engine(tab)[0] == "ok" and "(3 tokens)" in view_engine(tab)[1])
+    assert until(lambda: view_engine(tab)[0] == "ok" and "(3 tokens)" in view_engine(tab)[1])
     assert tab.evaluate(WATCH_JS)
     typed = " x" * 20  # a token every two keys: an older text's count differs
     area.press_sequentially(typed, delay=60)
@@ -47,7 +47,7 @@ def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl10
     assert state == "browser" and "checking" in line  # Python's check is pending
     text = "Typed on:" + typed
     want = cl100k.encode_ordinary(text)
-    wait_until(lambda: view_engine(tab)[0] == "ok")
+    assert until(lambda: view_engine(tab)[0] == "ok")
     assert f"({len(want):,} tokens)" in view_engine(tab)[1]
     assert drawn_ids(tab) == want
     # 40 keys 60 ms apart: the box sent once, after the pause (sending every 150 ms, the
@@ -64,11 +64,11 @@ def test_a_difference_ends_with_pythons_tokens_drawn(tab, cl100k):
     area = tab.locator(".tv textarea").first
     area.fill("")
     area.press_sequentially("Lies in the browser", delay=20)
-    wait_until(lambda: view_engine(tab)[0] == "bad")
+    assert until(lambda: view_engine(tab)[0] == "bad")
     assert "browser ids != Python" in view_engine(tab)[1]
     # the page sent ids only (the browser had drawn the text); the view asked for rows
     want = cl100k.encode_ordinary("Lies in the browser")
-    wait_until(lambda: drawn_ids(tab) == want, 30)
+    assert until(lambda: drawn_ids(tab) == want, 30)
     assert view_engine(tab)[0] == "bad"
 
 
@@ -77,7 +77,7 @@ def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl10
     then answers with ids only) still shows: the browser draws its tokens again."""
     from helpers.app import wait_rendered
     tab.locator(".tv textarea").first.fill("typed first")
-    wait_until(lambda: view_engine(tab)[0] == "ok" and "(2 tokens)" in view_engine(tab)[1])
+    assert until(lambda: view_engine(tab)[0] == "ok" and "(2 tokens)" in view_engine(tab)[1])
     # in one go, well within the pause the check waits for: type, let the browser draw
     # its tokens (two frames), then flip the toggle
     tab.evaluate("""async () => {
@@ -95,7 +95,7 @@ def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl10
     }""")
     marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
     view = tab.locator(".tv").first
-    wait_until(lambda: view.evaluate(marked) and view_engine(tab)[0] == "ok")
+    assert until(lambda: view.evaluate(marked) and view_engine(tab)[0] == "ok")
     wait_rendered(tab)
     assert view.evaluate(marked) and view_engine(tab)[0] == "ok"
     assert drawn_ids(tab) == cl100k.encode_ordinary("toggled while typing")

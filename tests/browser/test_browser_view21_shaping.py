@@ -6,7 +6,7 @@ look at."""
 import urllib.parse
 
 import pytest
-from helpers.app import wait_until
+from helpers.app import until
 
 from lab.share import pack_text
 
@@ -56,7 +56,7 @@ def test_an_arabic_word_of_one_token_is_one_shaped_run(browser, app_url, scheme)
                                         "ztext": pack_text(TEXT)})
         tab.goto(f"{app_url}/?{query}")
         wait_rendered(tab)
-        wait_until(lambda: (tab.evaluate(MEASURE_JS) or [{}])[-1].get("text") == " المدرسة")
+        assert until(lambda: (tab.evaluate(MEASURE_JS) or [{}])[-1].get("text") == " المدرسة")
         boxes = tab.evaluate(MEASURE_JS)
         words = [b for b in boxes if any("\u0600" <= ch <= "\u06ff" for ch in b["text"])]
         assert [b["text"] for b in words] == WORDS.replace(" ", "\n ").split("\n")[1:]

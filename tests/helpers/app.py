@@ -6,6 +6,7 @@ fixtures built on these (app_url, browser, page) are tests/conftest.py's.
 import contextlib
 import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +44,6 @@ def streamlit_server(script, *, cap_bytes=None, env=None, cwd=ROOT):
     start: a pipe nobody reads would stall the server once full."""
     import subprocess
     import tempfile
-    import time
     import urllib.request
 
     def cap():
@@ -174,10 +174,13 @@ LYING_ENCODER_JS = """async () => {
 }"""
 
 
-def wait_until(check, timeout=60):
-    """Poll check() every 0.1 s until it is true; fail after timeout seconds."""
-    import time
+def until(check, timeout=60, every=0.1):
+    """The one poll of the tests: call check() every `every` seconds until it returns
+    something truthy, and return that; after timeout seconds return its last (falsy)
+    value, so the caller's assert says what was seen. Never a fixed sleep."""
     deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
+    while True:
+        got = check()
+        if got or time.monotonic() > deadline:
+            return got
+        time.sleep(every)

@@ -1,11 +1,9 @@
 """Running trainings in tests: start one in the worker from plain arguments, a progress
-callback that reports nothing, and a wait on a condition (never a fixed sleep).
+callback that reports nothing (waits use helpers.app.until).
 
 Imported as `from helpers.training import ...`. The app itself starts trainings through
 lab.training with a typed request (lab/requests.py); these drive lab.jobs directly.
 """
-import time
-
 from lab import jobs, workers
 from lab.requests import BpeRequest
 
@@ -27,14 +25,3 @@ class Silent:
 
     def phase(self, name):
         pass
-
-
-def wait_until(condition, timeout=30.0, every=0.05):
-    """Check condition() every `every` seconds until it is true (returns True) or timeout
-    seconds pass (returns False); the caller asserts."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(every)
-    return True

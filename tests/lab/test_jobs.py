@@ -11,7 +11,8 @@ import pytest
 
 from bpe import BasicTokenizer, MergeProgress, RegexTokenizer
 from bpe.replay import token_counts_by_merge
-from helpers.training import start_training, wait_until
+from helpers.app import until
+from helpers.training import start_training
 from lab import job_worker, jobs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,7 +166,7 @@ def test_worker_exits_when_its_parent_dies():
         assert _running(worker)
         parent.send_signal(signal.SIGKILL)
         parent.wait(10)
-        assert wait_until(lambda: not _running(worker), timeout=30)
+        assert until(lambda: not _running(worker), timeout=30)
     finally:
         parent.kill()
         parent.wait(10)
@@ -212,12 +213,12 @@ def test_counting_processes_end_with_the_worker(shakespeare, how):
     text = shakespeare * (4 * PARALLEL_MIN // len(shakespeare) + 1)
     job = start_training("regex", "gpt4", text, 300,
                          abandon_after=0.01 if how == "abandon" else jobs.ABANDON_AFTER)
-    wait_until(lambda: len(_group(job.pid)) >= 2 or job.done, timeout=60, every=0.01)
+    until(lambda: len(_group(job.pid)) >= 2 or job.done, timeout=60, every=0.01)
     assert len(_group(job.pid)) >= 2  # the worker and its counting processes
     if how == "cancel":
         job.cancel()
     else:
         job.join(60)
         assert job.exitcode == jobs.ABANDONED
-    wait_until(lambda: not _group(job.pid), timeout=30)
+    until(lambda: not _group(job.pid), timeout=30)
     assert _group(job.pid) == []
