@@ -67,8 +67,8 @@ def test_an_arabic_word_of_one_token_is_one_shaped_run(browser, app_url, scheme)
         lefts = [b["left"] for b in words]
         assert lefts == sorted(lefts)
         tab.locator(".tv .tokens").first.screenshot(
-            path=str(_shots() / f"view21_arabic_{scheme}.png"))
-        screenshot(tab, f"view21_tokenize_arabic_{scheme}")
+            path=str(_shots() / f"arabic_{scheme}.png"))
+        screenshot(tab, f"tokenize_arabic_{scheme}")
         # the same box with its letters each in an inline-block of its own (isolated
         # forms, as when each letter was drawn apart) looks different
         token = tab.locator(".tv .tokens .tok", has_text="المدرسة").first
@@ -140,6 +140,6 @@ def test_letters_cut_apart_keep_their_joined_forms(browser, letters_url, scheme)
         assert medial.screenshot() != joined
         medial.evaluate("(e) => { e.textContent = '\\u200dب\\u200d'; }")
         tab.locator(".tv .tokens").first.screenshot(
-            path=str(_shots() / f"view21_letters_{scheme}.png"))
+            path=str(_shots() / f"arabic_letters_{scheme}.png"))
     finally:
         context.close()
