@@ -151,7 +151,7 @@ def basic_row(text, repeats, textbook_repeats, report):
     r = row("Basic train, taylorswift.txt, V=512", f"{ours:.3f} s",
             f"textbook loop {theirs:.1f} s", ratio, f"{ratio:.0f}× faster",
             "≥ 50× faster", ratio >= 50,
-            f"ours: median of {2 * repeats} runs; textbook loop (tests/reference.py): "
+            f"ours: median of {2 * repeats} runs; textbook loop (tests/helpers/textbook.py): "
             f"{textbook_repeats} run(s)")
     report(r)
     return r

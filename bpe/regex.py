@@ -2,7 +2,7 @@
 
 A split pattern cuts text into chunks before BPE runs, so no token ever spans two
 chunks: letters, digits, punctuation and whitespace stay apart. The presets, by name,
-are bpe/patterns.py's (tiktoken's patterns of today, with the possessive quantifiers
+are bpe/patterns/__init__.py's (tiktoken's patterns of today, with the possessive quantifiers
 and `\\s++$` that older copies lack). This file does not train; see train.py.
 """
 
