@@ -114,7 +114,7 @@ def minbpe(repo, work, timeout):
     shutil.copy(find_ranks_file(), cache / hashlib.sha1(CL100K_URL.encode()).hexdigest())
     env = environment(folder)
     env["TIKTOKEN_CACHE_DIR"] = str(cache)
-    return run_pytest(folder, ["tests/test_tokenizer.py"], env, timeout)
+    return run_pytest(folder, ["tests/test_tokenizer.py"], env, timeout)  # minbpe's tree
 
 
 def tiktoken(repo, work, timeout):
@@ -144,6 +144,7 @@ def cs336(repo, work, timeout):
     (folder / "standin" / "tiktoken").mkdir(parents=True)
     (folder / "standin" / "tiktoken" / "__init__.py").write_text(STANDIN)
     env = environment(folder, [folder / "standin"])
+    # CS336's tree
     return run_pytest(folder, ["tests/test_train_bpe.py", "tests/test_tokenizer.py"], env,
                       timeout)
 
