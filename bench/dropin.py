@@ -144,8 +144,7 @@ def cs336(repo, work, timeout):
     (folder / "standin" / "tiktoken").mkdir(parents=True)
     (folder / "standin" / "tiktoken" / "__init__.py").write_text(STANDIN)
     env = environment(folder, [folder / "standin"])
-    # CS336's tree
-    return run_pytest(folder, ["tests/test_train_bpe.py", "tests/test_tokenizer.py"], env,
+    return run_pytest(folder, ["tests/test_train_bpe.py", "tests/test_tokenizer.py"], env,  # CS336's
                       timeout)
 
 
