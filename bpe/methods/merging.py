@@ -76,6 +76,9 @@ class Words:
         return st[i] and (i + 2 == n or st[i + 2])
 
     def _add(self, w, counts, sign):
+        """Add (sign 1) or take away (sign -1) word w's pair counts. Only a count that
+        grows is pushed on the heap; one that falls leaves its old entry, which best()
+        re-pushes with the true count when it surfaces (fewer entries, same order)."""
         f = self.freqs[w] * sign
         g = self.groups[w]
         stats, heap, where = self.stats[g], self.heaps[g], self.where
@@ -83,11 +86,16 @@ class Words:
             count = stats[pair] + f * k
             if count:
                 stats[pair] = count
-                heappush(heap, (-count, pair))
                 if sign > 0:
+                    heappush(heap, (-count, pair))
                     where[pair].add(w)
             else:
                 del stats[pair]
+
+    def _rewrite(self, w, before, after):
+        """Word w's pair counts went from before to after (Counters): apply the change."""
+        self._add(w, before - after, -1)
+        self._add(w, after - before, 1)
 
     def count(self, pair):
         """The pair's count over every group."""
@@ -97,18 +105,30 @@ class Words:
     def best(self, group=0):
         """(pair, count) with the highest count in group (ties by the tie rule), or None."""
         stats, heap = self.stats[group], self.heaps[group]
-        while heap and stats.get(heap[0][1], 0) != -heap[0][0]:
-            heappop(heap)  # stale: the pair's count has changed since
+        while heap:
+            count = stats.get(heap[0][1], 0)
+            if count == -heap[0][0]:
+                break
+            pair = heappop(heap)[1]  # stale: the count has fallen since (or is gone)
+            if count:
+                heappush(heap, (-count, pair))
         if not heap:
             return None
         top = -heap[0][0]
         tied = []
+        stale = []
         while heap and -heap[0][0] == top:
-            entry = heappop(heap)
-            if stats.get(entry[1], 0) == top and entry[1] not in tied:
-                tied.append(entry[1])
+            pair = heappop(heap)[1]
+            count = stats.get(pair, 0)
+            if count == top:
+                if pair not in tied:
+                    tied.append(pair)
+            elif count:
+                stale.append((-count, pair))
         for pair in tied:
             heappush(heap, (-top, pair))
+        for entry in stale:
+            heappush(heap, entry)
         return self.tie_winner(tied, group), top
 
     def tie_winner(self, tied, group):
@@ -175,8 +195,7 @@ class Words:
             self.tokens[w] = out
             if st is not None:
                 self.starts[w] = out_st
-            self._add(w, before, -1)
-            self._add(w, self.pairs(w), 1)
+            self._rewrite(w, before, self.pairs(w))
             f = self.freqs[w]
             done[self.groups[w]] += f * k
             self.freq[a] -= f * k
@@ -203,8 +222,7 @@ class Words:
                 else:
                     out.append(t)
             self.tokens[w] = out
-            self._add(w, before, -1)
-            self._add(w, self.pairs(w), 1)
+            self._rewrite(w, before, self.pairs(w))
             f = self.freqs[w]
             total += f * k
             self.freq[idx] -= f * k
