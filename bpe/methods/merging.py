@@ -30,8 +30,9 @@ class Words:
     pretoken (BoundlessBPE; None: every pair is eligible)."""
 
     def __init__(self, words, freqs, *, groups=None, starts=None, vocab=None,
-                 tie_break="first"):
+                 tie_break="first", banned=()):
         check_tie_break(tie_break)
+        self.banned = set(banned)  # pairs best() never picks (SuperBPE: stage 1's own)
         self.tie_break = tie_break
         self.tokens = [list(word) for word in words]
         self.freqs = list(freqs)
@@ -107,8 +108,11 @@ class Words:
         stats, heap = self.stats[group], self.heaps[group]
         while heap:
             count = stats.get(heap[0][1], 0)
-            if count == -heap[0][0]:
+            if count == -heap[0][0] and heap[0][1] not in self.banned:
                 break
+            if heap[0][1] in self.banned:
+                heappop(heap)
+                continue
             pair = heappop(heap)[1]  # stale: the count has fallen since (or is gone)
             if count:
                 heappush(heap, (-count, pair))
@@ -120,6 +124,8 @@ class Words:
         while heap and -heap[0][0] == top:
             pair = heappop(heap)[1]
             count = stats.get(pair, 0)
+            if pair in self.banned:
+                continue
             if count == top:
                 if pair not in tied:
                     tied.append(pair)
