@@ -1,5 +1,135 @@
-"""Placeholder: this method's module is being written (issue 28)."""
+"""bpe.methods "boundless": BoundlessBPE (Schmidt et al. 2025, arXiv 2504.00178).
+
+BPE within GPT-4's chunks (pretokens), plus "supermerges": two adjacent tokens on either
+side of a pretoken boundary may merge when each is whole, i.e. covers whole pretokens
+(a pretoken merged down to one token, or a superword made that way). " of" and " the",
+once each is one token, can become the superword " of the". Ordinary merges and
+supermerges compete in one ranking by count, so no transition size is chosen (unlike
+SuperBPE); every pair keeps one id whichever kind it is.
+
+Simplifications, said plainly:
+- no supermerge crosses a pretoken holding a line break (each line is a training word,
+  counted once however often it repeats; that keeps training near plain BPE's cost);
+- the paper also deletes tokens with Picky BPE's IoS rule and tunes its pretokenizer
+  (its section 3.5 and appendix A); neither is done here (bpe.methods.picky does the
+  deletions on its own);
+- the paper's 20% more bytes per token is at a 1M-token-scale vocabulary on large data;
+  bench/methods.py measures what shows at the lab's small sizes.
+
+Tie rule: tie_break as bpe.train ("first", minbpe's, by default), by
+bpe.methods.merging.Words.
+
+Encoding is consistent with training: each pretoken is merged on its own (inside a
+pretoken every pair may merge, as in training), then each run of whole pretokens between
+line breaks is merged lowest id first. A token's wholeness never changes once it exists,
+so this is the order training merged the same text in. Decode is concatenation, so every
+text round-trips.
+
+>>> tok = train(["of the of the of the"], 262)
+>>> [tok.vocab[i] for i in range(256, 262)]
+[b'of', b' t', b' th', b' the', b' of', b' the of']
+"""
+from itertools import chain
+
+from .. import documents
+from ..encode import apply_merges
+from ..regex import RegexTokenizer
+from ..text import clean_text
+from ..train import TrainResult
+from .merging import Clock, Words
 
 
-def train(texts, vocab_size, **options):
-    raise NotImplementedError("bpe.methods.boundless is not written yet")
+class BoundlessTokenizer(RegexTokenizer):
+    """GPT-4's chunks merged on their own, then runs of whole ones merged together."""
+
+    def _reset(self):
+        super()._reset()
+        merges = self.merges
+        self._rank = lambda a, b: merges.get((a, b))
+
+    def model_text(self):
+        raise ValueError("a BoundlessBPE tokenizer cannot be saved as a minbpe .model file: "
+                         "that format merges inside GPT-4's chunks only, so its superwords "
+                         "would never be made")
+
+    def encode_ordinary(self, text):
+        cache = self._cache
+        ids = []
+        for line in lines(self.split(clean_text(text))):
+            units = [cache[chunk] for chunk in line]
+            run = []
+            for unit in units:
+                if len(unit) == 1 and len(line) > 1:
+                    run.append(unit[0])
+                    continue
+                if run:
+                    ids.extend(apply_merges(run, self._rank))
+                    run = []
+                ids.extend(unit)
+            if run:
+                ids.extend(apply_merges(run, self._rank))
+        return ids
+
+
+def lines(chunks):
+    """GPT-4 chunks grouped into lines: a chunk holding a line break stands alone.
+
+    >>> lines(["a", " b", "\\n", "c"])
+    [['a', ' b'], ['\\n'], ['c']]
+    """
+    out, run = [], []
+    for chunk in chunks:
+        if "\n" in chunk or "\r" in chunk:
+            if run:
+                out.append(run)
+                run = []
+            out.append([chunk])
+        else:
+            run.append(chunk)
+    if run:
+        out.append(run)
+    return out
+
+
+def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=None,
+          tie_break="first"):
+    """A BoundlessTokenizer of vocab_size tokens (fewer if pairs run out)."""
+    tok = BoundlessTokenizer()
+    specials = documents.check_specials(tok, special_tokens, vocab_size)
+    size = vocab_size - len(specials)
+    tok.check_train_args(size, min_frequency)
+    counts = {}
+    docs = (doc for text in texts for doc in documents.cut_at_specials(text, specials))
+    for doc in docs:
+        for line in lines(tok.split(clean_text(doc))):
+            key = tuple(line)
+            counts[key] = counts.get(key, 0) + 1
+    words, starts = [], []
+    for line in counts:
+        pieces = [chunk.encode("utf-8") for chunk in line]
+        words.append(b"".join(pieces))
+        starts.append(list(chain.from_iterable(
+            [True] + [False] * (len(piece) - 1) for piece in pieces)))
+    state = Words(words, counts.values(), starts=starts, tie_break=tie_break)
+    merges, merge_counts = {}, {}
+    clock = Clock(progress, size - 256)
+    stop_reason = "no_pairs"
+    idx = 256
+    while True:
+        if idx >= size:
+            stop_reason = "vocab_size"
+            break
+        found = state.best()
+        if found is None:
+            break
+        pair, count = found
+        if count < min_frequency:
+            stop_reason = "min_frequency"
+            break
+        state.merge(pair, idx)
+        merges[pair] = idx
+        merge_counts[idx] = count
+        clock.tick(idx, pair, state.vocab[idx], count)
+        idx += 1
+    tok.apply_training(TrainResult(merges, merge_counts, stop_reason))
+    return documents.register_after_merges(tok, specials)
