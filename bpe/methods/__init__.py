@@ -14,13 +14,16 @@ Options: min_frequency (every method), special_tokens (every method), tie_break 
 methods built on bpe.train: "first", "smallest_ids", "greatest_bytes"), transition
 (superbpe: the vocab size at which merges start crossing whitespace), tau (picky: the
 IoS threshold in (0, 1]), progress (a callable given a bpe.train.MergeProgress after
-each step). `dropout_encode` and `residue` work on any tokenizer with merges.
+each step). `dropout_encode` and `residue` work on any tokenizer with merges; `blame`
+says which vocabulary entries make one tokenizer need more tokens than another.
 """
 from collections.abc import Mapping
 
 from . import boundless, classic, hf_bpe, parity, picky, superbpe, unigram, wordpiece
+from .blame import blame
 from .dropout import dropout_encode
-from .residue import residue
+from .residue import residue  # subtle: the function's name hides its module's; import
+#                               leftover_share and LEFTOVER_R from bpe.methods.residue
 
 METHODS = {
     "bpe": "Byte-level BPE within GPT-4's split pattern, the lab's exact trainer (minbpe's tie rule by default).",
@@ -51,7 +54,7 @@ OPTIONS = {
     "parity": {"tie_break"},
 }
 
-__all__ = ["METHODS", "OPTIONS", "train", "check", "dropout_encode", "residue"]
+__all__ = ["METHODS", "OPTIONS", "train", "check", "dropout_encode", "residue", "blame"]
 
 
 def train(method, texts, vocab_size, **options):
