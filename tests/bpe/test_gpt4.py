@@ -87,6 +87,7 @@ def test_property_round_trip(gpt4, trained, text):
         assert tok.decode(tok.encode_ordinary(text)) == text
 
 
+@pytest.mark.slow  # every code point through ours and tiktoken: ~15-35 s
 def test_every_code_point_falls_in_tiktokens_character_class(gpt4, cl100k):
     # Each code point c is followed by "'LLe": whether c joins the apostrophe or stands
     # alone shows whether the split pattern took c for a letter, number, space or other.

@@ -1,5 +1,7 @@
 """Merge recovery from ranks (issue 24): the heap path for long tokens gives the textbook
 rescan's merges, and a ranks file whose tokens double in length recovers at once."""
+import pytest
+
 from bpe import BasicTokenizer
 from bpe.formats.ranks import mergeable_ranks, recover_merges
 
@@ -22,6 +24,7 @@ def textbook_recover(ranks):
     return merges
 
 
+@pytest.mark.slow  # the textbook loop on long tokens: ~10-20 s
 def test_long_tokens_recover_as_the_textbook_does():
     """Basic training on a repetitive text makes tokens of hundreds of bytes, past the
     short-token rescan, so the heap path decides them."""

@@ -32,6 +32,7 @@ def test_random_small_alphabets(seed):
     assert_same(RegexTokenizer(), text, vocab_size, GPT4_SPLIT_PATTERN)
 
 
+@pytest.mark.slow  # the textbook loop on the whole corpus: ~12-25 s
 def test_taylorswift_regex(taylorswift):
     # the whole corpus, full split; the reference loop makes this the slowest test
     assert_same(RegexTokenizer(), taylorswift, 256 + 48, GPT4_SPLIT_PATTERN)
