@@ -150,8 +150,10 @@ def train_words(word_counts, vocab_size, *, min_frequency=1, special_tokens=(),
     for ch in sorted(alphabet):
         add(ch)
     if prefix is not None and prefixed_order is not None:
+        inside = {ch for word in word_counts for ch in word[1:]}
         for ch in prefixed_order:
-            add(prefix + ch)
+            if ch in inside:
+                add(prefix + ch)
     # --- the words as id lists
     words = []
     counts = []
@@ -165,6 +167,11 @@ def train_words(word_counts, vocab_size, *, min_frequency=1, special_tokens=(),
         words.append(ids)
         counts.append(count)
     first_size = len(id2w)
+    if first_size > vocab_size:
+        raise ValueError(f"this corpus starts the vocabulary with {first_size} tokens (special "
+                         f"tokens, every character{', its prefixed forms' if prefix else ''}) "
+                         f"before any merge; ask for a vocab_size of at least {first_size}, "
+                         f"not {vocab_size}")
     # --- pair counts and the words each pair is in
     pair_counts = {}
     where = {}
