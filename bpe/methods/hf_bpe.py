@@ -11,7 +11,8 @@
 
 (tests/bpe/test_methods_hf.py proves it on real corpora and on fuzz). ByteLevel keeps HF's
 default add_prefix_space=True: a text's first word gets the same leading space as every
-other word, so "Hello" at the start and " Hello" inside share tokens.
+other word, so "Hello" at the start and " Hello" inside share tokens; as in tokenizers,
+decode then gives the text back with that space in front.
 
 `train_words` is the trainer itself (tokenizers/src/models/bpe/trainer.rs), shared with
 WordPiece, which is this trainer with continuing_subword_prefix "##":
