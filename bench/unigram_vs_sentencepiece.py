@@ -59,6 +59,7 @@ def main(argv=None):
     train, held_out = lines[:cut], lines[cut:]
     sp, sp_s = cpu(sentencepiece_unigram, train, args.vocab)
     ours, ours_s = cpu(unigram.train, train, args.vocab, special_tokens=["<s>", "</s>"])
+    assert sp.get_piece_size() == len(ours.vocab) == args.vocab, (sp.get_piece_size(), len(ours.vocab))
     sp_tokens = sum(len(sp.encode(line)) for line in held_out)
     our_tokens = sum(len(ours.encode(line)) for line in held_out)
     assert all(ours.decode(ours.encode(line)) == line for line in held_out)
