@@ -23,11 +23,16 @@ first occurrence, so a training is repeatable. Given the order one tokenizers ru
 spell from its vocabulary as "[UNK]". Not offered: limit_alphabet, initial_alphabet, a
 prefix other than "##", BERT's [CLS]/[SEP] post-processor.
 """
+import re
+
 from ..formats.hf import tokenizer_from_hf
 from ..formats.hf_pipeline import Pipeline
 from .hf_bpe import added_tokens, check_specials, count_words, train_words
 
 UNK = "[UNK]"
+# whitespace both BertNormalizer (clean_text: to " ") and BertPreTokenizer (a split) treat as
+# whitespace, and that no normalization step joins across: words never span it
+WHITESPACE = re.compile(r"[ \t\n\r]+")
 PREFIX = "##"
 
 
@@ -56,7 +61,7 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=(UNK,), progress
         "post_processor": None,
         "decoder": {"type": "WordPiece", "prefix": PREFIX, "cleanup": True},
     }
-    word_counts = count_words(texts, Pipeline.from_json(document))
+    word_counts = count_words(texts, Pipeline.from_json(document), cut=WHITESPACE)
     if not word_counts:
         raise ValueError("wordpiece: the corpus has no words once BERT's normalizer and "
                          "pre-tokenizer have run (only spaces or control characters); give "

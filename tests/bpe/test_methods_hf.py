@@ -13,6 +13,7 @@ from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers,
 
 from bpe import methods  # noqa: E402
 from bpe.formats.hf import hf_json  # noqa: E402
+from bpe.formats.hf_pipeline import Pipeline  # noqa: E402
 from bpe.methods import hf_bpe, wordpiece  # noqa: E402
 from bpe.train import MergeProgress  # noqa: E402
 from tests.helpers.app import read_corpus  # noqa: E402
@@ -157,3 +158,22 @@ def test_bad_input_gets_a_sentence():
         methods.train("hf-bpe", ["hi"], 300, special_tokens="<s>")
     with pytest.raises(ValueError, match="no words"):
         methods.train("wordpiece", ["   \n"], 100)
+
+
+BERT_TEXT = st.lists(st.one_of(st.sampled_from([" ", "\t", "\n", "\r\n", "\u3000", "\x00", "\x85",
+                                                "e\u0301", " \u0301", "東", "Ab", "!", "ﬁ"]),
+                               st.text(max_size=3)), max_size=10).map("".join)
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(docs=st.lists(BERT_TEXT, max_size=4))
+def test_wordpiece_counts_words_by_chunk_as_the_whole_pipeline_does(docs):
+    pipeline = wordpiece_pipeline()
+    whole = hf_bpe.count_words(docs, pipeline)
+    assert list(hf_bpe.count_words(docs, pipeline, cut=wordpiece.WHITESPACE).items()) == \
+        list(whole.items())
+
+
+def wordpiece_pipeline():
+    return Pipeline.from_json({"normalizer": {"type": "BertNormalizer"},
+                               "pre_tokenizer": {"type": "BertPreTokenizer"}})
