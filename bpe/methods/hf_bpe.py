@@ -33,6 +33,7 @@ It does not train from files, limit the alphabet, or cap token length (HF option
 does not offer). The tokenizer it returns is the tokenizer.json document run by
 bpe.formats.hf, so encode/decode/export are the ones proven against `tokenizers`.
 """
+import re
 import time
 from heapq import heapify, heappop, heappush
 from itertools import repeat
@@ -44,6 +45,10 @@ from ..train import MergeProgress
 
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
               "use_regex": True}
+# subtle: a space between two word characters starts a new ByteLevel piece, and a chunk
+# that starts with a space gets no prefix space: cut there, each text's pieces are its
+# chunks' pieces, so the slow pipeline runs once per distinct chunk (tested on fuzz)
+WORD_STARTS = re.compile(r"(?<=\w)(?= \w)")
 BYTE_TABLE = bytes_to_unicode()                          # 32 -> "Ġ"
 BYTE_CHARS = {ch: byte for byte, ch in BYTE_TABLE.items()}  # "Ġ" -> 32
 
@@ -71,7 +76,8 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=(), progress=Non
     }
     # the pipeline gives text pieces; ByteLevel's model reads them as byte characters
     word_counts = {"".join(BYTE_TABLE[b] for b in word.encode("utf-8")): count
-                   for word, count in count_words(texts, Pipeline.from_json(document)).items()}
+                   for word, count in count_words(texts, Pipeline.from_json(document),
+                                                  cut=WORD_STARTS).items()}
     vocab, merges = train_words(word_counts, vocab_size, min_frequency=min_frequency,
                                 special_tokens=special_tokens, initial_alphabet=BYTE_CHARS,
                                 progress=progress, token_bytes=byte_level_bytes)
@@ -112,10 +118,10 @@ def count_words(texts, pipeline, cut=None):
     """{word: count} over the documents, in order of first occurrence: each document is
     normalized and pre-tokenized on its own, as tokenizers' train_from_iterator does.
 
-    cut: a compiled regex of separators no word spans and the pipeline maps to nothing
-    (BERT's whitespace); then each text is cut there first and the pipeline runs once per
-    distinct chunk, not over the whole corpus (3x faster for WordPiece, same counts:
-    tests/bpe/test_methods_hf.py)."""
+    cut: a compiled regex where the text may be cut (separators no word spans and the
+    pipeline maps to nothing, like BERT's whitespace, or a zero-width point where a word
+    always starts); then the pipeline runs once per distinct chunk, not over the whole
+    corpus (3x faster, same counts: tests/bpe/test_methods_hf.py)."""
     if cut is not None:
         chunks = {}
         for text in texts:

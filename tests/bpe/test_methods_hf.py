@@ -177,3 +177,12 @@ def test_wordpiece_counts_words_by_chunk_as_the_whole_pipeline_does(docs):
 def wordpiece_pipeline():
     return Pipeline.from_json({"normalizer": {"type": "BertNormalizer"},
                                "pre_tokenizer": {"type": "BertPreTokenizer"}})
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(docs=st.lists(BERT_TEXT.map(lambda text: text.replace("!", "a b's  c\n d")), max_size=4))
+def test_hf_bpe_counts_words_by_chunk_as_the_whole_pipeline_does(docs):
+    pipeline = Pipeline.from_json({"pre_tokenizer": hf_bpe.BYTE_LEVEL})
+    whole = hf_bpe.count_words(docs, pipeline)
+    assert list(hf_bpe.count_words(docs, pipeline, cut=hf_bpe.WORD_STARTS).items()) == \
+        list(whole.items())
