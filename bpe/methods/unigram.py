@@ -259,16 +259,17 @@ def _e_step(lattices, score, pieces):
         alpha[0] = 1.0
         for i, j, pid in edges:
             alpha[j] += alpha[i] * weight[pid]
-        beta = [0.0] * (n + 1)
-        beta[n] = 1.0
-        for i, j, pid in reversed(edges):
-            beta[i] += weight[pid] * beta[j]
         z = alpha[n]
         if not 0.0 < z < math.inf:
             raise ArithmeticError("unigram: a word's lattice under/overflowed")
-        scale = count / z
-        for i, j, pid in edges:
-            expected[pid] += alpha[i] * weight[pid] * beta[j] * scale
+        beta = [0.0] * (n + 1)
+        beta[n] = count / z
+        # subtle: backwards by end, every edge leaving j comes before any edge into j, so
+        # beta[j] is complete when read, and each edge's share is known right there
+        for i, j, pid in reversed(edges):
+            share = weight[pid] * beta[j]
+            beta[i] += share
+            expected[pid] += alpha[i] * share
     return expected
 
 
