@@ -171,9 +171,16 @@ def train_pieces(words, size, chars, progress=None):
         if progress is not None:
             progress(MergeProgress(min(done, total), total, _alive(score), (), b"", 0,
                                    time.perf_counter() - start))
+    last = list(score)  # pid -> its latest score, kept after it is dropped
+
+    def remember(new):
+        for pid, s in enumerate(new):
+            if s is not None:
+                last[pid] = s
+        return new
     while True:
         for _ in range(NUM_SUB_ITERATIONS):
-            score = _m_step(_e_step(lattices, score, pieces), score, is_char)
+            score = remember(_m_step(_e_step(lattices, score, pieces), score, is_char))
             step()
         if _alive(score) <= desired:
             break
@@ -181,13 +188,20 @@ def train_pieces(words, size, chars, progress=None):
         lattices = [([edge for edge in edges if score[edge[2]] is not None], n, count)
                     for edges, n, count in lattices]
         step()
-    # keep the best `size` by score, characters first (sentencepiece's Finalize)
+    # keep the best `size` by score, characters first (sentencepiece's Finalize). subtle:
+    # the M-step may drop so many pieces that fewer than `size` are left (the seed is
+    # small); the dropped ones then fill up by their last score, below every kept piece
     kept = {piece: score[pid] for pid, piece in enumerate(pieces) if is_char[pid]}
-    for pid in sorted((pid for pid, s in enumerate(score) if s is not None),
-                      key=lambda pid: -score[pid]):
+    alive = sorted((pid for pid, s in enumerate(score) if s is not None),
+                   key=lambda pid: -score[pid])
+    dropped = sorted((pid for pid, s in enumerate(score) if s is None),
+                     key=lambda pid: -last[pid])
+    floor = min([score[pid] for pid in alive] + list(kept.values()), default=0.0)
+    for pid in alive + dropped:
         if len(kept) >= size:
             break
-        kept.setdefault(pieces[pid], score[pid])
+        kept.setdefault(pieces[pid], score[pid] if score[pid] is not None
+                        else min(last[pid], floor) - 1.0)
     return kept
 
 
