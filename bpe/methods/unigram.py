@@ -108,8 +108,16 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=(), progress=Non
     document["model"] = {"type": "Unigram", "unk_id": 0, "vocab": vocab, "byte_fallback": True}
     tok = tokenizer_from_hf(document, source="unigram")
     tok.name = f"unigram {len(vocab)}"
-    tok.piece_scores = dict(pieces)  # piece -> log-probability, for the pages to show
     return tok
+
+
+def piece_scores(tok):
+    """{piece: log-probability} of a Unigram tokenizer's learned pieces, best first (not
+    <unk>, the special tokens or the byte pieces): what a page shows in place of merges.
+    Read from its tokenizer.json, so it survives pickling to and from a worker."""
+    model = tok.document["model"]
+    first = 1 + len(tok.special_tokens) - (UNK in tok.special_tokens) + len(BYTE_PIECES)
+    return {piece: score for piece, score in model["vocab"][first:]}
 
 
 def count_words(texts):

@@ -3,6 +3,7 @@ merges, ids, pipeline) equal on real corpora and on hypothesis text, encode ids 
 the exported file loads in `tokenizers` with identical ids."""
 import json
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,11 @@ def assert_same(ref, ours, held_out):
     for text in held_out:
         assert ours.encode(text, allowed_special="all") == ref.encode(text).ids
     exported = Tokenizer.from_str(json.dumps(hf_json(ours)))
+    back = pickle.loads(pickle.dumps(ours))  # as a training worker hands it back
+    assert back.name == ours.name
     for text in held_out:
-        assert exported.encode(text).ids == ours.encode(text, allowed_special="all")
+        ids = ours.encode(text, allowed_special="all")
+        assert exported.encode(text).ids == back.encode(text, allowed_special="all") == ids
 
 
 def corpora():

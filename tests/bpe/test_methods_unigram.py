@@ -5,6 +5,7 @@ trainer at the same vocab size (the bigger measurement: bench/unigram_vs_sentenc
 import functools
 import json
 import os
+import pickle
 import tempfile
 
 import pytest
@@ -57,9 +58,11 @@ def test_layout_and_scores():
     assert [strings[i] for i in range(4)] == ["<unk>", "<s>", "</s>", "<0x00>"]
     assert strings[258] == "<0xFF>"
     assert tok.merges == {}
-    assert len(tok.piece_scores) == 700 - 259
-    assert all(score < 0 for score in tok.piece_scores.values())
-    assert any(len(piece) >= 4 for piece in tok.piece_scores)  # it learned words, not letters
+    scores = unigram.piece_scores(pickle.loads(pickle.dumps(tok)))  # as a worker returns it
+    assert len(scores) == 700 - 259 and strings[259] == next(iter(scores))
+    assert all(score < 0 for score in scores.values())
+    assert list(scores.values()) == sorted(scores.values(), reverse=True)
+    assert any(len(piece) >= 4 for piece in scores)  # it learned words, not letters
     text = "Taylor Swift's 東京 album"
     assert tok.decode(tok.encode(text)) == text
 
