@@ -55,7 +55,8 @@ SHRINKING_FACTOR = 0.75
 NUM_SUB_ITERATIONS = 2
 MAX_PIECE_LENGTH = 16
 CHARACTER_COVERAGE = 0.9995
-SEED_FACTOR = 2  # measured: 1 gives 7% more tokens, 4 gives 4% fewer at 1.5x the time
+SEED_FACTOR = 2  # tinyshakespeare 2000: 1 gives 11% more held-out tokens, 4 gives 4% fewer
+# at 1.5x the training time (bench/results/methods_hf.md)
 EXPECTED_FREQUENCY_THRESHOLD = 0.5
 VOCAB_MARGIN = 1.1
 CHUNK = 24
@@ -73,7 +74,8 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=(), progress=Non
 
     min_frequency: a word seen fewer times is left out of training (its characters still
     count for coverage). progress: MergeProgress after each EM or pruning step (done/total
-    over the steps expected; pair and count are empty, token is b"").
+    over the steps expected; idx is the number of pieces still in the running, pair and
+    count are empty, token is b"").
 
     >>> tok = train(["low lower lowest " * 20, "new newer newest " * 20], 300)
     >>> text = "lowest newer <0x41> ▁é"
