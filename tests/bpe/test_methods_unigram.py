@@ -1,0 +1,113 @@
+"""unigram: our own Unigram LM trainer. Every text round-trips (byte fallback), its words are
+what its tokenizer.json's pipeline makes, the export loads in `tokenizers` with identical
+ids, and on held-out text it needs at most 3% more tokens than sentencepiece's Unigram
+trainer at the same vocab size (the bigger measurement: bench/unigram_vs_sentencepiece.py)."""
+import functools
+import json
+import os
+import pickle
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from bpe import methods
+from bpe.formats.hf import hf_json
+from bpe.formats.hf_pipeline import Pipeline
+from bpe.methods import unigram
+from tests.helpers.app import read_corpus
+
+EXAMPLES = int(os.environ.get("METHODS_FUZZ_EXAMPLES", 100))
+PIECES = [" ", "  ", "\t", "\n", "\r\n", "▁", "▁the", "<0x41>", "<unk>", "<s>", "the", " the",
+          "é", "e\u0301", "東京", "👍🏽", "\x00", "\ufffd", "ing", "##"]
+TEXT = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=10).map("".join)
+
+
+def lines(name):
+    return [line for line in read_corpus(name).splitlines() if line.strip()]
+
+
+@functools.lru_cache(maxsize=None)
+def trained():
+    return unigram.train(lines("taylorswift.txt")[:300], 700, special_tokens=["<s>", "</s>"])
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=TEXT)
+def test_every_text_round_trips(text):
+    tok = trained()
+    # disallowed_special=(): "<s>" or "<unk>" in the text is text here, not a special token
+    assert tok.decode(tok.encode(text, disallowed_special=())) == text
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(texts=st.lists(TEXT, max_size=4))
+def test_words_are_the_pipelines_pieces(texts):
+    pipeline = Pipeline.from_json(trained().document)
+    expected = {}
+    for text in texts:
+        for word in pipeline.pieces(text):
+            expected[word] = expected.get(word, 0) + 1
+    assert unigram.count_words(texts) == expected
+
+
+def test_layout_and_scores():
+    tok = trained()
+    assert len(tok.vocab) == 700 and tok.name == "unigram 700"
+    strings = tok.token_strings()
+    assert [strings[i] for i in range(4)] == ["<unk>", "<s>", "</s>", "<0x00>"]
+    assert strings[258] == "<0xFF>"
+    assert tok.merges == {}
+    scores = unigram.piece_scores(pickle.loads(pickle.dumps(tok)))  # as a worker returns it
+    assert len(scores) == 700 - 259 and strings[259] == next(iter(scores))
+    assert all(score < 0 for score in scores.values())
+    assert list(scores.values()) == sorted(scores.values(), reverse=True)
+    assert any(len(piece) >= 4 for piece in scores)  # it learned words, not letters
+    text = "Taylor Swift's 東京 album"
+    assert tok.decode(tok.encode(text)) == text
+
+
+def test_export_loads_in_tokenizers_with_identical_ids():
+    tokenizers = pytest.importorskip("tokenizers")
+    tok = trained()
+    hf = tokenizers.Tokenizer.from_str(json.dumps(hf_json(tok)))
+    for text in lines("taylorswift.txt")[300:340] + ["<0x41> ▁x\t東京👍", "  two  spaces "]:
+        ids = tok.encode(text, allowed_special="all")
+        assert hf.encode(text).ids == ids
+        assert hf.decode(ids, skip_special_tokens=False) == text
+
+
+def test_within_three_percent_of_sentencepiece():
+    spm = pytest.importorskip("sentencepiece")
+    text = lines("tinyshakespeare.txt")
+    train, held_out = text[:6000], text[-1000:]
+    ours = methods.train("unigram", train, 800, special_tokens=["<s>", "</s>"])
+    with tempfile.TemporaryDirectory() as tmp:
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(train), model_prefix=f"{tmp}/sp", model_type="unigram",
+            vocab_size=800, byte_fallback=True, normalization_rule_name="identity",
+            remove_extra_whitespaces=False, minloglevel=2, num_threads=1)
+        sp = spm.SentencePieceProcessor(model_file=f"{tmp}/sp.model")
+    assert sp.get_piece_size() == len(ours.vocab) == 800
+    sp_tokens = sum(len(sp.encode(line)) for line in held_out)
+    our_tokens = sum(len(ours.encode(line)) for line in held_out)
+    assert our_tokens <= 1.03 * sp_tokens, (our_tokens, sp_tokens)
+
+
+def test_progress_counts_the_em_and_pruning_steps():
+    seen = []
+    unigram.train(lines("taylorswift.txt")[:100], 400, progress=seen.append)
+    assert [p.done for p in seen] == list(range(1, len(seen) + 1))
+    assert seen[-1].done <= seen[-1].total and len(seen) >= 2
+
+
+def test_bad_input_gets_a_sentence():
+    with pytest.raises(ValueError, match="vocab_size must be at least"):
+        methods.train("unigram", ["hello world"], 260)
+    with pytest.raises(TypeError, match="wrap one token"):
+        methods.train("unigram", ["hello"], 400, special_tokens="<s>")
+
+
+def test_differences_are_stated():
+    assert len(unigram.DIFFERENCES) >= 3
+    assert all(line in unigram.__doc__ for line in unigram.DIFFERENCES)
