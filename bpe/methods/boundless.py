@@ -26,8 +26,8 @@ so this is the order training merged the same text in. Decode is concatenation, 
 text round-trips.
 
 >>> tok = train(["of the of the of the"], 262)
->>> [tok.vocab[i] for i in range(256, 262)][-1]
-b' of the'
+>>> [tok.vocab[i] for i in range(256, 262)]
+[b'of', b' t', b' th', b' the', b' of', b' the of']
 """
 from itertools import chain
 

@@ -1,0 +1,96 @@
+"""Each bpe.methods variant's effect at the same vocab size as our BPE, beside the paper's.
+
+Trains bpe, superbpe, boundless, picky (tau 1 and 0.9) on a slice of taylorswift.txt and
+counts held-out tokens; parity vs bpe on samples/arena (each sample's first half trains,
+the second half measures the Gini of tokens per byte); CPU seconds of each training.
+Small sizes on purpose: it runs in a few minutes on a shared core.
+
+    python bench/methods.py [--train-chars 60000] [--vocab 1000] [--out bench/results/methods.md]
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bpe import methods  # noqa: E402
+from bpe.methods.parity import gini  # noqa: E402
+
+CORPORA = ROOT.parent / "shared" / "corpora"
+
+
+def timed(fn, *args, **kwargs):
+    start = time.process_time()
+    result = fn(*args, **kwargs)
+    return result, time.process_time() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", default=str(CORPORA if CORPORA.exists()
+                                                 else Path("/work/shared/corpora")))
+    parser.add_argument("--train-chars", type=int, default=60_000)
+    parser.add_argument("--held-chars", type=int, default=20_000)
+    parser.add_argument("--vocab", type=int, default=1000)
+    parser.add_argument("--arena-vocab", type=int, default=600)
+    parser.add_argument("--out", default=None, help="write the markdown table here")
+    args = parser.parse_args()
+    text = (Path(args.corpora) / "taylorswift.txt").read_text(encoding="utf-8")
+    docs = text[:args.train_chars].split("\n\n")
+    held = text[args.train_chars:args.train_chars + args.held_chars]
+    rows = []
+    bpe, bpe_s = timed(methods.train, "bpe", docs, args.vocab)
+    base = len(bpe.encode(held))
+    rows.append(("bpe", base, "", f"{bpe_s:.2f}", "1.0x", "-"))
+    for name, options, paper in [
+            ("superbpe", {}, "up to 33% fewer tokens at 200k vocab"),
+            ("boundless", {}, "~20% more bytes per token"),
+            ("picky", {"tau": 1.0}, "tau=1 is BPE"),
+            ("picky", {"tau": 0.9}, "same compression, fewer junk tokens")]:
+        tok, secs = timed(methods.train, name, docs, args.vocab, **options)
+        n = len(tok.encode(held))
+        extra = ""
+        if name == "picky":
+            extra = (f"merges == bpe: {tok.merges == bpe.merges}; "
+                     f"removed {len(tok.removed)}")
+        label = name + "".join(f" {k}={v}" for k, v in options.items())
+        rows.append((label, n, f"{(n - base) / base:+.1%} {extra}", f"{secs:.2f}",
+                     f"{secs / bpe_s:.1f}x", paper))
+    arena = {p.stem: p.read_text(encoding="utf-8") for p in sorted((ROOT / "samples" / "arena").glob("*.txt"))}
+    train_half = {k: v[:len(v) // 2] for k, v in arena.items()}
+    test_half = {k: v[len(v) // 2:] for k, v in arena.items()}
+    a_bpe, a_bpe_s = timed(methods.train, "bpe", list(train_half.values()), args.arena_vocab)
+    a_par, a_par_s = timed(methods.train, "parity", train_half, args.arena_vocab)
+    one = methods.train("parity", {"en": text[:args.train_chars]}, args.vocab).merges == \
+        methods.train("bpe", [text[:args.train_chars]], args.vocab).merges
+
+    def g(tok, texts):
+        return gini([len(tok.encode(t)) / len(t.encode("utf-8")) for t in texts.values()])
+    lines = [
+        f"# bpe.methods: each paper's effect at small scale", "",
+        f"`python bench/methods.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`"
+        f" — taylorswift.txt: {args.train_chars} chars train, {args.held_chars} held out, "
+        f"vocab {args.vocab}; CPU seconds (process_time).", "",
+        "| method | held-out tokens | vs bpe | train s | vs bpe | paper |",
+        "|---|---|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} | {e} | {f} |" for a, b, c, d, e, f in rows]
+    lines += ["", f"Parity on samples/arena ({len(arena)} samples, first half trains, second "
+              f"half measures; vocab {args.arena_vocab}):", "",
+              "| method | Gini tokens/byte (held-out half) | Gini (train half) | total tokens (held-out) | train s |",
+              "|---|---|---|---|---|",
+              f"| bpe | {g(a_bpe, test_half):.4f} | {g(a_bpe, train_half):.4f} | "
+              f"{sum(len(a_bpe.encode(t)) for t in test_half.values())} | {a_bpe_s:.2f} |",
+              f"| parity | {g(a_par, test_half):.4f} | {g(a_par, train_half):.4f} | "
+              f"{sum(len(a_par.encode(t)) for t in test_half.values())} | {a_par_s:.2f} |",
+              "", f"Parity with one language gives bpe's merges: {one}.",
+              "Paper (2508.04796): Gini of per-language cost falls sharply for a small global loss."]
+    out = "\n".join(lines) + "\n"
+    print(out)
+    if args.out:
+        Path(args.out).write_text(out, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

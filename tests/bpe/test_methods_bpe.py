@@ -1,0 +1,100 @@
+"""bpe.methods' BPE variants: Picky (tau = 1 is bpe exactly), Parity (one language is
+bpe exactly), SuperBPE and BoundlessBPE (round trips, fewer held-out tokens), on slices
+of the real corpora."""
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bpe import methods
+from bpe.methods.boundless import BoundlessTokenizer
+from bpe.methods.parity import gini
+from bpe.train import TIE_BREAKS
+from tests.helpers.app import read_corpus
+
+ARENA = Path(__file__).resolve().parents[2] / "samples" / "arena"
+
+
+@pytest.fixture(scope="module")
+def swift():
+    text = read_corpus("taylorswift.txt")
+    return text[:40_000].split("\n\n"), text[40_000:50_000]
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+def test_picky_tau_one_is_bpe(swift, tie_break):
+    docs, held = swift
+    bpe = methods.train("bpe", docs, 500, tie_break=tie_break)
+    picky = methods.train("picky", docs, 500, tau=1.0, tie_break=tie_break)
+    assert picky.merges == bpe.merges
+    assert not picky.removed
+    assert picky.encode(held) == bpe.encode(held)
+
+
+def test_picky_on_shakespeare_is_bpe():
+    docs = read_corpus("tinyshakespeare.txt")[:30_000].split("\n\n")
+    assert methods.train("picky", docs, 450).merges == methods.train("bpe", docs, 450).merges
+
+
+def test_picky_below_one_removes_tokens_and_round_trips(swift):
+    docs, held = swift
+    picky = methods.train("picky", docs, 500, tau=0.7)
+    assert picky.removed, "tau 0.7 should remove some intermediate token"
+    assert len(picky.vocab) == 500 and len(picky.merges) > 244
+    ids = picky.encode(held)
+    assert picky.decode(ids) == held
+    assert not set(ids) & picky.removed
+    with pytest.raises(ValueError, match="cannot be saved"):
+        picky.model_text()
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+def test_parity_with_one_language_is_bpe(swift, tie_break):
+    docs, _ = swift
+    text = "\n\n".join(docs)
+    assert (methods.train("parity", {"en": text}, 480, tie_break=tie_break).merges
+            == methods.train("bpe", [text], 480, tie_break=tie_break).merges)
+
+
+def test_parity_lowers_gini_on_the_arena():
+    arena = {p.stem: p.read_text(encoding="utf-8") for p in sorted(ARENA.glob("*.txt"))}
+    bpe = methods.train("bpe", list(arena.values()), 600)
+    parity = methods.train("parity", arena, 600)
+
+    def cost(tok):
+        return gini([len(tok.encode(t)) / len(t.encode("utf-8")) for t in arena.values()])
+    assert cost(parity) < cost(bpe)
+
+
+@pytest.mark.parametrize("method", ["superbpe", pytest.param("boundless", marks=pytest.mark.slow)])
+def test_superwords_round_trip_and_compress(swift, method):
+    docs, held = swift
+    # at 500 tokens on 40 kB SuperBPE's superwords do not pay yet; at 800 they do
+    bpe = methods.train("bpe", docs, 800)
+    tok = methods.train(method, docs, 800)
+    assert len(tok.vocab) == 800
+    assert tok.decode(tok.encode(held)) == held
+    assert len(tok.encode(held)) < len(bpe.encode(held))
+    assert any(b" " in tok.vocab[i].strip() for i in tok.vocab if i >= 256), "no superword"
+
+
+def test_superbpe_transition_keeps_stage_one():
+    docs = read_corpus("taylorswift.txt")[:20_000].split("\n\n")
+    tok = methods.train("superbpe", docs, 450, transition=400)
+    assert {p: i for p, i in tok.merges.items() if i < 400} == methods.train("bpe", docs, 400).merges
+
+
+def test_special_tokens_follow_the_merges():
+    tok = methods.train("boundless", ["of the<|e|>of the of the"], 262, special_tokens=["<|e|>"])
+    assert tok.special_tokens == {"<|e|>": 261}
+    assert isinstance(tok, BoundlessTokenizer)
+    assert tok.decode(tok.encode("of the<|e|>", allowed_special="all")) == "of the<|e|>"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="ab c1\n", max_size=60))
+def test_variants_round_trip_fuzz(text):
+    for method in ("superbpe", "boundless", "picky"):
+        options = {"tau": 0.6} if method == "picky" else {}
+        tok = methods.train(method, ["ab ab c ab c\nab 11 ab c", "c c ab"], 270, **options)
+        assert tok.decode(tok.encode(text)) == text
