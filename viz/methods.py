@@ -19,6 +19,8 @@ decoded bytes of each token. Pure: no streamlit, no training.
 """
 import re
 
+import pandas as pd
+
 from bpe import methods
 from bpe.methods.parity import gini
 from bpe.methods.residue import LEFTOVER_R, leftover_share
@@ -114,6 +116,27 @@ def report_card(toks, text, arena):
     return [card_row(method, tok, text, arena) for method, tok in toks.items()]
 
 
+def card_frame(card, seconds=None):
+    """The report card as a table: one row per method, the measures rounded for reading,
+    with each method's training time (CPU seconds) when seconds (method -> s) is given.
+
+    >>> card_frame([{"method": "a", "bytes/token": 3.14159, "split words": 0.5}], {"a": 1.25}).to_dict("records")
+    [{'method': 'a', 'bytes/token': 3.14, 'split words': '50.0%', 'training (CPU s)': 1.2}]
+    """
+    frame = pd.DataFrame(card)
+    for column in ("bytes/token", "tokens/word"):
+        if column in frame:
+            frame[column] = frame[column].round(2)
+    for column in ("split words", "residue share"):
+        if column in frame:
+            frame[column] = [None if v is None or v != v else f"{v:.1%}" for v in frame[column]]
+    if "Gini across languages" in frame:
+        frame["Gini across languages"] = frame["Gini across languages"].round(3)
+    if seconds:
+        frame["training (CPU s)"] = [round(seconds.get(m, 0.0), 1) for m in frame["method"]]
+    return frame
+
+
 def best_of(card):
     """column -> the method that does best on it (higher bytes/token; lower everything
     else but unique tokens, which has no better side), for the page to mark.
@@ -192,6 +215,6 @@ def no_merges_message(name):
             "Its pieces, and their scores where it has them, are listed instead.")
 
 
-__all__ = ["CARD_COLUMNS", "CARD_HELP", "best_of", "blame_rows", "blame_sum", "card_row",
+__all__ = ["CARD_COLUMNS", "CARD_HELP", "best_of", "card_frame", "blame_rows", "blame_sum", "card_row",
            "has_merges", "no_merges_message", "pieces_rows", "report_card", "split_words",
            "token_starts", "tokens_per_byte"]
