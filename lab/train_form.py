@@ -215,6 +215,8 @@ def start(form, text, n_bytes, corpus_label, counts=None):
     """Check form against the corpus (text of n_bytes, or a counts file) and start the
     training in the worker; ValueError saying what to do if it cannot start."""
     asked = request(form, counts)
+    if isinstance(asked, MethodRequest):
+        return _start_method(form, asked, text, corpus_label)
     name = form.name.strip()
     rule_text = (f"tie rule {asked.tie_break}"
                  f"{', ties recorded' if asked.record_ties else ''}")
@@ -225,8 +227,6 @@ def start(form, text, n_bytes, corpus_label, counts=None):
                     f"{rule_text}, on the chunk counts of {counts.name}",
             corpus=counts.fingerprint, corpus_label=counts.name, named_by_size=not name),
             data=counts.data, file_name=counts.name)
-    if isinstance(asked, MethodRequest):
-        return _start_method(form, asked, text, corpus_label)
     asked.check_text(text, n_bytes)
     train_text, held_out = split_held_out(text)
     return training.start(TRAIN, training.Settings(

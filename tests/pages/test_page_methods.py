@@ -1,15 +1,20 @@
-"""The Methods page in AppTest: two or more methods trained side by side in the worker,
+"""The Methods page, and the Train page's method choice, in AppTest: two or more methods trained side by side in the worker,
 then the report card, the aligned view of any two and the blame table whose charges add
 up to the token difference; bad settings get sentences, never a traceback.
 
 AppTest cannot wait for the page's polling fragment, so a test waits on the job
 (helpers.apptest.finish), then reruns the page, as the fragment's timer would.
 """
+from bpe import methods
 from bpe.methods.blame import blame
-from helpers.apptest import finish, plain, training
+from helpers.app import ROOT
+from helpers.apptest import finish, plain, train, training
+from lab.corpus_text import split_held_out
 from viz import methods as vm
 
 PAGE = "pages/methods.py"
+TRAIN_PAGE = "pages/train.py"  # its method choice is tested here too
+SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
 
 
 def train_side_by_side(at, picked, vocab_size=400):
@@ -64,3 +69,59 @@ def test_bad_options_get_a_sentence(open_page):
     assert training(at, "methods") is None
     (error,) = at.error
     assert "transition must be an int from 256 to vocab_size (300)" in plain(error)
+
+
+# ------------------------------------------------------------ Train's method choice
+def test_each_method_shows_its_line_and_options(open_page):
+    at = open_page(TRAIN_PAGE)
+    assert at.selectbox(key="train_method").value == "bpe"
+    assert at.radio(key="train_kind")  # the lab's own trainer keeps its form
+    for method, line in methods.METHODS.items():
+        at.selectbox(key="train_method").set_value(method).run()
+        assert not at.exception
+        assert any(plain(c) == line for c in at.caption), method
+        keys = {w.key for w in at.number_input}
+        assert ("train_tau" in keys) == (method == "picky")
+        assert ("train_transition" in keys) == (method == "superbpe")
+
+
+def test_picky_trains_in_the_worker_and_joins_the_session(open_page):
+    at = open_page(TRAIN_PAGE)
+    at.selectbox(key="train_method").set_value("picky").run()
+    at.number_input(key="train_vocab_size").set_value(400).run()
+    at.number_input(key="train_tau").set_value(0.8).run()
+    train(at)
+    t = training(at)
+    assert t.outcome.ok and t.settings.kind == "method"
+    name = t.outcome.added[0]
+    tok = at.session_state["lab_tokenizers"][name]
+    train_text, _ = split_held_out(SAMPLE)
+    ref = methods.train("picky", [train_text], 400, tau=0.8, min_frequency=2)
+    assert tok.merges == ref.merges and tok.removed == ref.removed
+    assert any("Trained **picky**" in plain(s) for s in at.success)
+    table = at.dataframe[0].value
+    assert len(table) == len(ref.merges)
+    assert (table["token"].str.endswith("(dropped)")).sum() == len(ref.removed)
+
+
+def test_wordpiece_shows_pieces_instead_of_merges(open_page):
+    at = open_page(TRAIN_PAGE)
+    at.selectbox(key="train_method").set_value("wordpiece").run()
+    at.number_input(key="train_vocab_size").set_value(400).run()
+    train(at)
+    assert training(at).outcome.ok
+    assert any("has no merges" in plain(c) for c in at.caption)
+    pieces = at.dataframe[0].value
+    assert list(pieces.columns[:2]) == ["id", "piece"] and len(pieces) == 400
+    assert {b.label for b in at.download_button} == {"Download tokenizer.json"}
+
+
+def test_impossible_transition_gets_a_sentence(open_page):
+    at = open_page(TRAIN_PAGE)
+    at.selectbox(key="train_method").set_value("superbpe").run()
+    at.number_input(key="train_vocab_size").set_value(512).run()
+    at.number_input(key="train_transition").set_value(2048).run()
+    at.button(key="train_submit").click().run()
+    assert not at.exception and training(at) is None
+    assert any("transition must be an int from 256 to vocab_size (512)" in plain(e)
+               for e in at.error)
