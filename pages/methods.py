@@ -29,7 +29,7 @@ from viz.rows import VIEW_TOKEN_LIMIT
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 MAX_TEXT = 100_000  # characters of the aligned and blame text
-DEFAULTS = {"methods_pick": ["bpe", "superbpe"],
+DEFAULTS = {"methods_pick": ["bpe", "picky"],
             "methods_corpus": next(iter(corpora.sample_corpora())),
             "methods_vocab_size": 512, "methods_min_frequency": 2, "methods_tau": 0.9,
             "methods_transition": 384, "methods_text": SAMPLES[DEFAULT_SAMPLE]}
