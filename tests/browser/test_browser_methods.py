@@ -20,7 +20,7 @@ def test_train_two_methods_and_see_the_report_card(page, app_url):
     text = main.inner_text()
     assert "2 methods side by side, vocab size 400" in text
     assert "Traceback" not in text
-    assert main.locator('[data-testid="stDataFrame"]').count() >= 1  # the card
+    main.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=WAIT)  # the card
     page.get_by_text("they agree exactly").wait_for(timeout=WAIT)
     # both joined the session: the sidebar lists them
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
