@@ -21,8 +21,8 @@ LESSONS = {
                      "pages/compare.py", "pages/specials.py", "pages/health.py"),
     "pages/rebuild_gpt4.py": ("pages/merge_tree.py", "pages/vocabulary.py",
                               "pages/tokenize.py"),
-    "pages/evaluate.py": ("pages/arena.py", "pages/train.py", "pages/data_size.py",
-                          "pages/compare.py"),
+    "pages/evaluate.py": ("pages/arena.py", "pages/train.py", "pages/methods.py",
+                          "pages/data_size.py", "pages/compare.py"),
 }
 
 

@@ -24,6 +24,7 @@ ValueError: the vocab size must be a whole number from 256 (the 256 byte tokens,
 """
 from dataclasses import dataclass
 
+from bpe import methods
 from bpe.patterns import compile_pattern, label, trial
 from bpe.train import TIE_BREAKS
 
@@ -37,6 +38,11 @@ SPECIAL_LIMIT = 256     # special tokens a form may add
 SENTENCEPIECE_MIN = 260  # sentencepiece needs room for its own pieces
 SENTENCEPIECE_MAX_CHARS = 20_000_000  # sentencepiece holds every line in memory: keep it small
 BASIC_MAX_BYTES = 10_000_000  # Basic training holds 25-200 bytes of state per corpus byte
+# The other methods (bpe.methods) are pure Python trainers without bpe.train's fast
+# chunk counting; BoundlessBPE's supermerges re-scan the documents (about 20 s for
+# 184 KB at vocab 512 here), so they train on corpora of at most this many bytes here
+METHOD_MAX_BYTES = 5_000_000
+METHODS_MAX = 4         # methods the Methods page trains side by side in one job
 
 
 # ------------------------------------------------------------------ the checks
@@ -260,9 +266,109 @@ class ExtendRequest:
                              f"not {self.min_frequency!r}")
 
 
-__all__ = ["BpeRequest", "CountsRequest", "ExtendRequest", "PairRequest", "SentencePieceRequest", "SufficiencyRequest", "SweepRequest",
+def _method_options(method, options):
+    """options as a sorted tuple of (name, value) pairs, checked by bpe.methods.check
+    (on a stand-in corpus: the corpus is checked by check_text)."""
+    if method not in methods.METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of: "
+                         f"{', '.join(methods.METHODS)}")
+    options = dict(options)
+    if "progress" in options:
+        raise ValueError("progress is the worker's to give, not a request option")
+    if "special_tokens" in options:
+        options["special_tokens"] = tuple(options["special_tokens"])
+        check_special_tokens(options["special_tokens"])
+    return tuple(sorted(options.items()))
+
+
+def method_texts(method, languages, arena=None):
+    """What bpe.methods.train takes for method from languages (label -> text; one corpus
+    is one label): the texts as documents, or for parity the dict itself, joined by
+    arena's languages (label -> text) when it holds one language only: parity balances
+    several, and with one it is plain BPE.
+
+    >>> method_texts("bpe", {"a": "x", "b": "y"}), method_texts("parity", {"a": "x"}, {"b": "y"})
+    (['x', 'y'], {'a': 'x', 'b': 'y'})
+    """
+    if method != "parity":
+        return list(languages.values())
+    if len(languages) == 1 and arena:
+        return {**languages, **arena}
+    return dict(languages)
+
+
+def _check_method_corpus(method, vocab_size, options, languages):
+    n_bytes = sum(len(text.encode("utf-8")) for text in languages.values())
+    check_corpus("method", n_bytes)
+    if n_bytes > METHOD_MAX_BYTES:
+        raise ValueError(f"The corpus has {n_bytes / 1e6:.1f} MB; {method} trains in pure "
+                         f"Python here, on at most {METHOD_MAX_BYTES / 1e6:.0f} MB. Pick a "
+                         "smaller corpus, or train it with python -m bpe train --method.")
+    methods.check(method, method_texts(method, languages), vocab_size, **dict(options))
+
+
+@dataclass(frozen=True)
+class MethodRequest:
+    """Train one of bpe.methods' methods (lab.workers.train_method). options: its own
+    (bpe.methods.OPTIONS: tau, transition, tie_break) and min_frequency and
+    special_tokens, as ((name, value), ...) or a dict; stored sorted."""
+    method: str
+    vocab_size: int = 1024
+    options: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", _method_options(self.method, self.options))
+        check_vocab_size(self.vocab_size)
+        methods.check(self.method, method_texts(self.method, {"": "a"}), self.vocab_size,
+                      **dict(self.options))
+
+    @property
+    def min_frequency(self):
+        return dict(self.options).get("min_frequency", 1)
+
+    def check_languages(self, languages):
+        """ValueError/TypeError saying what to do if this request cannot train on
+        languages (label -> text; one corpus is one label): empty, too big."""
+        _check_method_corpus(self.method, self.vocab_size, self.options, languages)
+
+
+@dataclass(frozen=True)
+class MethodsRequest:
+    """Train several methods on one corpus at one vocab size, side by side, then measure
+    them (lab.workers.train_methods; the Methods page). options: method -> its options,
+    as ((method, ((name, value), ...)), ...) or a dict; every method gets min_frequency."""
+    methods: tuple
+    vocab_size: int = 1024
+    options: tuple = ()
+
+    def __post_init__(self):
+        names = tuple(self.methods)
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise ValueError("pick two or more different methods to train side by side")
+        if len(names) > METHODS_MAX:
+            raise ValueError(f"pick at most {METHODS_MAX} methods: each one trains in turn "
+                             "in one job on this shared server")
+        given = dict(self.options)
+        stray = set(given) - set(names)
+        if stray:
+            raise ValueError(f"options given for {', '.join(sorted(stray))}, which is not "
+                             "among the methods picked")
+        requests = tuple(MethodRequest(m, self.vocab_size, given.get(m, ())) for m in names)
+        object.__setattr__(self, "methods", names)
+        object.__setattr__(self, "options", tuple((r.method, r.options) for r in requests))
+
+    def requests(self):
+        """One MethodRequest per method, in order."""
+        return [MethodRequest(m, self.vocab_size, opts) for m, opts in self.options]
+
+    def check_languages(self, languages):
+        for asked in self.requests():
+            asked.check_languages(languages)
+
+
+__all__ = ["BpeRequest", "CountsRequest", "MethodRequest", "MethodsRequest", "ExtendRequest", "PairRequest", "SentencePieceRequest", "SufficiencyRequest", "SweepRequest",
            "TieRulesRequest", "check_corpus", "check_special_tokens", "check_vocab_size",
-           "parse_special_tokens", "pattern_label"]
+           "method_texts", "parse_special_tokens", "pattern_label"]
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,16 @@ import weakref
 
 import streamlit as st
 
+from bpe import RegexTokenizer
 from bpe.formats import hf, ranks
 from lab import training
 from lab.corpus_text import corpus_fingerprint, held_out_start
 from lab.guard import guarded
+from lab.lessons import page_link
 from lab.requests import SentencePieceRequest
 from lab.safe import code, md
 from lab.widgets import figures
+from viz import methods as vm
 from viz import train_result as vt
 from viz.sweep import element_height
 
@@ -177,6 +180,9 @@ def result_panel(t, text_fingerprint):
     tok, name = o.tok, o.added[0]
     if s.corpus != text_fingerprint:
         st.caption(f"Trained on {md(s.corpus_label)}, not on the corpus picked above.")
+    if s.kind == "method":
+        method_result(t, tok, name)
+        return
     early, message = vt.stop_message(tok, s.request.vocab_size, s.request.min_frequency)
     (st.warning if early else st.success)(
         f"{message} Added to this session as **{md(name)}**: pick it on Tokenize, Compare "
@@ -200,17 +206,7 @@ def result_panel(t, text_fingerprint):
     merges_tab, frequency_tab, compression_tab = st.tabs(
         ["Merge table", "Merge frequency", "Compression"])
     with merges_tab:
-        st.dataframe(table, hide_index=True, width="stretch", height=420,
-                     column_config={
-                         "rank": st.column_config.NumberColumn("rank", width="small"),
-                         "id": st.column_config.NumberColumn("id", width="small"),
-                         "from": st.column_config.TextColumn(
-                             "from", help="the two tokens merged; · is a space, ↵ a newline"),
-                         "count": st.column_config.NumberColumn("count", width="small"),
-                         "tie": st.column_config.TextColumn(
-                             "tie", width="large",
-                             help="the other pairs that had the same top count at this "
-                                  "merge: the tie rule picked this one")})
+        merge_table_view(table)
         st.caption(vt.ties_caption(tok, table))
         st.page_link("pages/ties.py", label="Tie rules: train one corpus under each rule "
                      "and see where they part", icon=":material/balance:")
@@ -237,6 +233,60 @@ def result_panel(t, text_fingerprint):
                        "from training again.")
     st.markdown("**Download**")
     download_buttons(tok, name, TRAIN)
+
+
+def merge_table_view(table):
+    """A merge table (viz.train_result.merge_table) with its column help."""
+    st.dataframe(table, hide_index=True, width="stretch", height=420,
+                 column_config={
+                     "rank": st.column_config.NumberColumn("rank", width="small"),
+                     "id": st.column_config.NumberColumn("id", width="small"),
+                     "from": st.column_config.TextColumn(
+                         "from", help="the two tokens merged; · is a space, ↵ a newline"),
+                     "count": st.column_config.NumberColumn("count", width="small"),
+                     "tie": st.column_config.TextColumn(
+                         "tie", width="large",
+                         help="the other pairs that had the same top count at this "
+                              "merge: the tie rule picked this one")})
+
+
+def method_result(t, tok, name):
+    """The result of a training by another method of bpe.methods (kind "method"): its
+    numbers, its merges (or its pieces, for a method without merges), its download."""
+    s, o = t.settings, t.outcome
+    method = s.request.method
+    st.success(f"Trained **{md(method)}** to {tok.n_vocab:,} tokens (asked for "
+               f"{s.request.vocab_size:,}). Added to this session as **{md(name)}**: pick it "
+               "on Tokenize, Compare and the other pages.", icon=":material/check_circle:")
+    merged = vm.has_merges(tok)
+    shown = [("Method", method), ("Vocab size", f"{tok.n_vocab:,}"),
+             ("Merges", f"{len(tok.merges):,}" if merged else "none (pieces)"),
+             ("Training time", vt.format_duration(o.elapsed))]
+    if o.value.held_out_bytes_per_token:
+        shown.append(("Bytes per token (held out)", f"{o.value.held_out_bytes_per_token:.2f}",
+                      "On the held-out end of the corpus, which training never saw"))
+    figures(*shown)
+    if merged:
+        st.markdown("**Merge table**")
+        merge_table_view(vt.merge_table(tok))
+    else:
+        st.markdown("**Pieces**")
+        st.caption(md(vm.no_merges_message(name)))
+        st.dataframe(vm.pieces_rows(tok), hide_index=True, width="stretch", height=420)
+    page_link("pages/methods.py", label="Methods: train several methods on one corpus and "
+              "compare them side by side", icon=":material/science:")
+    st.markdown("**Download**")
+    if getattr(tok, "document", None) is not None:  # built from a tokenizer.json
+        st.download_button("Download tokenizer.json", lambda: json.dumps(
+            tok.document, ensure_ascii=False), file_name=file_stem(name) + ".json",
+            mime="application/json", icon=":material/download:", on_click="ignore",
+            key=f"{TRAIN}_download_json", help="Hugging Face tokenizers' format")
+    elif type(tok) is RegexTokenizer:  # plain merges: every format the lab writes
+        download_buttons(tok, name, TRAIN)
+    else:
+        st.caption(f"{md(method)} encodes by more than a merge list (its stages or its "
+                   "removals), which the lab's file formats do not hold yet; train it "
+                   f"from the command line: {code(f'python -m bpe train --method {method}')}.")
 
 
 def sentencepiece_panel(t, text):

@@ -36,8 +36,8 @@ import streamlit as st
 
 from lab import jobs, state, workers
 from lab.jobs import Busy
-from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, PairRequest,
-                          SentencePieceRequest, SufficiencyRequest, SweepRequest,
+from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, MethodRequest,
+                          MethodsRequest, PairRequest, SentencePieceRequest, SufficiencyRequest, SweepRequest,
                           RecoverRequest, TieRulesRequest)
 from lab.workers import Trained
 
@@ -49,6 +49,10 @@ QUICK_VOCAB = 512  # small enough to train both in a second, big enough to diffe
 
 def _one_tokenizer(value):
     return [value.tok]
+
+
+def _side_by_side(value):
+    return list(value.toks.values())
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,8 @@ KINDS = {  # request type -> Kind
     CountsRequest: Kind("counts", workers.train_counts, _one_tokenizer),
     SentencePieceRequest: Kind("sentencepiece", workers.train_sentencepiece, _one_tokenizer),
     PairRequest: Kind("pair", workers.train_pair, list),
+    MethodRequest: Kind("method", workers.train_method, _one_tokenizer),
+    MethodsRequest: Kind("methods", workers.train_methods, _side_by_side),
     # the teaching pages' jobs: their values are read on their pages, no tokenizer joins
     TieRulesRequest: Kind("ties_rules", workers.train_tie_rules),
     ExtendRequest: Kind("extend", workers.extension_job),

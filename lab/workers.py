@@ -13,11 +13,16 @@ shaping those numbers into tables and charts is viz's (viz/sweep.py, viz/ties.py
 viz/train_result.py). progress takes bpe's MergeProgress, or a lab.jobs.Step, and has
 progress.phase("measuring") to say what the worker does now.
 """
+import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 
+from bpe import methods
 from lab.corpus_text import split_held_out
+from lab.job_worker import Step
+from lab.requests import method_texts
+from viz.methods import report_card
 
 FRACTIONS = (0.01, 0.05, 0.25, 1.0)  # the shares of a corpus data_sufficiency trains on
 CURVE_POINTS = 200  # points per extension curve at most
@@ -29,6 +34,7 @@ class Trained:
     (bpe.replay.token_counts_by_merge) when there was held-out text."""
     tok: object
     held_out_counts: list = None
+    held_out_bytes_per_token: float = None  # a method's, measured once at the end
 
 
 def _tokenizer(pattern):
@@ -132,6 +138,58 @@ def train_pair(progress, *, request, text):
         text, vocab_size, progress=lambda p: progress(
             p._replace(done=done + p.done, total=total, elapsed=elapsed + p.elapsed)))
     return [regex_tok, basic_tok]
+
+
+# ------------------------------------------------------------ the methods (issue 28)
+def train_method(progress, *, request, languages, held_out=None, arena=None):
+    """Train request (a MethodRequest) on languages (label -> text: one corpus is one
+    label; parity balances several, joined by arena's when given one, see
+    lab.requests.method_texts). held_out: text measured once at the end."""
+    tok = methods.train(request.method, method_texts(request.method, languages, arena),
+                        request.vocab_size, progress=progress, **dict(request.options))
+    measured = None
+    if held_out:
+        progress.phase("measuring")
+        measured = bytes_per_token(len(held_out.encode("utf-8")),
+                                   len(tok.encode_ordinary(held_out)))
+    return Trained(tok, held_out_bytes_per_token=measured)
+
+
+@dataclass
+class SideBySide:
+    """The Methods page's value: method -> tokenizer, in the order asked; each one's
+    training time (CPU seconds of the worker); the report card (viz.methods.report_card)."""
+    toks: dict
+    seconds: dict = field(default_factory=dict)
+    card: list = field(default_factory=list)
+
+
+def train_methods(progress, *, request, languages, held_out=None, arena=None):
+    """Train each method of request (a MethodsRequest) on languages in turn, then measure
+    them all (viz.methods.report_card on held_out, or on the training text when there is
+    none; the Gini across arena's languages, which parity also trains on when languages
+    is one corpus). Progress is one bar over every method:
+    each fills an equal share, its label names the method training now."""
+    asked = request.requests()
+    share = request.vocab_size - 256 or 1  # units per method: its merges asked for
+    total, began = share * len(asked), time.monotonic()
+    toks, seconds = {}, {}
+    for i, one in enumerate(asked):
+        label = f"steps · now {one.method} ({i + 1} of {len(asked)})"
+
+        def report(p, i=i, label=label):
+            done = i * share + min(round(share * p.done / p.total), share) if p.total else i * share
+            progress(Step(done, total, time.monotonic() - began, label))
+        report(Step(0, 0, 0.0))  # show the method's name before its first merge
+        cpu = time.process_time()
+        toks[one.method] = methods.train(one.method,
+                                         method_texts(one.method, languages, arena),
+                                         request.vocab_size, progress=report,
+                                         **dict(one.options))
+        seconds[one.method] = time.process_time() - cpu
+    progress.phase("measuring")
+    measured_on = held_out or "".join(languages.values())
+    return SideBySide(toks, seconds, report_card(toks, measured_on, arena or {}))
 
 
 # ------------------------------------------------------------ Tie rules

@@ -23,7 +23,9 @@ def merge_table(tok):
     """One row per merge, in the order learned: rank, id, pair, from (the two parts),
     token, count (None where the tokenizer has no counts, e.g. loaded from .model), and
     tie: the other pairs that had the same top count at that step, where ties were
-    recorded (tok.merge_ties, train(..., record_ties=True)), else "".
+    recorded (tok.merge_ties, train(..., record_ties=True)), else "". A token a method
+    dropped again (Picky BPE's tok.removed) is marked "(dropped)": its bytes come from
+    its pair, as it is no longer in the vocabulary.
 
     >>> from bpe import BasicTokenizer
     >>> merge_table(BasicTokenizer().train("aaabdaaabac", 258)).values.tolist()
@@ -31,10 +33,15 @@ def merge_table(tok):
     >>> merge_table(BasicTokenizer().train("abcd", 257, record_ties=True))["tie"][0]
     "tied with 2: 'b' + 'c' · 'c' + 'd'"
     """
-    vocab = tok.vocab
+    vocab = dict(tok.vocab)
+    for (p0, p1), idx in tok.merges.items():  # in order: a pair's parts come first
+        if idx not in vocab:
+            vocab[idx] = vocab[p0] + vocab[p1]
+    dropped = set(getattr(tok, "removed", ()) or ())
     marks = tie_marks(getattr(tok, "merge_ties", None) or {}, vocab)
     rows = [(rank, idx, f"({p0}, {p1})", f"[{visible(vocab[p0])}][{visible(vocab[p1])}]",
-             visible(vocab[idx]), tok.merge_counts.get(idx), marks.get(idx, ""))
+             visible(vocab[idx]) + (" (dropped)" if idx in dropped else ""),
+             tok.merge_counts.get(idx), marks.get(idx, ""))
             for rank, ((p0, p1), idx) in enumerate(tok.merges.items(), 1)]
     frame = pd.DataFrame(rows, columns=["rank", "id", "pair", "from", "token", "count", "tie"])
     frame["count"] = frame["count"].astype("Int64")
