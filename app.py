@@ -30,6 +30,7 @@ PAGES = [  # (section, script, title, icon); the first is the home page; url = f
     ("See", "pages/compare.py", "Compare", ":material/compare_arrows:"),
     ("See", "pages/arena.py", "Arena", ":material/leaderboard:"),
     ("Learn by doing", "pages/train.py", "Train", ":material/model_training:"),
+    ("Learn by doing", "pages/methods.py", "Methods", ":material/science:"),
     ("Learn by doing", "pages/replay.py", "Merge replay", ":material/slow_motion_video:"),
     ("Learn by doing", "pages/merge_tree.py", "Merge tree", ":material/account_tree:"),
     ("Learn by doing", "pages/vocabulary.py", "Vocabulary", ":material/menu_book:"),
