@@ -217,3 +217,134 @@ class _Reader:
         budgets.check_id(count, what)
         raw = self.take(size, what)
         return list(struct.unpack(f"<{count}{fmt[1]}", raw))
+
+
+# ------------------------------------------------------------------ as a tokenizer.json
+# llama.cpp's split before a gpt2-family BPE, by the `pre` name the file carries: the
+# regexes of llm_tokenizer_bpe in llama.cpp's src/llama-vocab.cpp, applied one after the
+# other (each splits the pieces the last one left, keeping what it does not match), and
+# whether that name turns on ignore_merges. Only names whose llama.cpp test vocabulary
+# (ggml-vocab-*.gguf with its .inp/.out) gives llama.cpp's ids here are listed; the rest are
+# refused by name (PRE_REFUSED says why), as guessing a split gives other ids.
+_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
+_LLAMA3 = (r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?"
+           r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+_QWEN2 = (r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?"
+          r"\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+_QWEN35 = (r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?"
+           r"[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+PRE_SPLITS = {  # pre name -> (regexes, ignore_merges)
+    "llama-bpe": ([_LLAMA3], True), "llama3": ([_LLAMA3], True), "llama-v3": ([_LLAMA3], True),
+    "gpt-2": ([_GPT2], False), "mpt": ([_GPT2], False),
+    "starcoder": ([r"\p{N}", _GPT2], False), "refact": ([r"\p{N}", _GPT2], False),
+    "command-r": ([r"\p{N}", _GPT2], False),
+    "qwen2": ([_QWEN2], False), "qwen35": ([_QWEN35], False),
+    "falcon": ([r"[\p{P}\$\+<=>\^~\|`]+", _GPT2, "[0-9][0-9][0-9]"], False),
+}
+PRE_REFUSED = {}  # pre name -> why, for names whose llama.cpp tests do not pass here
+
+
+def tokenizer_json(info, source="file"):
+    """A GGUFTokenizer -> the tokenizer.json (a dict) that runs as llama.cpp runs it, for
+    bpe.formats.hf to build: gpt2 (byte-level BPE with its pre's split) and llama
+    (SentencePiece-style BPE: merges by the made piece's score, byte fallback, a "▁" for
+    each space and one in front). Control tokens are added tokens marked special; user-
+    defined ones are added tokens llama.cpp always cuts out. ValueError naming the family
+    or the pre when it cannot be reproduced."""
+    if not info.tokens:
+        raise ValueError(f"{source} is a GGUF file whose tokenizer has no tokens")
+    types = info.token_type or [1] * len(info.tokens)
+    if len(types) != len(info.tokens):
+        raise ValueError(f"{source}: the GGUF file has {len(info.tokens):,} tokens but "
+                         f"{len(types):,} token types; it is damaged")
+    if info.model == "gpt2":
+        doc = _gpt2_json(info, source)
+    elif info.model == "llama":
+        doc = _llama_json(info, source)
+    else:
+        raise ValueError(f"{source} is a GGUF file whose tokenizer is llama.cpp's "
+                         f"{info.model!r} family; this lab opens its 'gpt2' (byte-level BPE) "
+                         "and 'llama' (SentencePiece-style) families")
+    doc["added_tokens"] = [
+        {"id": idx, "content": token, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": types[idx] == 3}
+        for idx, token in enumerate(info.tokens) if types[idx] in (3, 4)]
+    return doc
+
+
+def _gpt2_json(info, source):
+    pre = info.pre or "default"
+    if pre not in PRE_SPLITS:
+        why = PRE_REFUSED.get(pre, "its split has not been proven against llama.cpp's tests "
+                              "here")
+        raise ValueError(f"{source} is a GGUF byte-level BPE whose pre-tokenizer is "
+                         f"llama.cpp's {pre!r}: {why}. Opened: "
+                         f"{', '.join(sorted(PRE_SPLITS))}")
+    regexes, ignore_merges = PRE_SPLITS[pre]
+    if info.merges is None:
+        raise ValueError(f"{source} is a GGUF byte-level BPE without tokenizer.ggml.merges")
+    merges = []
+    for rank, merge in enumerate(info.merges):
+        cut = merge.find(" ", 1)  # llama.cpp's split: the first space after the first character
+        if cut < 0:
+            raise ValueError(f"{source}: GGUF merge {rank} is {merge[:40]!r}; expected "
+                             "'left right'")
+        merges.append([merge[:cut], merge[cut + 1:]])
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+                  "use_regex": False}
+    splits = [{"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated",
+               "invert": False} for regex in regexes]
+    return {"version": "1.0", "normalizer": None,
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": splits + [byte_level]},
+            "post_processor": None, "decoder": byte_level,
+            "model": {"type": "BPE", "dropout": None, "unk_token": None,
+                      "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                      "fuse_unk": False, "byte_fallback": False,
+                      "ignore_merges": ignore_merges, "vocab": _vocab(info),
+                      "merges": merges}}
+
+
+def _llama_json(info, source):
+    if info.scores is None or len(info.scores) != len(info.tokens):
+        raise ValueError(f"{source} is a GGUF SentencePiece-style ('llama') tokenizer without "
+                         "a score for each token; it is damaged")
+    vocab = _vocab(info)
+    unk = info.flag("unknown_token_id", 0)
+    if not (isinstance(unk, int) and 0 <= unk < len(info.tokens)):
+        raise ValueError(f"{source}: the GGUF unknown_token_id {unk!r} is not a token")
+    normalizers = [{"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]
+    if info.flag("add_space_prefix", True):
+        normalizers.insert(0, {"type": "Prepend", "prepend": "\u2581"})
+    return {"version": "1.0",
+            "normalizer": {"type": "Sequence", "normalizers": normalizers},
+            "pre_tokenizer": None, "post_processor": None,
+            "decoder": {"type": "Sequence", "decoders": [
+                {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                {"type": "ByteFallback"}, {"type": "Fuse"},
+                {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+            "model": {"type": "BPE", "dropout": None, "unk_token": info.tokens[unk],
+                      "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                      "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                      "vocab": vocab, "merges": score_merges(vocab, info.scores)}}
+
+
+def score_merges(vocab, scores):
+    """SentencePiece's BPE as merges: every split of a piece into two pieces, the piece of
+    higher score first (llama.cpp's and sentencepiece's order), then by the piece's id.
+
+    >>> score_merges({"a": 0, "b": 1, "ab": 2, "abb": 3}, [0.0, 0.0, -1.0, -2.0])
+    [['a', 'b'], ['ab', 'b']]
+    """
+    merges = []
+    for piece, idx in vocab.items():
+        for cut in range(1, len(piece)):
+            left, right = piece[:cut], piece[cut:]
+            if left in vocab and right in vocab:
+                merges.append((-scores[idx], idx, cut, left, right))
+    merges.sort()
+    return [[left, right] for *_, left, right in merges]
+
+
+def _vocab(info):
+    """token -> id; a token listed twice keeps its last id, as llama.cpp's token_to_id."""
+    return {token: idx for idx, token in enumerate(info.tokens)}
