@@ -233,12 +233,22 @@ _QWEN2 = (r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L
           r"\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 _QWEN35 = (r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?"
            r"[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+_DEEPSEEK_LLM = [  # its letters and punctuation as llama.cpp lists them
+    '[\r\n]',
+    '\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+',
+    '\\s?[!-/:-~！-／：-～‘-‟\u3000-。]+',
+    '\\s+$',
+    '[一-龥ࠀ-一가-\ud7ff]+',
+    '\\p{N}+',
+]
 PRE_SPLITS = {  # pre name -> (regexes, ignore_merges)
     "llama-bpe": ([_LLAMA3], True), "llama3": ([_LLAMA3], True), "llama-v3": ([_LLAMA3], True),
     "gpt-2": ([_GPT2], False), "mpt": ([_GPT2], False),
     "starcoder": ([r"\p{N}", _GPT2], False), "refact": ([r"\p{N}", _GPT2], False),
     "command-r": ([r"\p{N}", _GPT2], False),
     "qwen2": ([_QWEN2], False), "qwen35": ([_QWEN35], False),
+    "deepseek-coder": ([r"[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", "[一-龥ࠀ-一가-퟿]+", r"\p{N}"], False),
+    "deepseek-llm": (_DEEPSEEK_LLM, False),
     "falcon": ([r"[\p{P}\$\+<=>\^~\|`]+", _GPT2, "[0-9][0-9][0-9]"], False),
 }
 PRE_REFUSED = {}  # pre name -> why, for names whose llama.cpp tests do not pass here
