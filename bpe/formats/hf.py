@@ -143,7 +143,9 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
             read_vocab(vocab, "BPE")
             hf_model = ByteLevelBPE(vocab, merges, model, set(added.values()))
             decoders = flatten(data.get("decoder"), "decoders")
-            plain = all(step.get("type") == "ByteLevel" for step in decoders)
+            # no decoder at all is not a ByteLevel one: tokenizers joins the token strings
+            # with spaces ('a Ġb'), and so does decoder_from_json(None)
+            plain = decoders and all(step.get("type") == "ByteLevel" for step in decoders)
             decoder = None if plain else decoder_from_json(data.get("decoder"), hf_model.inverse)
             size = len(vocab)
         else:

@@ -51,7 +51,13 @@ class ByteLevelBPE:
         self.fuse_unk = bool(model.get("fuse_unk"))
         self.ignore_merges = bool(model.get("ignore_merges"))
         self.added_ids = added_ids
-        internal = {table[b]: b for b in range(256)}  # token str -> internal id
+        # subtle: Llama 3's merges make some tokens twice (["Ġ", "ĠĠĠ"] and ["ĠĠ", "ĠĠ"] both
+        # make "ĠĠĠĠ"; its 280k merges make 128k tokens). Each merge keeps its own internal
+        # id, so its own rank, as tokenizers ranks pairs; merges are looked up by each
+        # part's canonical id (the first that made it), so merging never depends on which
+        # merge made a part.
+        internal = {table[b]: b for b in range(256)}  # token str -> canonical internal id
+        self.canonical = list(range(256))  # internal id -> canonical internal id
         pairs = []
         for k, merge in enumerate(merges):
             pair = merge.split(" ") if isinstance(merge, str) else merge
@@ -66,15 +72,13 @@ class ByteLevelBPE:
             if not all(ch in self.inverse for ch in made):
                 raise ValueError(f"merge {k} {pair} has characters outside the byte-level "
                                  "alphabet, so this is not a byte-level BPE")
-            if made in internal:
-                raise ValueError(f"merge {k} {pair} makes {made!r}, which a byte or an earlier "
-                                 "merge already makes; such files are not supported")
-            internal[made] = 256 + k
+            self.canonical.append(internal.setdefault(made, 256 + k))
             pairs.append(pair)
-        self.merges = {}  # (internal id, internal id) -> internal id
-        for k, (left, right) in enumerate(pairs):
+        self.merges = {}  # (canonical id, canonical id) -> internal id
+        for k, (left, right) in enumerate(pairs):  # a later duplicate pair wins, as there
             if left in internal and right in internal:  # else no merge can ever make it
                 self.merges[(internal[left], internal[right])] = 256 + k
+        self.aliased = len(internal) < 256 + len(pairs)  # some token is made twice
         # internal id -> HF id (None for a byte the vocab lacks)
         self.out = self.byte_ids + [vocab[left + right] for left, right in pairs]
         self.strings = {token: idx for token, idx in vocab.items()}
@@ -83,7 +87,7 @@ class ByteLevelBPE:
     def is_ours(self):
         """Bytes at ids 0-255 and merge k making id 256 + k: minbpe's layout."""
         return (self.byte_ids == list(range(256)) and self.unk is None
-                and not self.ignore_merges
+                and not self.ignore_merges and not self.aliased
                 and self.out[256:] == list(range(256, len(self.out)))
                 and len(self.merges) == len(self.out) - 256)
 
@@ -119,7 +123,12 @@ class ByteLevelBPE:
         if not run:
             return []
         merges, out = self.merges, self.out
-        return [out[idx] for idx in apply_merges(run, lambda a, b: merges.get((a, b)))]
+        if self.aliased:
+            canonical = self.canonical
+            rank_of = lambda a, b: merges.get((canonical[a], canonical[b]))  # noqa: E731
+        else:
+            rank_of = lambda a, b: merges.get((a, b))  # noqa: E731
+        return [out[idx] for idx in apply_merges(run, rank_of)]
 
     def ids(self, piece):
         return self.encode_bytes(piece.encode("utf-8"))

@@ -227,7 +227,16 @@ class HFTokenizer(Pretrained, Tokenizer):
     # --------------------------------------------------------------- decode
     def decode_bytes(self, ids, skip_special_tokens=False):
         if self.decoder is None:  # byte-level with a ByteLevel decoder: the bytes themselves
-            return Tokenizer.decode_bytes(self, ids)
+            if not self.added_ids:
+                return Tokenizer.decode_bytes(self, ids)
+            # subtle: tokenizers' ByteLevel decoder reads an added token's string as
+            # byte-level characters too when they all are ("é" alone is byte 0xE9, so '�'),
+            # else as its UTF-8
+            strings, token_bytes = self._strings(), self.layout.token_bytes
+            for idx in ids:
+                self.decode_single_token_bytes(idx)  # tiktoken's errors for a bad id
+            return b"".join(token_bytes(strings[idx]) if idx in self.added_ids
+                            else self.vocab[idx] for idx in ids)
         return self.decode(ids, skip_special_tokens=skip_special_tokens).encode("utf-8")
 
     def decode(self, ids, errors="replace", skip_special_tokens=False):

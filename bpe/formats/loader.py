@@ -13,8 +13,13 @@ A file is known by its content, not its name (`detect`):
 - Hugging Face tokenizer.json (bpe.formats.hf);
 - GPT-2's pair, `encoder.json` + `vocab.bpe` or `vocab.json` + `merges.txt`
   (bpe.formats.gpt2): `load` takes either file (the other is found beside it) or their
-  folder; `load_files` takes both files' bytes.
-Anything else is a ValueError saying what it looked like and what is accepted. When the
+  folder; `load_files` takes both files' bytes;
+- GGUF, llama.cpp's model file (magic "GGUF"; bpe.formats.gguf): only its tokenizer's
+  metadata is read, never the tensors, so `load` opens a model of any size; its gpt2 and
+  llama families run as llama.cpp runs them (as a tokenizer.json), and the tokenizer
+  carries `gguf_family` (tokenizer.ggml.model) and `gguf_pre` (its split's name).
+Anything else is a ValueError saying what it looked like and what is accepted; a binary
+file is named by what its first bytes say it is (gzip, zip, protobuf, safetensors...). When the
 content fits no kind, the name's ending (.model, .tiktoken, .json) picks the parser whose
 message names the bad line. Sizes are bounded before parsing (MAX_FILE_BYTES, gzip too).
 This file only detects and dispatches; each format's parsing lives in its own module.
@@ -34,8 +39,8 @@ from ..basic import BasicTokenizer
 from ..patterns import PATTERNS
 from ..ranks_tokenizer import RanksTokenizer
 from ..regex import RegexTokenizer
-from . import gpt2
-from .hf import load_hf_bytes
+from . import gguf, gpt2
+from .hf import load_hf_bytes, tokenizer_from_hf
 from .model import MODEL_VERSION
 from .ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
 from .sentencepiece import load_sentencepiece, looks_like_sentencepiece, model_info
@@ -49,6 +54,7 @@ KINDS = {
     "tokenizer.json": "Hugging Face tokenizer.json",
     "gpt2-vocab": "GPT-2's encoder.json / vocab.json (with its vocab.bpe / merges.txt)",
     "gpt2-merges": "GPT-2's vocab.bpe / merges.txt (with its encoder.json / vocab.json)",
+    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2 and llama families)",
 }
 ACCEPTED = "; ".join(KINDS.values())
 EXTENSION_KINDS = {".model": "minbpe", ".tiktoken": "ranks", ".json": "tokenizer.json"}
@@ -68,6 +74,11 @@ def load(path=None, *, text=None, source=None, pattern=None, special_tokens=None
     path = os.fspath(path)
     if os.path.isdir(path):
         return _load_folder(path, pattern, special_tokens)
+    if os.path.isfile(path):
+        with open(path, "rb") as f:  # a GGUF model may be many GB: read its metadata only
+            if gguf.is_gguf(f.read(4)):
+                f.seek(0)
+                return tokenizer_from_gguf(gguf.read_tokenizer(f, path), path)
     data = _read(path)
     kind = detect(data, path, fallback=_extension_kind(path))
     if kind in ("gpt2-vocab", "gpt2-merges"):
@@ -97,6 +108,8 @@ def load_bytes(data, filename, *, pattern=None, special_tokens=None, source=None
         tok = load_sentencepiece(data, source)
     elif kind == "tokenizer.json":
         tok = load_hf_bytes(data, source)
+    elif kind == "gguf":
+        tok = tokenizer_from_gguf(gguf.read_tokenizer_bytes(data, source), source)
     else:  # a GPT-2 half
         other = "vocab.bpe (or merges.txt)" if kind == "gpt2-vocab" else \
             "encoder.json (or vocab.json)"
@@ -145,6 +158,8 @@ def detect(data, source="file", fallback=None):
     head = data[:4096]
     if head[:2] == b"\x1f\x8b":
         return "gzip"
+    if gguf.is_gguf(head):
+        return "gguf"
     broken = None  # why a file that starts as a SentencePiece model is not one
     if head[:1] == b"\x0a" and looks_like_sentencepiece(data):
         try:
@@ -164,8 +179,8 @@ def detect(data, source="file", fallback=None):
         return fallback or _unknown(source, "a JSON file, but neither a tokenizer.json (no "
                                     "\"model\" object) nor GPT-2's encoder.json (token -> id)")
     lines = text.split(b"\n")
-    if len(data) > len(head):
-        lines.pop()  # cut short by the 4 KB head
+    if len(data) > len(head) and len(lines) > 1:
+        lines.pop()  # cut short by the 4 KB head (a head with no newline is all there is)
     lines = [line for line in lines if line.strip()][:20]
     if lines and all(_RANKS_LINE.fullmatch(line) for line in lines):
         return "ranks"
@@ -175,13 +190,64 @@ def detect(data, source="file", fallback=None):
         if broken is not None:
             raise ValueError(f"{source} starts as a SentencePiece model but is not a readable "
                              f"one ({broken}); is the file complete?") from None
-        return fallback or _unknown(source, "binary data, not text nor a SentencePiece model")
+        return fallback or _unknown(source, binary_kind(head))
     if lines and gpt2.looks_like_merges(decoded):
         # without GPT-2's "#version" line, two words a line is a weak sign: a name's
         # ending (.tiktoken, .model) says more, and its parser names the bad line
         return fallback if fallback and not lines[0].startswith(b"#version") else "gpt2-merges"
     first = lines[0][:40].decode("utf-8", "replace") if lines else ""
     return fallback or _unknown(source, f"text starting {first!r}" if lines else "empty")
+
+
+# what a binary file is, by its first bytes (for the message refusing it)
+_MAGICS = [(b"PK\x03\x04", "a zip archive (a PyTorch checkpoint is one too)"),
+           (b"\x93NUMPY", "a NumPy array"), (b"BZh", "bzip2-compressed data"),
+           (b"\xfd7zXZ\x00", "xz-compressed data"), (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+           (b"\x89HDF", "an HDF5 file"), (b"\x7fELF", "an executable (ELF)"),
+           (b"%PDF", "a PDF document"), (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image")]
+
+
+def binary_kind(head):
+    """What binary data is, by its first bytes: 'a zip archive...', 'protobuf data...', or
+    'binary data' when they name nothing known.
+
+    >>> binary_kind(b"PK\x03\x04rest"), binary_kind(bytes(8))
+    ('a zip archive (a PyTorch checkpoint is one too)', 'binary data (zero bytes)')
+    """
+    for magic, kind in _MAGICS:
+        if head.startswith(magic):
+            return kind
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "a Python pickle (a PyTorch or scikit-learn file?)"
+    if len(head) > 9 and head[8:10] == b'{"':
+        return "a safetensors file (model weights, no tokenizer)"
+    if head[:1] == b"\x0a":
+        return ("protobuf data, but not a SentencePiece model (its pieces do not read as "
+                "one)")
+    if head and not head.strip(b"\x00"):
+        return "binary data (zero bytes)"
+    return "binary data, not text nor a SentencePiece model"
+
+
+def tokenizer_from_gguf(info, source="file"):
+    """A GGUFTokenizer (bpe.formats.gguf) -> the tokenizer llama.cpp runs, with its
+    family and split's name as gguf_family and gguf_pre (for the app to show)."""
+    doc = gguf.tokenizer_json(info, os.path.basename(source))
+    tok = tokenizer_from_hf(doc, source=os.path.basename(source))
+    if info.model == "llama":
+        rank_by_score(tok.model, info.scores)
+    tok.gguf_family, tok.gguf_pre = info.model, info.pre
+    tok.made_from = "a GGUF file (llama.cpp)"
+    tok.name = os.path.basename(source)
+    return tok
+
+
+def rank_by_score(model, scores):
+    """SentencePiece's merge order in an HF BPE model: a merge ranks by the score of the
+    piece it makes, equal scores equal, so among them the leftmost merges first (llama.cpp's
+    queue orders by score, then position), where a tokenizer.json ranks each pair apart."""
+    rank = {score: i for i, score in enumerate(sorted(set(scores), reverse=True))}
+    model.merges = {pair: (rank[scores[idx]], idx) for pair, (_, idx) in model.merges.items()}
 
 
 def kind_of(data, filename):

@@ -1,0 +1,54 @@
+"""llama.cpp's test vocabularies (ggml-vocab-*.gguf with .inp/.out, from the pinned
+llama-cpp-python sdist) through bpe.load_bytes: the file table of bench/results/gguf.md
+(file, family, pre, texts compared, differences, CPU seconds to load and encode).
+
+    python bench/gguf_files.py [--sdist .venv/sdists/llama_cpp_python-0.3.36.tar.gz]
+"""
+import argparse
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import bpe  # noqa: E402
+from bpe.formats import gguf  # noqa: E402
+
+MODELS = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
+SEPARATOR = "\n__ggml_vocab_test__\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sdist", default=".venv/sdists/llama_cpp_python-0.3.36.tar.gz")
+    args = parser.parse_args()
+    files = {}
+    with tarfile.open(args.sdist, "r|gz") as tar:
+        for member in tar:
+            if member.name.startswith(MODELS + "ggml-vocab-") and member.isfile():
+                files[member.name.removeprefix(MODELS)] = tar.extractfile(member).read()
+    print("| file | family | pre | texts compared | differences | CPU s |")
+    print("|---|---|---|---|---|---|")
+    for name in sorted(n for n in files if n.endswith(".gguf")):
+        info = gguf.read_tokenizer_bytes(files[name], name)
+        start = time.process_time()
+        try:
+            tok = bpe.load_bytes(files[name], name)
+        except ValueError as e:
+            print(f"| {name} | {info.model} | {info.pre} | refused | {str(e)[len(name) + 1:][:90]} | |")
+            continue
+        if name + ".inp" not in files:
+            print(f"| {name} | {info.model} | {info.pre} | 0 (no tests shipped) | opens | |")
+            continue
+        texts = files[name + ".inp"].decode().split(SEPARATOR)
+        texts = texts[:-1] if texts[-1] == "" else texts
+        lines = files[name + ".out"].decode().split("\n")
+        user = {info.tokens[i] for i, t in enumerate(info.token_type or []) if t == 4}
+        wrong = sum(tok.encode(text, allowed_special=user, disallowed_special=())
+                    != [int(x) for x in line.split()] for text, line in zip(texts, lines))
+        cpu = time.process_time() - start
+        print(f"| {name} | {info.model} | {info.pre} | {len(texts)} | {wrong} | {cpu:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""llama.cpp's own tokenizer tests as our peer suite: every ggml-vocab-*.gguf that
+llama.cpp ships with a .inp/.out pair (in vendor/llama.cpp/models/ of the llama-cpp-python
+sdist, pinned by sha256) must encode each text of its .inp to the ids on its .out line, as
+llama.cpp's tests/test-tokenizer-0.cpp checks them: texts separated by
+"\\n__ggml_vocab_test__\\n", one line of space-separated ids per text, no BOS
+(add_special=false), control tokens read as text (parse_special=false) while user-defined
+tokens are always cut out. Files refused by name are listed with why.
+
+The sdist is downloaded, never built or installed (Makefile: `pip download --no-deps
+--no-binary :all: -r requirements-peers.txt -d .venv/sdists`); its members are read
+straight from the tar.gz. Without it these tests skip, saying so.
+"""
+import hashlib
+import os
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import bpe
+from bpe.formats import gguf
+from helpers.app import ROOT
+
+SDIST = "llama_cpp_python-0.3.36.tar.gz"
+SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
+MODELS = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
+SEPARATOR = "\n__ggml_vocab_test__\n"
+# file -> (family, pre) of every vocabulary with tests, all opened and exact
+EXACT = {
+    "command-r": ("gpt2", "command-r"), "deepseek-coder": ("gpt2", "deepseek-coder"),
+    "deepseek-llm": ("gpt2", "deepseek-llm"), "falcon": ("gpt2", "falcon"),
+    "gpt-2": ("gpt2", "gpt-2"), "llama-bpe": ("gpt2", "llama-bpe"),
+    "llama-spm": ("llama", "default"), "mpt": ("gpt2", "mpt"), "phi-3": ("llama", "default"),
+    "qwen2": ("gpt2", "qwen2"), "qwen35": ("gpt2", "qwen35"), "refact": ("gpt2", "refact"),
+    "starcoder": ("gpt2", "starcoder"),
+}
+# file -> words the refusal must contain: families and splits not implemented here
+REFUSED = {
+    "bert-bge": "'bert' family",      # llama.cpp's own WordPiece ("▁" word starts)
+    "gemma-4": "'gemma4' family",     # SentencePiece-style BPE on raw UTF-8, newline runs
+    "nomic-bert-moe": "'t5' family",  # Unigram with its precompiled charsmap (no tests)
+    "aquila": "'default'",            # llama.cpp's 4-regex default split (no tests)
+    "gpt-neox": "'default'",
+}
+OPENED_WITHOUT_TESTS = {"baichuan": ("llama", None)}
+
+
+def sdist_path():
+    """The pinned sdist, where the Makefile puts it (or BPE_SDISTS says), else None."""
+    places = [os.environ.get("BPE_SDISTS"), ROOT / ".venv" / "sdists",
+              Path(sys.prefix) / "sdists"]
+    for place in places:
+        if place and (Path(place) / SDIST).is_file():
+            return Path(place) / SDIST
+    return None
+
+
+@pytest.fixture(scope="module")
+def members():
+    """name -> bytes of every models/ggml-vocab-* member, read in one pass of the tar.gz."""
+    path = sdist_path()
+    if path is None:
+        pytest.skip(f"{SDIST} (llama.cpp's test vocabularies) is not downloaded: run "
+                    "`make test`, or pip download --no-deps --no-binary :all: "
+                    "-r requirements-peers.txt -d .venv/sdists")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert digest == SDIST_SHA256, f"{path} is not the pinned sdist (sha256 {digest})"
+    out = {}
+    with tarfile.open(path, "r|gz") as tar:
+        for member in tar:
+            name = member.name.removeprefix(MODELS)
+            if member.name.startswith(MODELS + "ggml-vocab-") and member.isfile():
+                out[name] = tar.extractfile(member).read()
+    return out
+
+
+def cases(data_inp, data_out):
+    """[(text, ids)] as test-tokenizer-0.cpp reads the pair."""
+    texts = data_inp.decode("utf-8").split(SEPARATOR)
+    if texts[-1] == "":
+        texts.pop()
+    lines = data_out.decode("utf-8").split("\n")
+    assert len(lines) >= len(texts)
+    return [(text, [int(x) for x in line.split()]) for text, line in zip(texts, lines)]
+
+
+def test_every_vocabulary_is_listed(members):
+    vocabs = {name.removeprefix("ggml-vocab-").removesuffix(".gguf")
+              for name in members if name.endswith(".gguf")}
+    assert vocabs == set(EXACT) | set(REFUSED) | set(OPENED_WITHOUT_TESTS)
+    with_tests = {name.removeprefix("ggml-vocab-").removesuffix(".gguf.inp")
+                  for name in members if name.endswith(".inp")}
+    assert with_tests <= set(EXACT) | set(REFUSED)
+
+
+@pytest.mark.parametrize("vocab", sorted(EXACT))
+def test_llama_cpp_ids(members, vocab):
+    name = f"ggml-vocab-{vocab}.gguf"
+    tok = bpe.load_bytes(members[name], name)
+    assert (tok.gguf_family, tok.gguf_pre) == EXACT[vocab]
+    info = gguf.read_tokenizer_bytes(members[name], name)
+    user_defined = {info.tokens[i] for i, kind in enumerate(info.token_type or []) if kind == 4}
+    pairs = cases(members[name + ".inp"], members[name + ".out"])
+    assert len(pairs) >= 40
+    wrong = [(text, want, got) for text, want in pairs
+             if (got := tok.encode(text, allowed_special=user_defined,
+                                   disallowed_special=())) != want]
+    assert not wrong, wrong[:3]
+
+
+@pytest.mark.parametrize("vocab", sorted(REFUSED))
+def test_refused_by_name(members, vocab):
+    name = f"ggml-vocab-{vocab}.gguf"
+    with pytest.raises(ValueError, match=REFUSED[vocab]):
+        bpe.load_bytes(members[name], name)
+
+
+def test_opened_without_tests(members):
+    for vocab, (family, pre) in OPENED_WITHOUT_TESTS.items():
+        name = f"ggml-vocab-{vocab}.gguf"
+        tok = bpe.load_bytes(members[name], name)
+        assert (tok.gguf_family, tok.gguf_pre) == (family, pre)
+        assert tok.decode(tok.encode("Hello world")) == "Hello world"
+
+
+def test_llama3_vocabulary_equals_tokenizers_on_its_conversion(members):
+    """llama.cpp's Llama 3 vocabulary as a tokenizer.json (its merges remake tokens: 280k
+    merges for 128k tokens): tokenizers reads it, and our ids equal its ids."""
+    import json
+
+    tokenizers = pytest.importorskip("tokenizers")
+    name = "ggml-vocab-llama-bpe.gguf"
+    doc = gguf.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
+    theirs = tokenizers.Tokenizer.from_str(json.dumps(doc))
+    ours = bpe.load_bytes(json.dumps(doc).encode(), "llama3.json")
+    texts = [text for text, _ in cases(members[name + ".inp"], members[name + ".out"])]
+    texts += ["hello    world", "\t\t  x  \n\n\n  y", "ĠĠĠĠ"]
+    for text in texts:
+        assert ours.encode(text, allowed_special="all") == theirs.encode(text).ids, text
+    assert theirs.encode("hello    world").ids == [15339, 262, 1917]
