@@ -1,241 +1,310 @@
-"""The merge loop the BPE variants share: words of token ids, their pair counts kept
-up to date one word at a time, and the pick of the next pair under each tie rule.
+"""The merge loop the BPE variants share: every word's tokens in one linked list of
+positions, exact pair counts kept up to date one occurrence at a time, and the pick of
+the next pair under each tie rule.
 
 bpe.train.train_merges is the lab's fast exact trainer, but it can only merge; the
 variants need more than that, so they train here instead:
 - Picky BPE takes tokens back out (`split`) and reads token frequencies (`freq`);
 - Parity-aware BPE picks the best pair of one group of words (a language) at a time;
 - BoundlessBPE lets a pair cross a pretoken boundary only where both sides are whole
-  pretokens (or superwords), so a pair's eligibility depends on where it sits (`starts`).
+  pretokens (or superwords), so a pair's eligibility depends on where it sits (`starts`);
+- SuperBPE's stage 2 never picks a pair stage 1 merged (`banned`).
 
-`Words` keeps, for every pair, its weighted count per group and the words that may hold
-it (a superset: a word is checked when read). A merge or split rewrites only the words
-that hold the pair or token and adds the difference of their pair counts, as Hugging
-Face's trainer does. Words are given in order of first occurrence, so the "first" tie
-rule (minbpe's) is the pair's first (word, position): the same merges as train_merges,
-which tests/bpe/test_methods_bpe.py proves on real corpora.
+`Words` lays the words out end to end, as train_merges does: `tok[p]` is the token that
+starts at position p (-1 once absorbed by the token on its left), `prv`/`nxt` link the
+tokens of one word. Per group it keeps each pair's weighted count (`stats`, exact) and
+the positions where the pair may start (`where`, ascending, with stale entries skipped
+when read). A merge or split visits only the positions of its pair or token and moves
+the counts of the pairs on either side, so its cost is the number of occurrences, not
+the length of the words that hold them.
+
+Words are given in order of first occurrence, so a pair's first valid position is
+where the textbook loop first meets it: the "first" tie rule (minbpe's) reads it
+there, and the merges are train_merges' exactly (tests/bpe/test_methods_bpe.py proves
+it on real corpora under every tie rule).
 
 It knows nothing of text, files or tokenizers: ids in, merges out.
 """
 import time
-from collections import Counter, defaultdict
-from heapq import heappop, heappush
+from bisect import insort
+from collections import Counter
+from heapq import heapify, heappop, heappush, heapreplace
 
 from ..train import MergeProgress, check_tie_break
 
 
+class Backwards(tuple):
+    """(bytes0, bytes1) that sorts backwards, so a min-heap pops CS336's greatest pair
+    first (the "greatest_bytes" rule). Only `<` is reversed: heapq uses nothing else."""
+    __slots__ = ()
+    __lt__ = tuple.__gt__
+
+
 class Words:
-    """words: list of id sequences; freqs: their weights; groups: a group index per word
-    (None: one group); starts: per word, a list of bools, True where a token begins a
-    pretoken (BoundlessBPE; None: every pair is eligible)."""
+    """words: list of id sequences (bytes or lists of ints); freqs: their weights;
+    groups: a group index per word (None: one group); starts: per word, a list of bools,
+    True where a token begins a pretoken (BoundlessBPE; None: every pair is eligible);
+    banned: pairs never counted nor picked (SuperBPE stage 2: stage 1's merges)."""
 
     def __init__(self, words, freqs, *, groups=None, starts=None, vocab=None,
                  tie_break="first", banned=()):
         check_tie_break(tie_break)
-        self.banned = set(banned)  # pairs best() never picks (SuperBPE: stage 1's own)
+        self.banned = frozenset(banned)
         self.tie_break = tie_break
-        self.tokens = [list(word) for word in words]
-        self.freqs = list(freqs)
-        self.groups = list(groups) if groups is not None else [0] * len(self.tokens)
-        self.starts = [list(s) for s in starts] if starts is not None else None
-        self.n_groups = max(self.groups, default=-1) + 1
+        self.by_position = tie_break == "first"
         self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
-        self.stats = [defaultdict(int) for _ in range(self.n_groups)]  # (int, int) -> count
-        self.heaps = [[] for _ in range(self.n_groups)]  # (-count, pair), lazily stale
-        self.where = defaultdict(set)   # pair -> words that may hold it
-        self.holders = defaultdict(set)  # token -> words that may hold it
-        self.freq = Counter()           # token -> weighted occurrences (unigram counts)
+        words = [list(word) for word in words]
+        freqs = list(freqs)
+        groups = list(groups) if groups is not None else [0] * len(words)
+        self.n_groups = max(groups, default=-1) + 1
+        # --- the layout: positions of every word end to end
+        self.tok = tok = [idx for word in words for idx in word]
+        n = len(tok)
+        self.prv = prv = list(range(-1, n - 1))
+        self.nxt = nxt = list(range(1, n + 1))
+        self.wt = wt = [0] * n     # each position's word weight
+        self.grp = grp = [0] * n   # each position's group
+        self.st = [False] * n if starts is not None else None
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
-        for w, toks in enumerate(self.tokens):
-            f, g = self.freqs[w], self.groups[w]
-            self.lengths[g] += f * len(toks)
-            for idx in toks:
-                self.freq[idx] += f
-                self.holders[idx].add(w)
-            self._add(w, self.pairs(w), 1)
-
-    # ------------------------------------------------------------------ counting
-    def pairs(self, w):
-        """Counter of the eligible adjacent pairs of word w."""
-        toks = self.tokens[w]
-        if self.starts is None:
-            return Counter(zip(toks, toks[1:]))
-        st = self.starts[w]
-        n = len(toks)
-        counts = Counter()
-        for i in range(n - 1):
-            if self.eligible(st, i, n):
-                counts[toks[i], toks[i + 1]] += 1
-        return counts
-
-    @staticmethod
-    def eligible(st, i, n):
-        """May tokens i and i + 1 merge? Inside a pretoken always; across a boundary only
-        when each is whole: begins at a boundary and ends at one."""
-        if not st[i + 1]:
-            return True
-        return st[i] and (i + 2 == n or st[i + 2])
-
-    def _add(self, w, counts, sign):
-        """Add (sign 1) or take away (sign -1) word w's pair counts. Only a count that
-        grows is pushed on the heap; one that falls leaves its old entry, which best()
-        re-pushes with the true count when it surfaces (fewer entries, same order)."""
-        f = self.freqs[w] * sign
-        g = self.groups[w]
-        stats, heap, where = self.stats[g], self.heaps[g], self.where
-        for pair, k in counts.items():
-            count = stats[pair] + f * k
-            if count:
-                stats[pair] = count
-                if sign > 0:
-                    heappush(heap, (-count, pair))
-                    where[pair].add(w)
+        self.freq = Counter()               # token -> weighted occurrences (unigram counts)
+        end = 0
+        for w, word in enumerate(words):
+            start, end = end, end + len(word)
+            if start == end:
+                continue
+            f, g = freqs[w], groups[w]
+            prv[start] = -1
+            nxt[end - 1] = -1
+            wt[start:end] = [f] * len(word)
+            grp[start:end] = [g] * len(word)
+            if starts is not None:
+                self.st[start:end] = starts[w]
+            self.lengths[g] += f * len(word)
+            for idx, k in Counter(word).items():
+                self.freq[idx] += f * k
+        # --- the pairs
+        self.stats = [{} for _ in range(self.n_groups)]  # (int, int) -> weighted count
+        self.where = [{} for _ in range(self.n_groups)]  # (int, int) -> positions, ascending
+        eligible = self.eligible
+        banned = self.banned
+        for p in range(n):
+            q = nxt[p]
+            if q < 0:
+                continue
+            pair = tok[p], tok[q]
+            if pair in banned or (starts is not None and not eligible(p)):
+                continue
+            g = grp[p]
+            stats, where = self.stats[g], self.where[g]
+            stats[pair] = stats.get(pair, 0) + wt[p]
+            found = where.get(pair)
+            if found is None:
+                where[pair] = [p]
             else:
-                del stats[pair]
+                found.append(p)
+        self.heaps = []  # per group: (-count, tie key, pair), lazily stale
+        for g in range(self.n_groups):
+            heap = [(-count, self.tie_key(g, pair), pair) for pair, count in self.stats[g].items()]
+            heapify(heap)
+            self.heaps.append(heap)
+        self.at = None  # token -> positions that may hold it; built by the first split
 
-    def _rewrite(self, w, before, after):
-        """Word w's pair counts went from before to after (Counters): apply the change."""
-        self._add(w, before - after, -1)
-        self._add(w, after - before, 1)
+    # ------------------------------------------------------------------ reading
+    def eligible(self, p):
+        """May the token at p merge with the next one? Inside a pretoken always; across a
+        boundary only when each is whole: begins at a boundary and ends at one."""
+        st = self.st
+        if st is None:
+            return True
+        q = self.nxt[p]
+        if not st[q]:
+            return True
+        r = self.nxt[q]
+        return st[p] and (r < 0 or st[r])
+
+    def tie_key(self, group, pair):
+        """The heap's tie key of pair (smallest wins): its first position ("first"), the
+        pair itself ("smallest_ids") or its bytes backwards ("greatest_bytes")."""
+        if self.by_position:
+            return self.first_valid(group, pair)
+        if self.tie_break == "smallest_ids":
+            return pair
+        return Backwards((self.vocab[pair[0]], self.vocab[pair[1]]))
+
+    def first_valid(self, group, pair):
+        """The first position where pair occurs (eligibly) in group; drops the stale
+        entries before it."""
+        positions = self.where[group][pair]
+        tok, nxt = self.tok, self.nxt
+        a, b = pair
+        for i, p in enumerate(positions):
+            if tok[p] == a:
+                q = nxt[p]
+                if q >= 0 and tok[q] == b and self.eligible(p):
+                    if i:
+                        del positions[:i]
+                    return p
+        raise AssertionError(f"pair {pair} has a count but no position")  # a bug
 
     def count(self, pair):
         """The pair's count over every group."""
         return sum(stats.get(pair, 0) for stats in self.stats)
 
-    # ------------------------------------------------------------------ picking
     def best(self, group=0):
-        """(pair, count) with the highest count in group (ties by the tie rule), or None."""
+        """(pair, count) with the highest count in group (ties by the tie rule), or None.
+        Every live pair has a heap entry that sorts no later than its true (count, key):
+        a count that grows or a first position that moves left is pushed anew, and an
+        entry whose count fell or whose first position moved right is fixed when it
+        surfaces. So the first entry found true is the winner."""
         stats, heap = self.stats[group], self.heaps[group]
         while heap:
-            count = stats.get(heap[0][1], 0)
-            if count == -heap[0][0] and heap[0][1] not in self.banned:
-                break
-            if heap[0][1] in self.banned:
-                heappop(heap)
-                continue
-            pair = heappop(heap)[1]  # stale: the count has fallen since (or is gone)
-            if count:
-                heappush(heap, (-count, pair))
-        if not heap:
-            return None
-        top = -heap[0][0]
-        tied = []
-        stale = []
-        while heap and -heap[0][0] == top:
-            pair = heappop(heap)[1]
+            negcount, key, pair = heap[0]
             count = stats.get(pair, 0)
-            if pair in self.banned:
+            if count != -negcount:
+                if count:
+                    heapreplace(heap, (-count, key, pair))
+                else:
+                    heappop(heap)
                 continue
-            if count == top:
-                if pair not in tied:
-                    tied.append(pair)
-            elif count:
-                stale.append((-count, pair))
-        for pair in tied:
-            heappush(heap, (-top, pair))
-        for entry in stale:
-            heappush(heap, entry)
-        return self.tie_winner(tied, group), top
-
-    def tie_winner(self, tied, group):
-        if len(tied) == 1:
-            return tied[0]
-        if self.tie_break == "smallest_ids":
-            return min(tied)
-        if self.tie_break == "greatest_bytes":
-            vocab = self.vocab
-            return max(tied, key=lambda pair: (vocab[pair[0]], vocab[pair[1]]))
-        return min(tied, key=lambda pair: self.first_position(pair, group))
-
-    def first_position(self, pair, group):
-        """(word, position) of the pair's first eligible occurrence within group."""
-        holders = self.where[pair]
-        for w in sorted(holders):
-            if self.groups[w] != group:
-                continue
-            pos = self._find(w, pair)
-            if pos is not None:
-                return w, pos
-        raise AssertionError(f"pair {pair} has a count but no position")  # a bug
-
-    def _find(self, w, pair):
-        toks = self.tokens[w]
-        a, b = pair
-        st = self.starts[w] if self.starts is not None else None
-        n = len(toks)
-        for i in range(n - 1):
-            if toks[i] == a and toks[i + 1] == b and (st is None or self.eligible(st, i, n)):
-                return i
+            if self.by_position:
+                first = self.first_valid(group, pair)
+                if first != key:
+                    heapreplace(heap, (negcount, first, pair))
+                    continue
+            return pair, count
         return None
 
     # ------------------------------------------------------------------ changing
+    def _less(self, g, pair, w):
+        """Take weight w off pair's count in group g (a merge or split destroyed one)."""
+        if pair in self.banned:
+            return
+        stats = self.stats[g]
+        count = stats[pair] - w
+        if count:
+            stats[pair] = count
+        else:
+            del stats[pair], self.where[g][pair]  # every entry left in the list is stale
+
+    def _more(self, g, pair, w, p, grown, in_order):
+        """Add weight w to pair's count in group g, occurring at p. in_order: p is past
+        every position already listed (a merge's new pairs), else it is inserted."""
+        if pair in self.banned:
+            return
+        stats = self.stats[g]
+        stats[pair] = stats.get(pair, 0) + w
+        positions = self.where[g].get(pair)
+        if positions is None:
+            self.where[g][pair] = [p]
+        elif in_order:
+            positions.append(p)
+        else:
+            insort(positions, p)
+        grown.add((g, pair))
+
+    def _push(self, grown):
+        """Give each pair whose count grew (or whose first position moved left) a fresh
+        heap entry."""
+        for g, pair in grown:
+            count = self.stats[g].get(pair)
+            if count:
+                heappush(self.heaps[g], (-count, self.tie_key(g, pair), pair))
+
     def merge(self, pair, idx):
         """Merge every eligible occurrence of pair into idx, left to right without
         overlap; returns the weighted number of merges per group."""
         a, b = pair
         self.vocab[idx] = self.vocab[a] + self.vocab[b]
+        tok, prv, nxt, wt = self.tok, self.prv, self.nxt, self.wt
+        st, eligible, at = self.st, self.eligible, self.at
+        less, more = self._less, self._more
         done = [0] * self.n_groups
-        for w in sorted(self.where.pop(pair, ())):
-            toks = self.tokens[w]
-            st = self.starts[w] if self.starts is not None else None
-            n = len(toks)
-            if n < 2:
-                continue
-            before = self.pairs(w)
-            if pair not in before:
-                continue
-            out, out_st, i, k = [], [], 0, 0
-            while i < n:
-                if (i + 1 < n and toks[i] == a and toks[i + 1] == b
-                        and (st is None or self.eligible(st, i, n))):
-                    out.append(idx)
-                    if st is not None:
-                        out_st.append(st[i])
-                    i += 2
-                    k += 1
-                else:
-                    out.append(toks[i])
-                    if st is not None:
-                        out_st.append(st[i])
-                    i += 1
-            self.tokens[w] = out
-            if st is not None:
-                self.starts[w] = out_st
-            self._rewrite(w, before, self.pairs(w))
-            f = self.freqs[w]
-            done[self.groups[w]] += f * k
-            self.freq[a] -= f * k
-            self.freq[b] -= f * k
-            self.freq[idx] += f * k
-            self.holders[idx].add(w)
-            self.lengths[self.groups[w]] -= f * k
+        grown = set()
+        made = []
+        for g in range(self.n_groups):
+            # its count is dropped whole: after the step no eligible occurrence is left
+            self.stats[g].pop(pair, None)
+            positions = self.where[g].pop(pair, ())
+            total = 0
+            for p in positions:
+                if tok[p] != a:
+                    continue  # stale, or absorbed by the previous occurrence ("aaa")
+                q = nxt[p]
+                if q < 0 or tok[q] != b or (st is not None and not eligible(p)):
+                    continue
+                o, r, w = prv[p], nxt[q], wt[p]
+                # the neighbouring pairs, as they were
+                if o >= 0 and (tok[o], a) != pair and eligible(o):
+                    less(g, (tok[o], a), w)
+                if r >= 0 and (b, tok[r]) != pair and eligible(q):
+                    less(g, (b, tok[r]), w)
+                tok[p] = idx
+                tok[q] = -1
+                nxt[p] = r
+                if r >= 0:
+                    prv[r] = p
+                # and as they are now: both hold idx, so their lists are new and the
+                # positions come in ascending order
+                if o >= 0 and eligible(o):
+                    more(g, (tok[o], idx), w, o, grown, True)
+                if r >= 0 and eligible(p):
+                    more(g, (idx, tok[r]), w, p, grown, True)
+                total += w
+                made.append(p)
+            done[g] = total
+            self.lengths[g] -= total
+        merged = sum(done)
+        self.freq[a] -= merged
+        self.freq[b] -= merged
+        self.freq[idx] += merged
+        if at is not None:
+            at.setdefault(idx, []).extend(made)
+        self._push(grown)
         return done
 
     def split(self, idx, parts):
-        """Replace every occurrence of token idx by the tokens parts (its pieces); returns
-        the weighted number of occurrences split."""
+        """Replace every occurrence of token idx by the tokens parts (its pieces, which
+        must spell its bytes); returns the weighted number of occurrences split. Needs
+        words of bytes, so that the pieces fall back on the positions their bytes had."""
+        if self.st is not None:
+            raise ValueError("split needs words without pretoken starts")
+        if self.at is None:
+            self.at = {}
+            for p, t in enumerate(self.tok):
+                if t >= 0:
+                    self.at.setdefault(t, []).append(p)
+        tok, prv, nxt, wt, grp, at = self.tok, self.prv, self.nxt, self.wt, self.grp, self.at
+        widths = [len(self.vocab[t]) for t in parts]
+        less, more = self._less, self._more
+        grown = set()
         total = 0
-        for w in sorted(self.holders.pop(idx, ())):
-            toks = self.tokens[w]
-            k = toks.count(idx)
-            if not k:
-                continue
-            before = self.pairs(w)
-            out = []
-            for t in toks:
-                if t == idx:
-                    out.extend(parts)
-                else:
-                    out.append(t)
-            self.tokens[w] = out
-            self._rewrite(w, before, self.pairs(w))
-            f = self.freqs[w]
-            total += f * k
-            self.freq[idx] -= f * k
-            for part in parts:
-                self.freq[part] += f * k
-                self.holders[part].add(w)
-            self.lengths[self.groups[w]] += f * k * (len(parts) - 1)
+        for p in at.pop(idx, ()):
+            if tok[p] != idx:
+                continue  # stale
+            o, r, w, g = prv[p], nxt[p], wt[p], grp[p]
+            if o >= 0:
+                less(g, (tok[o], idx), w)
+            if r >= 0:
+                less(g, (idx, tok[r]), w)
+            left, pos = o, p
+            for t, width in zip(parts, widths):
+                tok[pos] = t
+                prv[pos] = left
+                if left >= 0:
+                    nxt[left] = pos
+                    more(g, (tok[left], t), w, left, grown, False)
+                at.setdefault(t, []).append(pos)
+                left, pos = pos, pos + width
+            nxt[left] = r
+            if r >= 0:
+                prv[r] = left
+                more(g, (tok[left], tok[r]), w, left, grown, False)
+            total += w
+            self.lengths[g] += w * (len(parts) - 1)
+        self.freq[idx] -= total
+        for t in parts:
+            self.freq[t] += total
+        self._push(grown)
         return total
 
 
