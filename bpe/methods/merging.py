@@ -82,32 +82,37 @@ class Words:
             self.lengths[g] += f * len(word)
             for idx, k in Counter(word).items():
                 self.freq[idx] += f * k
-        # --- the pairs
-        self.stats = [{} for _ in range(self.n_groups)]  # (int, int) -> weighted count
+        # --- the pairs: positions first (ascending), then counts summed from them
         self.where = [{} for _ in range(self.n_groups)]  # (int, int) -> positions, ascending
-        eligible = self.eligible
-        banned = self.banned
-        for p in range(n):
-            q = nxt[p]
-            if q < 0:
-                continue
-            pair = tok[p], tok[q]
-            if pair in banned or (starts is not None and not eligible(p)):
-                continue
-            g = grp[p]
-            stats, where = self.stats[g], self.where[g]
-            stats[pair] = stats.get(pair, 0) + wt[p]
-            found = where.get(pair)
-            if found is None:
-                where[pair] = [p]
-            else:
-                found.append(p)
+        st = self.st
+        end = 0
+        for w, word in enumerate(words):
+            start, end = end, end + len(word)
+            where = self.where[groups[w]]
+            for p, pair in zip(range(start, end - 1), zip(word, word[1:])):
+                # subtle: initial tokens are one position each, so p + 1, p + 2 are the
+                # next tokens (BoundlessBPE's eligibility, read inline: no merge yet)
+                if st is not None and st[p + 1] and not (st[p] and (p + 2 == end or st[p + 2])):
+                    continue
+                found = where.get(pair)
+                if found is None:
+                    where[pair] = [p]
+                else:
+                    found.append(p)
+        weight = wt.__getitem__
+        self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
-        for g in range(self.n_groups):
-            heap = [(-count, self.tie_key(g, pair), pair) for pair, count in self.stats[g].items()]
+        for where in self.where:
+            for pair in self.banned.intersection(where):
+                del where[pair]
+            stats = {pair: sum(map(weight, positions)) for pair, positions in where.items()}
+            heap = [(-count, where[pair][0] if self.by_position else self.tie_key(0, pair), pair)
+                    for pair, count in stats.items()]
             heapify(heap)
+            self.stats.append(stats)
             self.heaps.append(heap)
         self.at = None  # token -> positions that may hold it; built by the first split
+        self._eligible = self.eligible if starts is not None else None
 
     # ------------------------------------------------------------------ reading
     def eligible(self, p):
@@ -135,12 +140,12 @@ class Words:
         """The first position where pair occurs (eligibly) in group; drops the stale
         entries before it."""
         positions = self.where[group][pair]
-        tok, nxt = self.tok, self.nxt
+        tok, nxt, eligible = self.tok, self.nxt, self._eligible
         a, b = pair
         for i, p in enumerate(positions):
             if tok[p] == a:
                 q = nxt[p]
-                if q >= 0 and tok[q] == b and self.eligible(p):
+                if q >= 0 and tok[q] == b and (eligible is None or eligible(p)):
                     if i:
                         del positions[:i]
                     return p
@@ -186,9 +191,9 @@ class Words:
         else:
             del stats[pair], self.where[g][pair]  # every entry left in the list is stale
 
-    def _more(self, g, pair, w, p, grown, in_order):
-        """Add weight w to pair's count in group g, occurring at p. in_order: p is past
-        every position already listed (a merge's new pairs), else it is inserted."""
+    def _more(self, g, pair, w, p, grown):
+        """Add weight w to pair's count in group g, occurring at p (inserted in order:
+        a split's pieces land among the pair's older positions)."""
         if pair in self.banned:
             return
         stats = self.stats[g]
@@ -196,19 +201,18 @@ class Words:
         positions = self.where[g].get(pair)
         if positions is None:
             self.where[g][pair] = [p]
-        elif in_order:
-            positions.append(p)
         else:
             insort(positions, p)
         grown.add((g, pair))
 
-    def _push(self, grown):
-        """Give each pair whose count grew (or whose first position moved left) a fresh
-        heap entry."""
-        for g, pair in grown:
-            count = self.stats[g].get(pair)
+    def _push(self, g, grown):
+        """Give each pair of group g whose count grew (or whose first position moved
+        left) a fresh heap entry."""
+        stats, heap, tie_key = self.stats[g], self.heaps[g], self.tie_key
+        for pair in grown:
+            count = stats.get(pair)
             if count:
-                heappush(self.heaps[g], (-count, self.tie_key(g, pair), pair))
+                heappush(heap, (-count, tie_key(g, pair), pair))
 
     def merge(self, pair, idx):
         """Merge every eligible occurrence of pair into idx, left to right without
@@ -217,49 +221,81 @@ class Words:
         self.vocab[idx] = self.vocab[a] + self.vocab[b]
         tok, prv, nxt, wt = self.tok, self.prv, self.nxt, self.wt
         st, eligible, at = self.st, self.eligible, self.at
-        less, more = self._less, self._more
+        banned = self.banned
+        bounded = st is not None
         done = [0] * self.n_groups
-        grown = set()
         made = []
         for g in range(self.n_groups):
+            stats, where = self.stats[g], self.where[g]
             # its count is dropped whole: after the step no eligible occurrence is left
-            self.stats[g].pop(pair, None)
-            positions = self.where[g].pop(pair, ())
+            stats.pop(pair, None)
+            positions = where.pop(pair, ())
+            grown = set()
             total = 0
+            # subtle: the counts below are moved one occurrence at a time, so a run such
+            # as "abab" sees the pairs the previous occurrence made (idx, a), (idx, idx)
             for p in positions:
                 if tok[p] != a:
                     continue  # stale, or absorbed by the previous occurrence ("aaa")
                 q = nxt[p]
-                if q < 0 or tok[q] != b or (st is not None and not eligible(p)):
+                if q < 0 or tok[q] != b or (bounded and not eligible(p)):
                     continue
                 o, r, w = prv[p], nxt[q], wt[p]
                 # the neighbouring pairs, as they were
-                if o >= 0 and (tok[o], a) != pair and eligible(o):
-                    less(g, (tok[o], a), w)
-                if r >= 0 and (b, tok[r]) != pair and eligible(q):
-                    less(g, (b, tok[r]), w)
+                if o >= 0:
+                    old = (tok[o], a)
+                    if old != pair and old not in banned and (not bounded or eligible(o)):
+                        count = stats[old] - w
+                        if count:
+                            stats[old] = count
+                        else:
+                            del stats[old], where[old]  # every entry left is stale
+                if r >= 0:
+                    old = (b, tok[r])
+                    if old != pair and old not in banned and (not bounded or eligible(q)):
+                        count = stats[old] - w
+                        if count:
+                            stats[old] = count
+                        else:
+                            del stats[old], where[old]
                 tok[p] = idx
                 tok[q] = -1
                 nxt[p] = r
                 if r >= 0:
                     prv[r] = p
-                # and as they are now: both hold idx, so their lists are new and the
-                # positions come in ascending order
-                if o >= 0 and eligible(o):
-                    more(g, (tok[o], idx), w, o, grown, True)
-                if r >= 0 and eligible(p):
-                    more(g, (idx, tok[r]), w, p, grown, True)
+                # and as they are now. Both hold idx, which no list held before this
+                # step (a Picky token that comes back had all its pairs deleted when it
+                # went), so positions are appended in ascending order; and no pair
+                # holding idx is banned (SuperBPE bans stage 1's pairs only).
+                if o >= 0 and (not bounded or eligible(o)):
+                    new = (tok[o], idx)
+                    stats[new] = stats.get(new, 0) + w
+                    found = where.get(new)
+                    if found is None:
+                        where[new] = [o]
+                    else:
+                        found.append(o)
+                    grown.add(new)
+                if r >= 0 and (not bounded or eligible(p)):
+                    new = (idx, tok[r])
+                    stats[new] = stats.get(new, 0) + w
+                    found = where.get(new)
+                    if found is None:
+                        where[new] = [p]
+                    else:
+                        found.append(p)
+                    grown.add(new)
                 total += w
                 made.append(p)
             done[g] = total
             self.lengths[g] -= total
+            self._push(g, grown)
         merged = sum(done)
         self.freq[a] -= merged
         self.freq[b] -= merged
         self.freq[idx] += merged
         if at is not None:
             at.setdefault(idx, []).extend(made)
-        self._push(grown)
         return done
 
     def split(self, idx, parts):
@@ -292,19 +328,20 @@ class Words:
                 prv[pos] = left
                 if left >= 0:
                     nxt[left] = pos
-                    more(g, (tok[left], t), w, left, grown, False)
+                    more(g, (tok[left], t), w, left, grown)
                 at.setdefault(t, []).append(pos)
                 left, pos = pos, pos + width
             nxt[left] = r
             if r >= 0:
                 prv[r] = left
-                more(g, (tok[left], tok[r]), w, left, grown, False)
+                more(g, (tok[left], tok[r]), w, left, grown)
             total += w
             self.lengths[g] += w * (len(parts) - 1)
         self.freq[idx] -= total
         for t in parts:
             self.freq[t] += total
-        self._push(grown)
+        for g in range(self.n_groups):
+            self._push(g, {pair for h, pair in grown if h == g})
         return total
 
 
