@@ -27,8 +27,9 @@ It knows nothing of text, files or tokenizers: ids in, merges out.
 """
 import time
 from bisect import insort
-from collections import Counter
+from collections import Counter, defaultdict
 from heapq import heapify, heappop, heappush, heapreplace
+from itertools import chain, repeat
 
 from ..train import MergeProgress, check_tie_break
 
@@ -53,20 +54,22 @@ class Words:
         self.tie_break = tie_break
         self.by_position = tie_break == "first"
         self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
-        words = [list(word) for word in words]
+        words = [word if isinstance(word, list) else list(word) for word in words]
         freqs = list(freqs)
         groups = list(groups) if groups is not None else [0] * len(words)
         self.n_groups = max(groups, default=-1) + 1
         # --- the layout: positions of every word end to end
-        self.tok = tok = [idx for word in words for idx in word]
+        self.tok = tok = list(chain.from_iterable(words))
         n = len(tok)
         self.prv = prv = list(range(-1, n - 1))
         self.nxt = nxt = list(range(1, n + 1))
         self.wt = wt = [0] * n     # each position's word weight
         self.grp = grp = [0] * n   # each position's group
-        self.st = [False] * n if starts is not None else None
+        self.st = st = list(chain.from_iterable(starts)) if starts is not None else None
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
-        self.freq = Counter()               # token -> weighted occurrences (unigram counts)
+        self._freq = None  # token -> weighted occurrences, counted when first asked
+        # --- the pairs: positions first (ascending), then counts summed from them
+        self.where = [defaultdict(list) for _ in range(self.n_groups)]
         end = 0
         for w, word in enumerate(words):
             start, end = end, end + len(word)
@@ -75,30 +78,21 @@ class Words:
             f, g = freqs[w], groups[w]
             prv[start] = -1
             nxt[end - 1] = -1
-            wt[start:end] = [f] * len(word)
-            grp[start:end] = [g] * len(word)
-            if starts is not None:
-                self.st[start:end] = starts[w]
+            wt[start:end] = repeat(f, end - start)
+            if g:
+                grp[start:end] = repeat(g, end - start)
             self.lengths[g] += f * len(word)
-            for idx, k in Counter(word).items():
-                self.freq[idx] += f * k
-        # --- the pairs: positions first (ascending), then counts summed from them
-        self.where = [{} for _ in range(self.n_groups)]  # (int, int) -> positions, ascending
-        st = self.st
-        end = 0
-        for w, word in enumerate(words):
-            start, end = end, end + len(word)
-            where = self.where[groups[w]]
-            for p, pair in zip(range(start, end - 1), zip(word, word[1:])):
+            where = self.where[g]
+            if st is None:
+                for pair, p in zip(zip(word, word[1:]), range(start, end)):
+                    where[pair].append(p)
+                continue
+            for pair, p in zip(zip(word, word[1:]), range(start, end)):
                 # subtle: initial tokens are one position each, so p + 1, p + 2 are the
                 # next tokens (BoundlessBPE's eligibility, read inline: no merge yet)
-                if st is not None and st[p + 1] and not (st[p] and (p + 2 == end or st[p + 2])):
-                    continue
-                found = where.get(pair)
-                if found is None:
-                    where[pair] = [p]
-                else:
-                    found.append(p)
+                if not st[p + 1] or st[p] and (p + 2 == end or st[p + 2]):
+                    where[pair].append(p)
+        self.where = [dict(where) for where in self.where]  # (int, int) -> positions, ascending
         weight = wt.__getitem__
         self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
@@ -150,6 +144,18 @@ class Words:
                         del positions[:i]
                     return p
         raise AssertionError(f"pair {pair} has a count but no position")  # a bug
+
+    @property
+    def freq(self):
+        """Counter: token -> weighted occurrences (unigram counts; Picky's f(x)). Counted
+        on first use and kept up to date after, so the variants that never read it do
+        not pay for it."""
+        if self._freq is None:
+            self._freq = Counter()
+            for t, w in zip(self.tok, self.wt):
+                if t >= 0:
+                    self._freq[t] += w
+        return self._freq
 
     def count(self, pair):
         """The pair's count over every group."""
@@ -290,10 +296,11 @@ class Words:
             done[g] = total
             self.lengths[g] -= total
             self._push(g, grown)
-        merged = sum(done)
-        self.freq[a] -= merged
-        self.freq[b] -= merged
-        self.freq[idx] += merged
+        if self._freq is not None:
+            merged = sum(done)
+            self._freq[a] -= merged
+            self._freq[b] -= merged
+            self._freq[idx] += merged
         if at is not None:
             at.setdefault(idx, []).extend(made)
         return done
