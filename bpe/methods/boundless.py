@@ -29,14 +29,13 @@ text round-trips.
 >>> [tok.vocab[i] for i in range(256, 262)]
 [b'of', b' t', b' th', b' the', b' of', b' the of']
 """
-from itertools import chain
 
 from .. import documents
 from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
-from .merging import Clock, Words
+from .merging import STAND_IN, Clock, Words
 
 
 class BoundlessTokenizer(RegexTokenizer):
@@ -91,6 +90,51 @@ def lines(chunks):
     return out
 
 
+def layout(counts):
+    """Words' arguments (words, freqs, places=, copies=) for lines counted in counts (a
+    dict: tuple of chunks -> count, in order of first occurrence).
+
+    Each distinct pretoken is one word, weighted by how often it occurs, so merges
+    inside it cost its distinct occurrences, as in plain BPE; each line of two or more
+    pretokens is a word of one token per pretoken: its single byte if it has one, else
+    a stand-in that becomes the pretoken's token once the pretoken is merged whole.
+    Places follow the text (the lines end to end, a pretoken at its first occurrence;
+    a byte's place is 2 * its offset, a line's token sits at 2 * its offset + 1), so
+    the "first" tie rule sees each pair where the one-word-per-line loop would.
+
+    >>> words, freqs, options = layout({("of", " the"): 2, ("of",): 1})
+    >>> words, freqs, options["copies"]
+    ([b'of', b' the', [-2, -2]], [3, 2, 2], {0: [1], 4: [5]})
+    """
+    first, freq = {}, {}  # pretoken -> offset of its first occurrence, count
+    line_words, line_places, line_counts = [], [], []
+    copies = {}  # place of a pretoken's first byte -> places of its stand-ins
+    offset = 0
+    for line, count in counts.items():
+        word, places = [], []
+        for chunk in line:
+            piece = chunk.encode("utf-8")
+            if chunk not in first:
+                first[chunk] = offset
+                freq[chunk] = 0
+            freq[chunk] += count
+            word.append(piece[0] if len(piece) == 1 else STAND_IN)
+            places.append(2 * offset + 1)
+            offset += len(piece)
+        if len(line) > 1:  # a line of one pretoken has no pair across pretokens
+            line_words.append(word)
+            line_places.append(places)
+            line_counts.append(count)
+            for chunk, t, place in zip(line, word, places):
+                if t == STAND_IN:
+                    copies.setdefault(2 * first[chunk], []).append(place)
+    words = [chunk.encode("utf-8") for chunk in first]
+    places = [range(2 * start, 2 * (start + len(word)), 2)
+              for start, word in zip(first.values(), words)]
+    return (words + line_words, list(freq.values()) + line_counts,
+            {"places": places + line_places, "copies": copies})
+
+
 def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=None,
           tie_break="first"):
     """A BoundlessTokenizer of vocab_size tokens (fewer if pairs run out)."""
@@ -104,13 +148,8 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         for line in lines(tok.split(clean_text(doc))):
             key = tuple(line)
             counts[key] = counts.get(key, 0) + 1
-    words, starts = [], []
-    for line in counts:
-        pieces = [chunk.encode("utf-8") for chunk in line]
-        words.append(b"".join(pieces))
-        starts.append(list(chain.from_iterable(
-            [True] + [False] * (len(piece) - 1) for piece in pieces)))
-    state = Words(words, counts.values(), starts=starts, tie_break=tie_break)
+    words, freqs, options = layout(counts)
+    state = Words(words, freqs, tie_break=tie_break, **options)
     merges, merge_counts = {}, {}
     clock = Clock(progress, size - 256)
     stop_reason = "no_pairs"

@@ -7,7 +7,8 @@ variants need more than that, so they train here instead:
 - Picky BPE takes tokens back out (`split`) and reads token frequencies (`freq`);
 - Parity-aware BPE picks the best pair of one group of words (a language) at a time;
 - BoundlessBPE lets a pair cross a pretoken boundary only where both sides are whole
-  pretokens (or superwords), so a pair's eligibility depends on where it sits (`starts`);
+  pretokens (or superwords): its lines hold stand-ins that come alive when their
+  pretoken becomes one token (`places`, `copies`);
 - SuperBPE's stage 2 never picks a pair stage 1 merged (`banned`).
 
 `Words` lays the words out end to end, as train_merges does: `tok[p]` is the token that
@@ -41,14 +42,27 @@ class Backwards(tuple):
     __lt__ = tuple.__gt__
 
 
+STAND_IN = -2  # a position waiting for its copy (see Words): it pairs with nothing
+
+
 class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
-    groups: a group index per word (None: one group); starts: per word, a list of bools,
-    True where a token begins a pretoken (BoundlessBPE; None: every pair is eligible);
-    banned: pairs never counted nor picked (SuperBPE stage 2: stage 1's merges)."""
+    groups: a group index per word (None: one group); banned: pairs never counted nor
+    picked (SuperBPE stage 2: stage 1's merges).
 
-    def __init__(self, words, freqs, *, groups=None, starts=None, vocab=None,
-                 tie_break="first", banned=()):
+    places (BoundlessBPE): per word, a distinct int per token giving its place in the
+    text's order, for the "first" tie rule (None: the words end to end, in order).
+    copies (BoundlessBPE): place of a word's first token -> places of STAND_IN tokens in
+    other words. When that word becomes one token, the token is copied to each of them,
+    and the pairs it then makes with its neighbours are counted. BoundlessBPE keeps each
+    distinct pretoken once (merged inside, weighted by how often it occurs) and its
+    lines as sequences of stand-ins that come alive as whole pretokens, so a merge
+    inside a pretoken costs its distinct occurrences, as in bpe.train.
+    With copies, freq and lengths count a whole pretoken twice (BoundlessBPE reads
+    neither)."""
+
+    def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first",
+                 banned=(), places=None, copies=None):
         check_tie_break(tie_break)
         self.banned = frozenset(banned)
         self.tie_break = tie_break
@@ -65,7 +79,6 @@ class Words:
         self.nxt = nxt = list(range(1, n + 1))
         self.wt = wt = [0] * n     # each position's word weight
         self.grp = grp = [0] * n   # each position's group
-        self.st = st = list(chain.from_iterable(starts)) if starts is not None else None
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
         self._freq = None  # token -> weighted occurrences, counted when first asked
         # --- the pairs: positions first (ascending), then counts summed from them
@@ -83,22 +96,22 @@ class Words:
                 grp[start:end] = repeat(g, end - start)
             self.lengths[g] += f * len(word)
             where = self.where[g]
-            if st is None:
-                for pair, p in zip(zip(word, word[1:]), range(start, end)):
-                    where[pair].append(p)
-                continue
             for pair, p in zip(zip(word, word[1:]), range(start, end)):
-                # subtle: initial tokens are one position each, so p + 1, p + 2 are the
-                # next tokens (BoundlessBPE's eligibility, read inline: no merge yet)
-                if not st[p + 1] or st[p] and (p + 2 == end or st[p + 2]):
-                    where[pair].append(p)
-        self.where = [dict(where) for where in self.where]  # (int, int) -> positions, ascending
-        weight = wt.__getitem__
+                where[pair].append(p)
+        self.contiguous = places is None  # positions are the words' bytes end to end
+        self.copies = {}
+        if places is not None:
+            self._renumber(list(chain.from_iterable(places)), copies or {})
+        weight = self.wt.__getitem__  # subtle: self.wt, which _renumber may have replaced
         self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
-        for where in self.where:
+        for g, where in enumerate(self.where):
+            where = self.where[g] = dict(where)  # (int, int) -> positions, ascending
             for pair in self.banned.intersection(where):
                 del where[pair]
+            if places is not None:
+                for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
+                    del where[pair]  # a stand-in pairs with nothing
             stats = {pair: sum(map(weight, positions)) for pair, positions in where.items()}
             heap = [(-count, where[pair][0] if self.by_position else self.tie_key(0, pair), pair)
                     for pair, count in stats.items()]
@@ -106,21 +119,34 @@ class Words:
             self.stats.append(stats)
             self.heaps.append(heap)
         self.at = None  # token -> positions that may hold it; built by the first split
-        self._eligible = self.eligible if starts is not None else None
+
+    def _renumber(self, places, copies):
+        """Move every position to the rank of its place (so positions follow the text's
+        order), sort the pair lists, and key copies by the new positions."""
+        rank = {place: i for i, place in enumerate(sorted(places))}
+        if len(rank) != len(places):
+            raise ValueError("places must be distinct")
+        new = [rank[place] for place in places]  # old position -> new position
+        n = len(new)
+        for name in ("tok", "wt", "grp"):
+            old = getattr(self, name)
+            moved = [0] * n
+            for p, value in zip(new, old):
+                moved[p] = value
+            setattr(self, name, moved)
+        for name in ("prv", "nxt"):
+            old = getattr(self, name)
+            moved = [0] * n
+            for p, link in zip(new, old):
+                moved[p] = new[link] if link >= 0 else -1
+            setattr(self, name, moved)
+        for where in self.where:
+            for positions in where.values():
+                positions[:] = sorted(new[p] for p in positions)
+        self.copies = {rank[first]: [rank[place] for place in stand_ins]
+                       for first, stand_ins in copies.items()}
 
     # ------------------------------------------------------------------ reading
-    def eligible(self, p):
-        """May the token at p merge with the next one? Inside a pretoken always; across a
-        boundary only when each is whole: begins at a boundary and ends at one."""
-        st = self.st
-        if st is None:
-            return True
-        q = self.nxt[p]
-        if not st[q]:
-            return True
-        r = self.nxt[q]
-        return st[p] and (r < 0 or st[r])
-
     def tie_key(self, group, pair):
         """The heap's tie key of pair (smallest wins): its first position ("first"), the
         pair itself ("smallest_ids") or its bytes backwards ("greatest_bytes")."""
@@ -131,15 +157,15 @@ class Words:
         return Backwards((self.vocab[pair[0]], self.vocab[pair[1]]))
 
     def first_valid(self, group, pair):
-        """The first position where pair occurs (eligibly) in group; drops the stale
+        """The first position where pair occurs in group; drops the stale
         entries before it."""
         positions = self.where[group][pair]
-        tok, nxt, eligible = self.tok, self.nxt, self._eligible
+        tok, nxt = self.tok, self.nxt
         a, b = pair
         for i, p in enumerate(positions):
             if tok[p] == a:
                 q = nxt[p]
-                if q >= 0 and tok[q] == b and (eligible is None or eligible(p)):
+                if q >= 0 and tok[q] == b:
                     if i:
                         del positions[:i]
                     return p
@@ -221,19 +247,19 @@ class Words:
                 heappush(heap, (-count, tie_key(g, pair), pair))
 
     def merge(self, pair, idx):
-        """Merge every eligible occurrence of pair into idx, left to right without
-        overlap; returns the weighted number of merges per group."""
+        """Merge every occurrence of pair into idx, left to right without overlap (then
+        copy idx to the stand-ins of each word it made whole); returns the weighted
+        number of merges per group."""
         a, b = pair
         self.vocab[idx] = self.vocab[a] + self.vocab[b]
-        tok, prv, nxt, wt = self.tok, self.prv, self.nxt, self.wt
-        st, eligible, at = self.st, self.eligible, self.at
-        banned = self.banned
-        bounded = st is not None
+        tok, prv, nxt, wt, at = self.tok, self.prv, self.nxt, self.wt, self.at
+        banned, copies = self.banned, self.copies
         done = [0] * self.n_groups
         made = []
+        whole = []  # positions of words this merge made one token, that have copies
         for g in range(self.n_groups):
             stats, where = self.stats[g], self.where[g]
-            # its count is dropped whole: after the step no eligible occurrence is left
+            # its count is dropped whole: after the step no occurrence is left
             stats.pop(pair, None)
             positions = where.pop(pair, ())
             grown = set()
@@ -244,13 +270,13 @@ class Words:
                 if tok[p] != a:
                     continue  # stale, or absorbed by the previous occurrence ("aaa")
                 q = nxt[p]
-                if q < 0 or tok[q] != b or (bounded and not eligible(p)):
+                if q < 0 or tok[q] != b:
                     continue
                 o, r, w = prv[p], nxt[q], wt[p]
-                # the neighbouring pairs, as they were
+                # the neighbouring pairs, as they were (a stand-in pairs with nothing)
                 if o >= 0:
                     old = (tok[o], a)
-                    if old != pair and old not in banned and (not bounded or eligible(o)):
+                    if old != pair and old[0] >= 0 and old not in banned:
                         count = stats[old] - w
                         if count:
                             stats[old] = count
@@ -258,7 +284,7 @@ class Words:
                             del stats[old], where[old]  # every entry left is stale
                 if r >= 0:
                     old = (b, tok[r])
-                    if old != pair and old not in banned and (not bounded or eligible(q)):
+                    if old != pair and old[1] >= 0 and old not in banned:
                         count = stats[old] - w
                         if count:
                             stats[old] = count
@@ -273,7 +299,7 @@ class Words:
                 # step (a Picky token that comes back had all its pairs deleted when it
                 # went), so positions are appended in ascending order; and no pair
                 # holding idx is banned (SuperBPE bans stage 1's pairs only).
-                if o >= 0 and (not bounded or eligible(o)):
+                if o >= 0 and tok[o] >= 0:
                     new = (tok[o], idx)
                     stats[new] = stats.get(new, 0) + w
                     found = where.get(new)
@@ -282,20 +308,25 @@ class Words:
                     else:
                         found.append(o)
                     grown.add(new)
-                if r >= 0 and (not bounded or eligible(p)):
-                    new = (idx, tok[r])
-                    stats[new] = stats.get(new, 0) + w
-                    found = where.get(new)
-                    if found is None:
-                        where[new] = [p]
-                    else:
-                        found.append(p)
-                    grown.add(new)
+                if r >= 0:
+                    if tok[r] >= 0:
+                        new = (idx, tok[r])
+                        stats[new] = stats.get(new, 0) + w
+                        found = where.get(new)
+                        if found is None:
+                            where[new] = [p]
+                        else:
+                            found.append(p)
+                        grown.add(new)
+                elif o < 0 and p in copies:
+                    whole.append(p)
                 total += w
                 made.append(p)
             done[g] = total
             self.lengths[g] -= total
             self._push(g, grown)
+        if whole:
+            self._copy(whole, idx)
         if self._freq is not None:
             merged = sum(done)
             self._freq[a] -= merged
@@ -305,12 +336,28 @@ class Words:
             at.setdefault(idx, []).extend(made)
         return done
 
+    def _copy(self, whole, idx):
+        """Words at positions whole are now the one token idx: put it in their stand-ins
+        and count the pairs it makes with neighbours that are tokens already."""
+        tok, prv, nxt, wt, grp = self.tok, self.prv, self.nxt, self.wt, self.grp
+        grown = set()
+        for p in whole:
+            for u in self.copies.pop(p):
+                tok[u] = idx
+                left, right = prv[u], nxt[u]
+                if left >= 0 and tok[left] >= 0:
+                    self._more(grp[u], (tok[left], idx), wt[u], left, grown)
+                if right >= 0 and tok[right] >= 0:
+                    self._more(grp[u], (idx, tok[right]), wt[u], u, grown)
+        for g in range(self.n_groups):
+            self._push(g, {pair for h, pair in grown if h == g})
+
     def split(self, idx, parts):
         """Replace every occurrence of token idx by the tokens parts (its pieces, which
         must spell its bytes); returns the weighted number of occurrences split. Needs
         words of bytes, so that the pieces fall back on the positions their bytes had."""
-        if self.st is not None:
-            raise ValueError("split needs words without pretoken starts")
+        if not self.contiguous:
+            raise ValueError("split needs words laid out end to end (no places)")
         if self.at is None:
             self.at = {}
             for p, t in enumerate(self.tok):
