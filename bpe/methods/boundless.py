@@ -98,40 +98,51 @@ def layout(counts):
     inside it cost its distinct occurrences, as in plain BPE; each line of two or more
     pretokens is a word of one token per pretoken: its single byte if it has one, else
     a stand-in that becomes the pretoken's token once the pretoken is merged whole.
-    Places follow the text (the lines end to end, a pretoken at its first occurrence;
-    a byte's place is 2 * its offset, a line's token sits at 2 * its offset + 1), so
-    the "first" tie rule sees each pair where the one-word-per-line loop would.
+    Positions follow the text (the lines end to end, a pretoken's bytes at its first
+    occurrence, a line's token for a pretoken just after that pretoken's first byte),
+    so the "first" tie rule sees each pair where the one-word-per-line loop would.
 
     >>> words, freqs, options = layout({("of", " the"): 2, ("of",): 1})
-    >>> words, freqs, options["copies"]
-    ([b'of', b' the', [-2, -2]], [3, 2, 2], {0: [1], 4: [5]})
+    >>> words, freqs, options
+    ([b'of', b' the', [-2, -2]], [3, 2, 2], {'places': [[0, 2], [3, 5, 6, 7], [1, 4]], 'copies': {0: [1], 3: [4]}})
     """
-    first, freq = {}, {}  # pretoken -> offset of its first occurrence, count
+    seen = {}  # pretoken -> [position of its first byte, its bytes, count]
+    words, places = [], []
     line_words, line_places, line_counts = [], [], []
-    copies = {}  # place of a pretoken's first byte -> places of its stand-ins
-    offset = 0
+    copies = {}  # position of a pretoken's first byte -> positions of its stand-ins
+    n = 0
     for line, count in counts.items():
-        word, places = [], []
+        multi = len(line) > 1  # a line of one pretoken has no pair across pretokens
+        word, unit_places = [], []
         for chunk in line:
-            piece = chunk.encode("utf-8")
-            if chunk not in first:
-                first[chunk] = offset
-                freq[chunk] = 0
-            freq[chunk] += count
-            word.append(piece[0] if len(piece) == 1 else STAND_IN)
-            places.append(2 * offset + 1)
-            offset += len(piece)
-        if len(line) > 1:  # a line of one pretoken has no pair across pretokens
+            info = seen.get(chunk)
+            if info is None:
+                piece = chunk.encode("utf-8")
+                if multi:  # its first byte, this line's token for it, its other bytes
+                    first, unit, n = n, n + 1, n + 1 + len(piece)
+                    piece_places = [first] + list(range(first + 2, n))
+                else:
+                    first, n = n, n + len(piece)
+                    piece_places = list(range(first, n))
+                info = seen[chunk] = [first, piece, 0]
+                words.append(piece)
+                places.append(piece_places)
+            elif multi:
+                unit, n = n, n + 1
+            info[2] += count
+            if multi:
+                if len(info[1]) == 1:
+                    word.append(info[1][0])
+                else:
+                    word.append(STAND_IN)
+                    copies.setdefault(info[0], []).append(unit)
+                unit_places.append(unit)
+        if multi:
             line_words.append(word)
-            line_places.append(places)
+            line_places.append(unit_places)
             line_counts.append(count)
-            for chunk, t, place in zip(line, word, places):
-                if t == STAND_IN:
-                    copies.setdefault(2 * first[chunk], []).append(place)
-    words = [chunk.encode("utf-8") for chunk in first]
-    places = [range(2 * start, 2 * (start + len(word)), 2)
-              for start, word in zip(first.values(), words)]
-    return (words + line_words, list(freq.values()) + line_counts,
+    freqs = [info[2] for info in seen.values()]
+    return (words + line_words, freqs + line_counts,
             {"places": places + line_places, "copies": copies})
 
 

@@ -50,10 +50,11 @@ class Words:
     groups: a group index per word (None: one group); banned: pairs never counted nor
     picked (SuperBPE stage 2: stage 1's merges).
 
-    places (BoundlessBPE): per word, a distinct int per token giving its place in the
-    text's order, for the "first" tie rule (None: the words end to end, in order).
-    copies (BoundlessBPE): place of a word's first token -> places of STAND_IN tokens in
-    other words. When that word becomes one token, the token is copied to each of them,
+    places (BoundlessBPE): per word, each token's position, numbering all tokens
+    0 .. n - 1 in the text's order, for the "first" tie rule (None: the words end to
+    end, in order).
+    copies (BoundlessBPE): position of a word's first token -> positions of STAND_IN
+    tokens in other words. When that word becomes one token, the token is copied to each of them,
     and the pairs it then makes with its neighbours are counted. BoundlessBPE keeps each
     distinct pretoken once (merged inside, weighted by how often it occurs) and its
     lines as sequences of stand-ins that come alive as whole pretokens, so a merge
@@ -72,41 +73,24 @@ class Words:
         freqs = list(freqs)
         groups = list(groups) if groups is not None else [0] * len(words)
         self.n_groups = max(groups, default=-1) + 1
-        # --- the layout: positions of every word end to end
-        self.tok = tok = list(chain.from_iterable(words))
-        n = len(tok)
-        self.prv = prv = list(range(-1, n - 1))
-        self.nxt = nxt = list(range(1, n + 1))
-        self.wt = wt = [0] * n     # each position's word weight
-        self.grp = grp = [0] * n   # each position's group
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
         self._freq = None  # token -> weighted occurrences, counted when first asked
-        # --- the pairs: positions first (ascending), then counts summed from them
-        self.where = [defaultdict(list) for _ in range(self.n_groups)]
-        end = 0
-        for w, word in enumerate(words):
-            start, end = end, end + len(word)
-            if start == end:
-                continue
-            f, g = freqs[w], groups[w]
-            prv[start] = -1
-            nxt[end - 1] = -1
-            wt[start:end] = repeat(f, end - start)
-            if g:
-                grp[start:end] = repeat(g, end - start)
-            self.lengths[g] += f * len(word)
-            where = self.where[g]
-            for pair, p in zip(zip(word, word[1:]), range(start, end)):
-                where[pair].append(p)
         self.contiguous = places is None  # positions are the words' bytes end to end
-        self.copies = {}
-        if places is not None:
-            self._renumber(list(chain.from_iterable(places)), copies or {})
+        self.copies = dict(copies or {})
+        # --- the layout, and each pair's positions (sorted below, if places are given)
+        self.where = [defaultdict(list) for _ in range(self.n_groups)]
+        if places is None:
+            self._end_to_end(words, freqs, groups)
+        else:
+            self._scatter(words, freqs, groups, places)
         weight = self.wt.__getitem__  # subtle: self.wt, which _renumber may have replaced
         self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
         for g, where in enumerate(self.where):
             where = self.where[g] = dict(where)  # (int, int) -> positions, ascending
+            if places is not None:
+                for positions in where.values():
+                    positions.sort()
             for pair in self.banned.intersection(where):
                 del where[pair]
             if places is not None:
@@ -120,31 +104,52 @@ class Words:
             self.heaps.append(heap)
         self.at = None  # token -> positions that may hold it; built by the first split
 
-    def _renumber(self, places, copies):
-        """Move every position to the rank of its place (so positions follow the text's
-        order), sort the pair lists, and key copies by the new positions."""
-        rank = {place: i for i, place in enumerate(sorted(places))}
-        if len(rank) != len(places):
-            raise ValueError("places must be distinct")
-        new = [rank[place] for place in places]  # old position -> new position
-        n = len(new)
-        for name in ("tok", "wt", "grp"):
-            old = getattr(self, name)
-            moved = [0] * n
-            for p, value in zip(new, old):
-                moved[p] = value
-            setattr(self, name, moved)
-        for name in ("prv", "nxt"):
-            old = getattr(self, name)
-            moved = [0] * n
-            for p, link in zip(new, old):
-                moved[p] = new[link] if link >= 0 else -1
-            setattr(self, name, moved)
-        for where in self.where:
-            for positions in where.values():
-                positions[:] = sorted(new[p] for p in positions)
-        self.copies = {rank[first]: [rank[place] for place in stand_ins]
-                       for first, stand_ins in copies.items()}
+    def _end_to_end(self, words, freqs, groups):
+        """Lay the words out end to end (position = index in their concatenation)."""
+        self.tok = list(chain.from_iterable(words))
+        n = len(self.tok)
+        self.prv = prv = list(range(-1, n - 1))
+        self.nxt = nxt = list(range(1, n + 1))
+        self.wt = wt = [0] * n     # each position's word weight
+        self.grp = grp = [0] * n   # each position's group
+        end = 0
+        for word, f, g in zip(words, freqs, groups):
+            start, end = end, end + len(word)
+            if start == end:
+                continue
+            prv[start] = -1
+            nxt[end - 1] = -1
+            wt[start:end] = repeat(f, end - start)
+            if g:
+                grp[start:end] = repeat(g, end - start)
+            self.lengths[g] += f * len(word)
+            where = self.where[g]
+            for pair, p in zip(zip(word, word[1:]), range(start, end)):
+                where[pair].append(p)
+
+    def _scatter(self, words, freqs, groups, places):
+        """Put each word's tokens at its places (together, 0 .. n - 1 once each)."""
+        n = sum(map(len, words))
+        numbers = set(chain.from_iterable(places))
+        if len(numbers) != n or (n and (min(numbers) != 0 or max(numbers) != n - 1)):
+            raise ValueError("places must number the tokens 0 .. n - 1, once each")
+        self.tok = tok = [-1] * n
+        self.prv = prv = [-1] * n
+        self.nxt = nxt = [-1] * n
+        self.wt = wt = [0] * n
+        self.grp = grp = [0] * n
+        for word, f, g, word_places in zip(words, freqs, groups, places):
+            where = self.where[g]
+            for p, t in zip(word_places, word):
+                tok[p] = t
+                wt[p] = f
+                grp[p] = g
+            for p, q in zip(word_places, word_places[1:]):
+                nxt[p] = q
+                prv[q] = p
+            self.lengths[g] += f * len(word)
+            for pair, p in zip(zip(word, word[1:]), word_places):
+                where[pair].append(p)
 
     # ------------------------------------------------------------------ reading
     def tie_key(self, group, pair):
