@@ -349,13 +349,19 @@ class Words:
         for p in whole:
             for u in self.copies.pop(p):
                 tok[u] = idx
-                left, right = prv[u], nxt[u]
-                if left >= 0 and tok[left] >= 0:
-                    self._more(grp[u], (tok[left], idx), wt[u], left, grown)
-                if right >= 0 and tok[right] >= 0:
-                    self._more(grp[u], (idx, tok[right]), wt[u], u, grown)
+                g, w = grp[u], wt[u]
+                stats, where = self.stats[g], self.where[g]
+                # subtle: with no neighbour the pair reads tok[-1]; the test below skips it
+                for at, pair in ((prv[u], (tok[prv[u]], idx)), (u, (idx, tok[nxt[u]]))):
+                    if at >= 0 and pair[0] >= 0 and pair[1] >= 0 and nxt[at] >= 0:
+                        stats[pair] = stats.get(pair, 0) + w
+                        where.setdefault(pair, []).append(at)
+                        grown.add((g, pair))
         for g in range(self.n_groups):
-            self._push(g, {pair for h, pair in grown if h == g})
+            pairs = {pair for h, pair in grown if h == g}
+            for pair in pairs:
+                self.where[g][pair].sort()  # the stand-ins lie among the merge's positions
+            self._push(g, pairs)
 
     def split(self, idx, parts):
         """Replace every occurrence of token idx by the tokens parts (its pieces, which
