@@ -9,7 +9,7 @@ SuperBPE); every pair keeps one id whichever kind it is.
 
 Simplifications, said plainly:
 - no supermerge crosses a pretoken holding a line break (each line is a training word,
-  counted once however often it repeats; that keeps training near plain BPE's cost);
+  counted once however often it repeats);
 - the paper also deletes tokens with Picky BPE's IoS rule and tunes its pretokenizer
   (its section 3.5 and appendix A); neither is done here (bpe.methods.picky does the
   deletions on its own);
@@ -18,6 +18,11 @@ Simplifications, said plainly:
 
 Tie rule: tie_break as bpe.train ("first", minbpe's, by default), by
 bpe.methods.merging.Words.
+
+Training cost: each distinct pretoken is merged once (weighted by its count), as in
+plain BPE, and each line is a sequence of stand-ins that come alive as their pretokens
+become whole (see `layout`); the lines are not deduplicated beyond whole repeats, so
+the supermerge side costs one position per pretoken occurrence in the text.
 
 Encoding is consistent with training: each pretoken is merged on its own (inside a
 pretoken every pair may merge, as in training), then each run of whole pretokens between

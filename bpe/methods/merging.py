@@ -11,18 +11,23 @@ variants need more than that, so they train here instead:
   pretoken becomes one token (`places`, `copies`);
 - SuperBPE's stage 2 never picks a pair stage 1 merged (`banned`).
 
-`Words` lays the words out end to end, as train_merges does: `tok[p]` is the token that
-starts at position p (-1 once absorbed by the token on its left), `prv`/`nxt` link the
-tokens of one word. Per group it keeps each pair's weighted count (`stats`, exact) and
-the positions where the pair may start (`where`, ascending, with stale entries skipped
-when read). A merge or split visits only the positions of its pair or token and moves
-the counts of the pairs on either side, so its cost is the number of occurrences, not
-the length of the words that hold them.
+`Words` lays the words out in one position space, as train_merges does: `tok[p]` is
+the token that starts at position p (-1 once absorbed by the token on its left),
+`prv`/`nxt` link the tokens of one word. Per group it keeps each pair's weighted count
+(`stats`, exact) and the positions where the pair may start (`where`, ascending, stale
+entries skipped when read and dropped when the count reaches 0). A merge or split
+visits only the positions of its pair or token and moves the counts of the pairs on
+either side, so its cost is the number of occurrences, not the length of the words
+that hold them. (The first version rewrote whole words per merge: BoundlessBPE, whose
+words are lines, was 300x bpe; bench/results/methods.md has the before and after.)
 
-Words are given in order of first occurrence, so a pair's first valid position is
-where the textbook loop first meets it: the "first" tie rule (minbpe's) reads it
-there, and the merges are train_merges' exactly (tests/bpe/test_methods_bpe.py proves
-it on real corpora under every tie rule).
+Positions follow the text (words in order of first occurrence), so a pair's first
+valid position is where the textbook loop first meets it: the "first" tie rule
+(minbpe's) reads it there, and the merges are train_merges' exactly
+(tests/bpe/test_methods_bpe.py proves it on real corpora under every tie rule). The
+heap holds (-count, tie key, pair) and is fixed lazily, as in train_merges; a pair
+whose first position moves left (a Picky split, a stand-in coming alive) is pushed
+anew, so no entry ever sorts later than its pair's true place.
 
 It knows nothing of text, files or tokenizers: ids in, merges out.
 """
@@ -345,20 +350,33 @@ class Words:
         """Words at positions whole are now the one token idx: put it in their stand-ins
         and count the pairs it makes with neighbours that are tokens already."""
         tok, prv, nxt, wt, grp = self.tok, self.prv, self.nxt, self.wt, self.grp
-        grown = set()
+        grown = {}  # group -> pairs that grew
         for p in whole:
             for u in self.copies.pop(p):
                 tok[u] = idx
                 g, w = grp[u], wt[u]
                 stats, where = self.stats[g], self.where[g]
-                # subtle: with no neighbour the pair reads tok[-1]; the test below skips it
-                for at, pair in ((prv[u], (tok[prv[u]], idx)), (u, (idx, tok[nxt[u]]))):
-                    if at >= 0 and pair[0] >= 0 and pair[1] >= 0 and nxt[at] >= 0:
-                        stats[pair] = stats.get(pair, 0) + w
-                        where.setdefault(pair, []).append(at)
-                        grown.add((g, pair))
-        for g in range(self.n_groups):
-            pairs = {pair for h, pair in grown if h == g}
+                pairs = grown.setdefault(g, set())
+                left, right = prv[u], nxt[u]
+                if left >= 0 and tok[left] >= 0:
+                    pair = (tok[left], idx)
+                    stats[pair] = stats.get(pair, 0) + w
+                    found = where.get(pair)
+                    if found is None:
+                        where[pair] = [left]
+                    else:
+                        found.append(left)
+                    pairs.add(pair)
+                if right >= 0 and tok[right] >= 0:
+                    pair = (idx, tok[right])
+                    stats[pair] = stats.get(pair, 0) + w
+                    found = where.get(pair)
+                    if found is None:
+                        where[pair] = [u]
+                    else:
+                        found.append(u)
+                    pairs.add(pair)
+        for g, pairs in grown.items():
             for pair in pairs:
                 self.where[g][pair].sort()  # the stand-ins lie among the merge's positions
             self._push(g, pairs)
