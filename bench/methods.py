@@ -1,11 +1,17 @@
-"""Each bpe.methods variant's effect at the same vocab size as our BPE, beside the paper's.
+"""Each bpe.methods variant's effect and training cost at the same vocab size as our BPE.
 
 Trains bpe, superbpe, boundless, picky (tau 1 and 0.9) on a slice of taylorswift.txt and
 counts held-out tokens; parity vs bpe on samples/arena (each sample's first half trains,
-the second half measures the Gini of tokens per byte); CPU seconds of each training.
-Small sizes on purpose: it runs in a few minutes on a shared core.
+the second half measures the Gini of tokens per byte). Then the cost table: each variant
+against bpe on one corpus at one vocab size, at the small size above and at a bigger one
+(all of tinyshakespeare.txt, vocab 4096; parity gets the corpus as one language).
 
-    python bench/methods.py [--train-chars 60000] [--vocab 1000] [--out bench/results/methods.md]
+Cost is CPU seconds (process_time) of the whole train() call of each, in one process,
+timed A B B A (bpe, variant, variant, bpe) so that load drifting during the run falls on
+both alike; the ratio is variant / bpe over both runs. The goal (issue 28) is <= 3x.
+
+    python bench/methods.py [--train-chars 60000] [--vocab 1000] [--big-vocab 4096]
+                            [--skip-big] [--skip-big-method NAME] [--out FILE.md]
 """
 import argparse
 import sys
@@ -21,10 +27,41 @@ from bpe.methods.parity import gini  # noqa: E402
 CORPORA = ROOT.parent / "shared" / "corpora"
 
 
+VARIANTS = [("superbpe", {}), ("boundless", {}), ("picky", {"tau": 1.0}),
+            ("picky", {"tau": 0.9}), ("parity", {})]
+
+
 def timed(fn, *args, **kwargs):
     start = time.process_time()
     result = fn(*args, **kwargs)
     return result, time.process_time() - start
+
+
+def label(name, options):
+    return name + "".join(f" {k}={v}" for k, v in options.items())
+
+
+def cost_rows(docs, vocab, variants=VARIANTS):
+    """(label, bpe s, variant s, ratio) per variant: both trained on docs at vocab,
+    A B B A, CPU seconds summed over the two runs of each."""
+    rows = []
+    for name, options in variants:
+        texts = {"en": "\n\n".join(docs)} if name == "parity" else docs
+        a1 = timed(methods.train, "bpe", docs, vocab)[1]
+        b1 = timed(methods.train, name, texts, vocab, **options)[1]
+        b2 = timed(methods.train, name, texts, vocab, **options)[1]
+        a2 = timed(methods.train, "bpe", docs, vocab)[1]
+        rows.append((label(name, options), a1 + a2, b1 + b2, (b1 + b2) / (a1 + a2)))
+        print(*rows[-1], flush=True)
+    return rows
+
+
+def cost_table(title, rows):
+    lines = [title, "", "| method | bpe s (2 runs) | method s (2 runs) | vs bpe | <= 3x |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {name} | {a:.2f} | {b:.2f} | {r:.1f}x | {'yes' if r <= 3 else 'NO'} |"
+              for name, a, b, r in rows]
+    return lines
 
 
 def main():
@@ -35,29 +72,32 @@ def main():
     parser.add_argument("--held-chars", type=int, default=20_000)
     parser.add_argument("--vocab", type=int, default=1000)
     parser.add_argument("--arena-vocab", type=int, default=600)
+    parser.add_argument("--big-corpus", default="tinyshakespeare.txt")
+    parser.add_argument("--big-vocab", type=int, default=4096)
+    parser.add_argument("--skip-big", action="store_true", help="only the small sizes")
+    parser.add_argument("--skip-big-method", action="append", default=[], metavar="NAME",
+                        help="leave NAME out of the big cost table (repeatable)")
     parser.add_argument("--out", default=None, help="write the markdown table here")
     args = parser.parse_args()
     text = (Path(args.corpora) / "taylorswift.txt").read_text(encoding="utf-8")
     docs = text[:args.train_chars].split("\n\n")
     held = text[args.train_chars:args.train_chars + args.held_chars]
     rows = []
-    bpe, bpe_s = timed(methods.train, "bpe", docs, args.vocab)
+    bpe = methods.train("bpe", docs, args.vocab)
     base = len(bpe.encode(held))
-    rows.append(("bpe", base, "", f"{bpe_s:.2f}", "1.0x", "-"))
+    rows.append(("bpe", base, "", "-"))
     for name, options, paper in [
             ("superbpe", {}, "up to 33% fewer tokens at 200k vocab"),
             ("boundless", {}, "~20% more bytes per token"),
             ("picky", {"tau": 1.0}, "tau=1 is BPE"),
             ("picky", {"tau": 0.9}, "same compression, fewer junk tokens")]:
-        tok, secs = timed(methods.train, name, docs, args.vocab, **options)
+        tok = methods.train(name, docs, args.vocab, **options)
         n = len(tok.encode(held))
         extra = ""
         if name == "picky":
             extra = (f"merges == bpe: {tok.merges == bpe.merges}; "
                      f"removed {len(tok.removed)}")
-        label = name + "".join(f" {k}={v}" for k, v in options.items())
-        rows.append((label, n, f"{(n - base) / base:+.1%} {extra}", f"{secs:.2f}",
-                     f"{secs / bpe_s:.1f}x", paper))
+        rows.append((label(name, options), n, f"{(n - base) / base:+.1%} {extra}", paper))
     arena = {p.stem: p.read_text(encoding="utf-8") for p in sorted((ROOT / "samples" / "arena").glob("*.txt"))}
     train_half = {k: v[:len(v) // 2] for k, v in arena.items()}
     test_half = {k: v[len(v) // 2:] for k, v in arena.items()}
@@ -72,10 +112,10 @@ def main():
         f"# bpe.methods: each paper's effect at small scale", "",
         f"`python bench/methods.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`"
         f" — taylorswift.txt: {args.train_chars} chars train, {args.held_chars} held out, "
-        f"vocab {args.vocab}; CPU seconds (process_time).", "",
-        "| method | held-out tokens | vs bpe | train s | vs bpe | paper |",
-        "|---|---|---|---|---|---|"]
-    lines += [f"| {a} | {b} | {c} | {d} | {e} | {f} |" for a, b, c, d, e, f in rows]
+        f"vocab {args.vocab}.", "",
+        "| method | held-out tokens | vs bpe | paper |",
+        "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
     lines += ["", f"Parity on samples/arena ({len(arena)} samples, first half trains, second "
               f"half measures; vocab {args.arena_vocab}):", "",
               "| method | Gini tokens/byte (held-out half) | Gini (train half) | total tokens (held-out) | train s |",
@@ -86,6 +126,16 @@ def main():
               f"{sum(len(a_par.encode(t)) for t in test_half.values())} | {a_par_s:.2f} |",
               "", f"Parity with one language gives bpe's merges: {one}.",
               "Paper (2508.04796): Gini of per-language cost falls sharply for a small global loss."]
+    lines += [""] + cost_table(
+        f"Training cost, taylorswift.txt {args.train_chars} chars, vocab {args.vocab} "
+        f"(CPU s, A B B A):", cost_rows(docs, args.vocab))
+    if not args.skip_big:
+        big = (Path(args.corpora) / args.big_corpus).read_text(encoding="utf-8")
+        lines += [""] + cost_table(
+            f"Training cost, all of {args.big_corpus} ({len(big.encode('utf-8'))} bytes), "
+            f"vocab {args.big_vocab} (CPU s, A B B A):",
+            cost_rows(big.split("\n\n"), args.big_vocab,
+                      [v for v in VARIANTS if v[0] not in args.skip_big_method]))
     out = "\n".join(lines) + "\n"
     print(out)
     if args.out:

@@ -9,7 +9,7 @@ SuperBPE); every pair keeps one id whichever kind it is.
 
 Simplifications, said plainly:
 - no supermerge crosses a pretoken holding a line break (each line is a training word,
-  counted once however often it repeats; that keeps training near plain BPE's cost);
+  counted once however often it repeats);
 - the paper also deletes tokens with Picky BPE's IoS rule and tunes its pretokenizer
   (its section 3.5 and appendix A); neither is done here (bpe.methods.picky does the
   deletions on its own);
@@ -18,6 +18,11 @@ Simplifications, said plainly:
 
 Tie rule: tie_break as bpe.train ("first", minbpe's, by default), by
 bpe.methods.merging.Words.
+
+Training cost: each distinct pretoken is merged once (weighted by its count), as in
+plain BPE, and each line is a sequence of stand-ins that come alive as their pretokens
+become whole (see `layout`); the lines are not deduplicated beyond whole repeats, so
+the supermerge side costs one position per pretoken occurrence in the text.
 
 Encoding is consistent with training: each pretoken is merged on its own (inside a
 pretoken every pair may merge, as in training), then each run of whole pretokens between
@@ -29,14 +34,13 @@ text round-trips.
 >>> [tok.vocab[i] for i in range(256, 262)]
 [b'of', b' t', b' th', b' the', b' of', b' the of']
 """
-from itertools import chain
 
 from .. import documents
 from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
-from .merging import Clock, Words
+from .merging import STAND_IN, Clock, Words
 
 
 class BoundlessTokenizer(RegexTokenizer):
@@ -91,6 +95,62 @@ def lines(chunks):
     return out
 
 
+def layout(counts):
+    """Words' arguments (words, freqs, places=, copies=) for lines counted in counts (a
+    dict: tuple of chunks -> count, in order of first occurrence).
+
+    Each distinct pretoken is one word, weighted by how often it occurs, so merges
+    inside it cost its distinct occurrences, as in plain BPE; each line of two or more
+    pretokens is a word of one token per pretoken: its single byte if it has one, else
+    a stand-in that becomes the pretoken's token once the pretoken is merged whole.
+    Positions follow the text (the lines end to end, a pretoken's bytes at its first
+    occurrence, a line's token for a pretoken just after that pretoken's first byte),
+    so the "first" tie rule sees each pair where the one-word-per-line loop would.
+
+    >>> words, freqs, options = layout({("of", " the"): 2, ("of",): 1})
+    >>> words, freqs, options
+    ([b'of', b' the', [-2, -2]], [3, 2, 2], {'places': [[0, 2], [3, 5, 6, 7], [1, 4]], 'copies': {0: [1], 3: [4]}})
+    """
+    seen = {}  # pretoken -> [position of its first byte, its bytes, count]
+    words, places = [], []
+    line_words, line_places, line_counts = [], [], []
+    copies = {}  # position of a pretoken's first byte -> positions of its stand-ins
+    n = 0
+    for line, count in counts.items():
+        multi = len(line) > 1  # a line of one pretoken has no pair across pretokens
+        word, unit_places = [], []
+        for chunk in line:
+            info = seen.get(chunk)
+            if info is None:
+                piece = chunk.encode("utf-8")
+                if multi:  # its first byte, this line's token for it, its other bytes
+                    first, unit, n = n, n + 1, n + 1 + len(piece)
+                    piece_places = [first] + list(range(first + 2, n))
+                else:
+                    first, n = n, n + len(piece)
+                    piece_places = list(range(first, n))
+                info = seen[chunk] = [first, piece, 0]
+                words.append(piece)
+                places.append(piece_places)
+            elif multi:
+                unit, n = n, n + 1
+            info[2] += count
+            if multi:
+                if len(info[1]) == 1:
+                    word.append(info[1][0])
+                else:
+                    word.append(STAND_IN)
+                    copies.setdefault(info[0], []).append(unit)
+                unit_places.append(unit)
+        if multi:
+            line_words.append(word)
+            line_places.append(unit_places)
+            line_counts.append(count)
+    freqs = [info[2] for info in seen.values()]
+    return (words + line_words, freqs + line_counts,
+            {"places": places + line_places, "copies": copies})
+
+
 def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=None,
           tie_break="first"):
     """A BoundlessTokenizer of vocab_size tokens (fewer if pairs run out)."""
@@ -104,13 +164,8 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         for line in lines(tok.split(clean_text(doc))):
             key = tuple(line)
             counts[key] = counts.get(key, 0) + 1
-    words, starts = [], []
-    for line in counts:
-        pieces = [chunk.encode("utf-8") for chunk in line]
-        words.append(b"".join(pieces))
-        starts.append(list(chain.from_iterable(
-            [True] + [False] * (len(piece) - 1) for piece in pieces)))
-    state = Words(words, counts.values(), starts=starts, tie_break=tie_break)
+    words, freqs, options = layout(counts)
+    state = Words(words, freqs, tie_break=tie_break, **options)
     merges, merge_counts = {}, {}
     clock = Clock(progress, size - 256)
     stop_reason = "no_pairs"

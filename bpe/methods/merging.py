@@ -1,241 +1,430 @@
-"""The merge loop the BPE variants share: words of token ids, their pair counts kept
-up to date one word at a time, and the pick of the next pair under each tie rule.
+"""The merge loop the BPE variants share: every word's tokens in one linked list of
+positions, exact pair counts kept up to date one occurrence at a time, and the pick of
+the next pair under each tie rule.
 
 bpe.train.train_merges is the lab's fast exact trainer, but it can only merge; the
 variants need more than that, so they train here instead:
 - Picky BPE takes tokens back out (`split`) and reads token frequencies (`freq`);
 - Parity-aware BPE picks the best pair of one group of words (a language) at a time;
 - BoundlessBPE lets a pair cross a pretoken boundary only where both sides are whole
-  pretokens (or superwords), so a pair's eligibility depends on where it sits (`starts`).
+  pretokens (or superwords): its lines hold stand-ins that come alive when their
+  pretoken becomes one token (`places`, `copies`);
+- SuperBPE's stage 2 never picks a pair stage 1 merged (`banned`).
 
-`Words` keeps, for every pair, its weighted count per group and the words that may hold
-it (a superset: a word is checked when read). A merge or split rewrites only the words
-that hold the pair or token and adds the difference of their pair counts, as Hugging
-Face's trainer does. Words are given in order of first occurrence, so the "first" tie
-rule (minbpe's) is the pair's first (word, position): the same merges as train_merges,
-which tests/bpe/test_methods_bpe.py proves on real corpora.
+`Words` lays the words out in one position space, as train_merges does: `tok[p]` is
+the token that starts at position p (-1 once absorbed by the token on its left),
+`prv`/`nxt` link the tokens of one word. Per group it keeps each pair's weighted count
+(`stats`, exact) and the positions where the pair may start (`where`, ascending, stale
+entries skipped when read and dropped when the count reaches 0). A merge or split
+visits only the positions of its pair or token and moves the counts of the pairs on
+either side, so its cost is the number of occurrences, not the length of the words
+that hold them. (The first version rewrote whole words per merge: BoundlessBPE, whose
+words are lines, was 300x bpe; bench/results/methods.md has the before and after.)
+
+Positions follow the text (words in order of first occurrence), so a pair's first
+valid position is where the textbook loop first meets it: the "first" tie rule
+(minbpe's) reads it there, and the merges are train_merges' exactly
+(tests/bpe/test_methods_bpe.py proves it on real corpora under every tie rule). The
+heap holds (-count, tie key, pair) and is fixed lazily, as in train_merges; a pair
+whose first position moves left (a Picky split, a stand-in coming alive) is pushed
+anew, so no entry ever sorts later than its pair's true place.
 
 It knows nothing of text, files or tokenizers: ids in, merges out.
 """
 import time
+from bisect import insort
 from collections import Counter, defaultdict
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush, heapreplace
+from itertools import chain, repeat
 
 from ..train import MergeProgress, check_tie_break
 
 
+class Backwards(tuple):
+    """(bytes0, bytes1) that sorts backwards, so a min-heap pops CS336's greatest pair
+    first (the "greatest_bytes" rule). Only `<` is reversed: heapq uses nothing else."""
+    __slots__ = ()
+    __lt__ = tuple.__gt__
+
+
+STAND_IN = -2  # a position waiting for its copy (see Words): it pairs with nothing
+
+
 class Words:
-    """words: list of id sequences; freqs: their weights; groups: a group index per word
-    (None: one group); starts: per word, a list of bools, True where a token begins a
-    pretoken (BoundlessBPE; None: every pair is eligible)."""
+    """words: list of id sequences (bytes or lists of ints); freqs: their weights;
+    groups: a group index per word (None: one group); banned: pairs never counted nor
+    picked (SuperBPE stage 2: stage 1's merges).
 
-    def __init__(self, words, freqs, *, groups=None, starts=None, vocab=None,
-                 tie_break="first", banned=()):
+    places (BoundlessBPE): per word, each token's position, numbering all tokens
+    0 .. n - 1 in the text's order, for the "first" tie rule (None: the words end to
+    end, in order).
+    copies (BoundlessBPE): position of a word's first token -> positions of STAND_IN
+    tokens in other words. When that word becomes one token, the token is copied to each of them,
+    and the pairs it then makes with its neighbours are counted. BoundlessBPE keeps each
+    distinct pretoken once (merged inside, weighted by how often it occurs) and its
+    lines as sequences of stand-ins that come alive as whole pretokens, so a merge
+    inside a pretoken costs its distinct occurrences, as in bpe.train.
+    With copies, freq and lengths count a whole pretoken twice (BoundlessBPE reads
+    neither)."""
+
+    def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first",
+                 banned=(), places=None, copies=None):
         check_tie_break(tie_break)
-        self.banned = set(banned)  # pairs best() never picks (SuperBPE: stage 1's own)
+        self.banned = frozenset(banned)
         self.tie_break = tie_break
-        self.tokens = [list(word) for word in words]
-        self.freqs = list(freqs)
-        self.groups = list(groups) if groups is not None else [0] * len(self.tokens)
-        self.starts = [list(s) for s in starts] if starts is not None else None
-        self.n_groups = max(self.groups, default=-1) + 1
+        self.by_position = tie_break == "first"
         self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
-        self.stats = [defaultdict(int) for _ in range(self.n_groups)]  # (int, int) -> count
-        self.heaps = [[] for _ in range(self.n_groups)]  # (-count, pair), lazily stale
-        self.where = defaultdict(set)   # pair -> words that may hold it
-        self.holders = defaultdict(set)  # token -> words that may hold it
-        self.freq = Counter()           # token -> weighted occurrences (unigram counts)
+        words = [word if isinstance(word, list) else list(word) for word in words]
+        freqs = list(freqs)
+        groups = list(groups) if groups is not None else [0] * len(words)
+        self.n_groups = max(groups, default=-1) + 1
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
-        for w, toks in enumerate(self.tokens):
-            f, g = self.freqs[w], self.groups[w]
-            self.lengths[g] += f * len(toks)
-            for idx in toks:
-                self.freq[idx] += f
-                self.holders[idx].add(w)
-            self._add(w, self.pairs(w), 1)
+        self._freq = None  # token -> weighted occurrences, counted when first asked
+        self.contiguous = places is None  # positions are the words' bytes end to end
+        self.copies = dict(copies or {})
+        # --- the layout, and each pair's positions (sorted below, if places are given)
+        self.where = [defaultdict(list) for _ in range(self.n_groups)]
+        if places is None:
+            self._end_to_end(words, freqs, groups)
+        else:
+            self._scatter(words, freqs, groups, places)
+        weight = self.wt.__getitem__  # subtle: self.wt, which _renumber may have replaced
+        self.stats = []  # per group: (int, int) -> weighted count, always exact
+        self.heaps = []  # per group: (-count, tie key, pair), lazily stale
+        for g, where in enumerate(self.where):
+            where = self.where[g] = dict(where)  # (int, int) -> positions, ascending
+            if places is not None:
+                for positions in where.values():
+                    positions.sort()
+            for pair in self.banned.intersection(where):
+                del where[pair]
+            if places is not None:
+                for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
+                    del where[pair]  # a stand-in pairs with nothing
+            stats = {pair: sum(map(weight, positions)) for pair, positions in where.items()}
+            heap = [(-count, where[pair][0] if self.by_position else self.tie_key(0, pair), pair)
+                    for pair, count in stats.items()]
+            heapify(heap)
+            self.stats.append(stats)
+            self.heaps.append(heap)
+        self.at = None  # token -> positions that may hold it; built by the first split
 
-    # ------------------------------------------------------------------ counting
-    def pairs(self, w):
-        """Counter of the eligible adjacent pairs of word w."""
-        toks = self.tokens[w]
-        if self.starts is None:
-            return Counter(zip(toks, toks[1:]))
-        st = self.starts[w]
-        n = len(toks)
-        counts = Counter()
-        for i in range(n - 1):
-            if self.eligible(st, i, n):
-                counts[toks[i], toks[i + 1]] += 1
-        return counts
+    def _end_to_end(self, words, freqs, groups):
+        """Lay the words out end to end (position = index in their concatenation)."""
+        self.tok = list(chain.from_iterable(words))
+        n = len(self.tok)
+        self.prv = prv = list(range(-1, n - 1))
+        self.nxt = nxt = list(range(1, n + 1))
+        self.wt = wt = [0] * n     # each position's word weight
+        self.grp = grp = [0] * n   # each position's group
+        end = 0
+        for word, f, g in zip(words, freqs, groups):
+            start, end = end, end + len(word)
+            if start == end:
+                continue
+            prv[start] = -1
+            nxt[end - 1] = -1
+            wt[start:end] = repeat(f, end - start)
+            if g:
+                grp[start:end] = repeat(g, end - start)
+            self.lengths[g] += f * len(word)
+            where = self.where[g]
+            for pair, p in zip(zip(word, word[1:]), range(start, end)):
+                where[pair].append(p)
 
-    @staticmethod
-    def eligible(st, i, n):
-        """May tokens i and i + 1 merge? Inside a pretoken always; across a boundary only
-        when each is whole: begins at a boundary and ends at one."""
-        if not st[i + 1]:
-            return True
-        return st[i] and (i + 2 == n or st[i + 2])
+    def _scatter(self, words, freqs, groups, places):
+        """Put each word's tokens at its places (together, 0 .. n - 1 once each)."""
+        n = sum(map(len, words))
+        numbers = set(chain.from_iterable(places))
+        if len(numbers) != n or (n and (min(numbers) != 0 or max(numbers) != n - 1)):
+            raise ValueError("places must number the tokens 0 .. n - 1, once each")
+        self.tok = tok = [-1] * n
+        self.prv = prv = [-1] * n
+        self.nxt = nxt = [-1] * n
+        self.wt = wt = [0] * n
+        self.grp = grp = [0] * n
+        for word, f, g, word_places in zip(words, freqs, groups, places):
+            where = self.where[g]
+            for p, t in zip(word_places, word):
+                tok[p] = t
+                wt[p] = f
+                grp[p] = g
+            for p, q in zip(word_places, word_places[1:]):
+                nxt[p] = q
+                prv[q] = p
+            self.lengths[g] += f * len(word)
+            for pair, p in zip(zip(word, word[1:]), word_places):
+                where[pair].append(p)
 
-    def _add(self, w, counts, sign):
-        """Add (sign 1) or take away (sign -1) word w's pair counts. Only a count that
-        grows is pushed on the heap; one that falls leaves its old entry, which best()
-        re-pushes with the true count when it surfaces (fewer entries, same order)."""
-        f = self.freqs[w] * sign
-        g = self.groups[w]
-        stats, heap, where = self.stats[g], self.heaps[g], self.where
-        for pair, k in counts.items():
-            count = stats[pair] + f * k
-            if count:
-                stats[pair] = count
-                if sign > 0:
-                    heappush(heap, (-count, pair))
-                    where[pair].add(w)
-            else:
-                del stats[pair]
+    # ------------------------------------------------------------------ reading
+    def tie_key(self, group, pair):
+        """The heap's tie key of pair (smallest wins): its first position ("first"), the
+        pair itself ("smallest_ids") or its bytes backwards ("greatest_bytes")."""
+        if self.by_position:
+            return self.first_valid(group, pair)
+        if self.tie_break == "smallest_ids":
+            return pair
+        return Backwards((self.vocab[pair[0]], self.vocab[pair[1]]))
 
-    def _rewrite(self, w, before, after):
-        """Word w's pair counts went from before to after (Counters): apply the change."""
-        self._add(w, before - after, -1)
-        self._add(w, after - before, 1)
+    def first_valid(self, group, pair):
+        """The first position where pair occurs in group; drops the stale
+        entries before it."""
+        positions = self.where[group][pair]
+        tok, nxt = self.tok, self.nxt
+        a, b = pair
+        for i, p in enumerate(positions):
+            if tok[p] == a:
+                q = nxt[p]
+                if q >= 0 and tok[q] == b:
+                    if i:
+                        del positions[:i]
+                    return p
+        raise AssertionError(f"pair {pair} has a count but no position")  # a bug
+
+    @property
+    def freq(self):
+        """Counter: token -> weighted occurrences (unigram counts; Picky's f(x)). Counted
+        on first use and kept up to date after, so the variants that never read it do
+        not pay for it."""
+        if self._freq is None:
+            self._freq = Counter()
+            for t, w in zip(self.tok, self.wt):
+                if t >= 0:
+                    self._freq[t] += w
+        return self._freq
 
     def count(self, pair):
         """The pair's count over every group."""
         return sum(stats.get(pair, 0) for stats in self.stats)
 
-    # ------------------------------------------------------------------ picking
     def best(self, group=0):
-        """(pair, count) with the highest count in group (ties by the tie rule), or None."""
+        """(pair, count) with the highest count in group (ties by the tie rule), or None.
+        Every live pair has a heap entry that sorts no later than its true (count, key):
+        a count that grows or a first position that moves left is pushed anew, and an
+        entry whose count fell or whose first position moved right is fixed when it
+        surfaces. So the first entry found true is the winner."""
         stats, heap = self.stats[group], self.heaps[group]
         while heap:
-            count = stats.get(heap[0][1], 0)
-            if count == -heap[0][0] and heap[0][1] not in self.banned:
-                break
-            if heap[0][1] in self.banned:
-                heappop(heap)
-                continue
-            pair = heappop(heap)[1]  # stale: the count has fallen since (or is gone)
-            if count:
-                heappush(heap, (-count, pair))
-        if not heap:
-            return None
-        top = -heap[0][0]
-        tied = []
-        stale = []
-        while heap and -heap[0][0] == top:
-            pair = heappop(heap)[1]
+            negcount, key, pair = heap[0]
             count = stats.get(pair, 0)
-            if pair in self.banned:
+            if count != -negcount:
+                if count:
+                    heapreplace(heap, (-count, key, pair))
+                else:
+                    heappop(heap)
                 continue
-            if count == top:
-                if pair not in tied:
-                    tied.append(pair)
-            elif count:
-                stale.append((-count, pair))
-        for pair in tied:
-            heappush(heap, (-top, pair))
-        for entry in stale:
-            heappush(heap, entry)
-        return self.tie_winner(tied, group), top
-
-    def tie_winner(self, tied, group):
-        if len(tied) == 1:
-            return tied[0]
-        if self.tie_break == "smallest_ids":
-            return min(tied)
-        if self.tie_break == "greatest_bytes":
-            vocab = self.vocab
-            return max(tied, key=lambda pair: (vocab[pair[0]], vocab[pair[1]]))
-        return min(tied, key=lambda pair: self.first_position(pair, group))
-
-    def first_position(self, pair, group):
-        """(word, position) of the pair's first eligible occurrence within group."""
-        holders = self.where[pair]
-        for w in sorted(holders):
-            if self.groups[w] != group:
-                continue
-            pos = self._find(w, pair)
-            if pos is not None:
-                return w, pos
-        raise AssertionError(f"pair {pair} has a count but no position")  # a bug
-
-    def _find(self, w, pair):
-        toks = self.tokens[w]
-        a, b = pair
-        st = self.starts[w] if self.starts is not None else None
-        n = len(toks)
-        for i in range(n - 1):
-            if toks[i] == a and toks[i + 1] == b and (st is None or self.eligible(st, i, n)):
-                return i
+            if self.by_position:
+                first = self.first_valid(group, pair)
+                if first != key:
+                    heapreplace(heap, (negcount, first, pair))
+                    continue
+            return pair, count
         return None
 
     # ------------------------------------------------------------------ changing
+    def _less(self, g, pair, w):
+        """Take weight w off pair's count in group g (a merge or split destroyed one)."""
+        if pair in self.banned:
+            return
+        stats = self.stats[g]
+        count = stats[pair] - w
+        if count:
+            stats[pair] = count
+        else:
+            del stats[pair], self.where[g][pair]  # every entry left in the list is stale
+
+    def _more(self, g, pair, w, p, grown):
+        """Add weight w to pair's count in group g, occurring at p (inserted in order:
+        a split's pieces land among the pair's older positions)."""
+        if pair in self.banned:
+            return
+        stats = self.stats[g]
+        stats[pair] = stats.get(pair, 0) + w
+        positions = self.where[g].get(pair)
+        if positions is None:
+            self.where[g][pair] = [p]
+        else:
+            insort(positions, p)
+        grown.add((g, pair))
+
+    def _push(self, g, grown):
+        """Give each pair of group g whose count grew (or whose first position moved
+        left) a fresh heap entry."""
+        stats, heap, tie_key = self.stats[g], self.heaps[g], self.tie_key
+        for pair in grown:
+            count = stats.get(pair)
+            if count:
+                heappush(heap, (-count, tie_key(g, pair), pair))
+
     def merge(self, pair, idx):
-        """Merge every eligible occurrence of pair into idx, left to right without
-        overlap; returns the weighted number of merges per group."""
+        """Merge every occurrence of pair into idx, left to right without overlap (then
+        copy idx to the stand-ins of each word it made whole); returns the weighted
+        number of merges per group."""
         a, b = pair
         self.vocab[idx] = self.vocab[a] + self.vocab[b]
+        tok, prv, nxt, wt, at = self.tok, self.prv, self.nxt, self.wt, self.at
+        banned, copies = self.banned, self.copies
         done = [0] * self.n_groups
-        for w in sorted(self.where.pop(pair, ())):
-            toks = self.tokens[w]
-            st = self.starts[w] if self.starts is not None else None
-            n = len(toks)
-            if n < 2:
-                continue
-            before = self.pairs(w)
-            if pair not in before:
-                continue
-            out, out_st, i, k = [], [], 0, 0
-            while i < n:
-                if (i + 1 < n and toks[i] == a and toks[i + 1] == b
-                        and (st is None or self.eligible(st, i, n))):
-                    out.append(idx)
-                    if st is not None:
-                        out_st.append(st[i])
-                    i += 2
-                    k += 1
-                else:
-                    out.append(toks[i])
-                    if st is not None:
-                        out_st.append(st[i])
-                    i += 1
-            self.tokens[w] = out
-            if st is not None:
-                self.starts[w] = out_st
-            self._rewrite(w, before, self.pairs(w))
-            f = self.freqs[w]
-            done[self.groups[w]] += f * k
-            self.freq[a] -= f * k
-            self.freq[b] -= f * k
-            self.freq[idx] += f * k
-            self.holders[idx].add(w)
-            self.lengths[self.groups[w]] -= f * k
+        made = []
+        whole = []  # positions of words this merge made one token, that have copies
+        for g in range(self.n_groups):
+            stats, where = self.stats[g], self.where[g]
+            # its count is dropped whole: after the step no occurrence is left
+            stats.pop(pair, None)
+            positions = where.pop(pair, ())
+            grown = set()
+            total = 0
+            # subtle: the counts below are moved one occurrence at a time, so a run such
+            # as "abab" sees the pairs the previous occurrence made (idx, a), (idx, idx)
+            for p in positions:
+                if tok[p] != a:
+                    continue  # stale, or absorbed by the previous occurrence ("aaa")
+                q = nxt[p]
+                if q < 0 or tok[q] != b:
+                    continue
+                o, r, w = prv[p], nxt[q], wt[p]
+                # the neighbouring pairs, as they were (a stand-in pairs with nothing)
+                if o >= 0:
+                    old = (tok[o], a)
+                    if old != pair and old[0] >= 0 and old not in banned:
+                        count = stats[old] - w
+                        if count:
+                            stats[old] = count
+                        else:
+                            del stats[old], where[old]  # every entry left is stale
+                if r >= 0:
+                    old = (b, tok[r])
+                    if old != pair and old[1] >= 0 and old not in banned:
+                        count = stats[old] - w
+                        if count:
+                            stats[old] = count
+                        else:
+                            del stats[old], where[old]
+                tok[p] = idx
+                tok[q] = -1
+                nxt[p] = r
+                if r >= 0:
+                    prv[r] = p
+                # and as they are now. Both hold idx, which no list held before this
+                # step (a Picky token that comes back had all its pairs deleted when it
+                # went), so positions are appended in ascending order; and no pair
+                # holding idx is banned (SuperBPE bans stage 1's pairs only).
+                if o >= 0 and tok[o] >= 0:
+                    new = (tok[o], idx)
+                    stats[new] = stats.get(new, 0) + w
+                    found = where.get(new)
+                    if found is None:
+                        where[new] = [o]
+                    else:
+                        found.append(o)
+                    grown.add(new)
+                if r >= 0:
+                    if tok[r] >= 0:
+                        new = (idx, tok[r])
+                        stats[new] = stats.get(new, 0) + w
+                        found = where.get(new)
+                        if found is None:
+                            where[new] = [p]
+                        else:
+                            found.append(p)
+                        grown.add(new)
+                elif o < 0 and p in copies:
+                    whole.append(p)
+                total += w
+                made.append(p)
+            done[g] = total
+            self.lengths[g] -= total
+            self._push(g, grown)
+        if whole:
+            self._copy(whole, idx)
+        if self._freq is not None:
+            merged = sum(done)
+            self._freq[a] -= merged
+            self._freq[b] -= merged
+            self._freq[idx] += merged
+        if at is not None:
+            at.setdefault(idx, []).extend(made)
         return done
 
+    def _copy(self, whole, idx):
+        """Words at positions whole are now the one token idx: put it in their stand-ins
+        and count the pairs it makes with neighbours that are tokens already."""
+        tok, prv, nxt, wt, grp = self.tok, self.prv, self.nxt, self.wt, self.grp
+        grown = {}  # group -> pairs that grew
+        for p in whole:
+            for u in self.copies.pop(p):
+                tok[u] = idx
+                g, w = grp[u], wt[u]
+                stats, where = self.stats[g], self.where[g]
+                pairs = grown.setdefault(g, set())
+                left, right = prv[u], nxt[u]
+                if left >= 0 and tok[left] >= 0:
+                    pair = (tok[left], idx)
+                    stats[pair] = stats.get(pair, 0) + w
+                    found = where.get(pair)
+                    if found is None:
+                        where[pair] = [left]
+                    else:
+                        found.append(left)
+                    pairs.add(pair)
+                if right >= 0 and tok[right] >= 0:
+                    pair = (idx, tok[right])
+                    stats[pair] = stats.get(pair, 0) + w
+                    found = where.get(pair)
+                    if found is None:
+                        where[pair] = [u]
+                    else:
+                        found.append(u)
+                    pairs.add(pair)
+        for g, pairs in grown.items():
+            for pair in pairs:
+                self.where[g][pair].sort()  # the stand-ins lie among the merge's positions
+            self._push(g, pairs)
+
     def split(self, idx, parts):
-        """Replace every occurrence of token idx by the tokens parts (its pieces); returns
-        the weighted number of occurrences split."""
+        """Replace every occurrence of token idx by the tokens parts (its pieces, which
+        must spell its bytes); returns the weighted number of occurrences split. Needs
+        words of bytes, so that the pieces fall back on the positions their bytes had."""
+        if not self.contiguous:
+            raise ValueError("split needs words laid out end to end (no places)")
+        if self.at is None:
+            self.at = {}
+            for p, t in enumerate(self.tok):
+                if t >= 0:
+                    self.at.setdefault(t, []).append(p)
+        tok, prv, nxt, wt, grp, at = self.tok, self.prv, self.nxt, self.wt, self.grp, self.at
+        widths = [len(self.vocab[t]) for t in parts]
+        less, more = self._less, self._more
+        grown = set()
         total = 0
-        for w in sorted(self.holders.pop(idx, ())):
-            toks = self.tokens[w]
-            k = toks.count(idx)
-            if not k:
-                continue
-            before = self.pairs(w)
-            out = []
-            for t in toks:
-                if t == idx:
-                    out.extend(parts)
-                else:
-                    out.append(t)
-            self.tokens[w] = out
-            self._rewrite(w, before, self.pairs(w))
-            f = self.freqs[w]
-            total += f * k
-            self.freq[idx] -= f * k
-            for part in parts:
-                self.freq[part] += f * k
-                self.holders[part].add(w)
-            self.lengths[self.groups[w]] += f * k * (len(parts) - 1)
+        for p in at.pop(idx, ()):
+            if tok[p] != idx:
+                continue  # stale
+            o, r, w, g = prv[p], nxt[p], wt[p], grp[p]
+            if o >= 0:
+                less(g, (tok[o], idx), w)
+            if r >= 0:
+                less(g, (idx, tok[r]), w)
+            left, pos = o, p
+            for t, width in zip(parts, widths):
+                tok[pos] = t
+                prv[pos] = left
+                if left >= 0:
+                    nxt[left] = pos
+                    more(g, (tok[left], t), w, left, grown)
+                at.setdefault(t, []).append(pos)
+                left, pos = pos, pos + width
+            nxt[left] = r
+            if r >= 0:
+                prv[r] = left
+                more(g, (tok[left], tok[r]), w, left, grown)
+            total += w
+            self.lengths[g] += w * (len(parts) - 1)
+        self.freq[idx] -= total
+        for t in parts:
+            self.freq[t] += total
+        for g in range(self.n_groups):
+            self._push(g, {pair for h, pair in grown if h == g})
         return total
 
 

@@ -118,8 +118,9 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         for doc in docs:
             for word in stage2_words(stage1.split(clean_text(doc))):
                 counts[word] = counts.get(word, 0) + 1
-        words = [list(chain.from_iterable(stage1.encode_chunk(c.encode("utf-8")) for c in word))
-                 for word in counts]
+        # subtle: each distinct chunk is encoded once; stage-2 words repeat them a lot
+        encoded = ChunkCache(stage1.encode_chunk)
+        words = [list(chain.from_iterable(map(encoded.__getitem__, word))) for word in counts]
         state = Words(words, counts.values(), vocab=stage1.vocab, tie_break=tie_break,
                       banned=merges)
         clock = Clock(progress, total)

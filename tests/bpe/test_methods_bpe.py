@@ -1,14 +1,15 @@
 """bpe.methods' BPE variants: Picky (tau = 1 is bpe exactly), Parity (one language is
 bpe exactly), SuperBPE and BoundlessBPE (round trips, fewer held-out tokens), on slices
-of the real corpora."""
+of the real corpora; BoundlessBPE's fast layout gives the textbook loop's merges."""
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from bpe import methods
-from bpe.methods.boundless import BoundlessTokenizer
+from bpe.methods.boundless import BoundlessTokenizer, lines
 from bpe.methods.parity import gini
+from bpe.text import clean_text
 from bpe.train import TIE_BREAKS
 from tests.helpers.app import read_corpus
 
@@ -98,3 +99,59 @@ def test_variants_round_trip_fuzz(text):
         options = {"tau": 0.6} if method == "picky" else {}
         tok = methods.train(method, ["ab ab c ab c\nab 11 ab c", "c c ab"], 270, **options)
         assert tok.decode(tok.encode(text)) == text
+
+
+def textbook_boundless(docs, vocab_size):
+    """BoundlessBPE's merges by the textbook loop: every line a word of bytes with a
+    pretoken-start flag per token, all eligible pairs recounted before each merge, the
+    most frequent taken (the first met on a tie), merged left to right. Slow and plain:
+    the reference for bpe.methods.merging's layout of pretokens and stand-ins."""
+    tok = BoundlessTokenizer()
+    counts = {}
+    for doc in docs:
+        for line in lines(tok.split(clean_text(doc))):
+            counts[tuple(line)] = counts.get(tuple(line), 0) + 1
+    words = []
+    for line, count in counts.items():
+        ids, starts = [], []
+        for chunk in line:
+            piece = chunk.encode("utf-8")
+            ids += piece
+            starts += [True] + [False] * (len(piece) - 1)
+        words.append((ids, starts, count))
+
+    def eligible(starts, i):  # inside a pretoken, or two whole ones side by side
+        return not starts[i + 1] or starts[i] and (i + 2 == len(starts) or starts[i + 2])
+    merges = {}
+    for idx in range(256, vocab_size):
+        stats = {}
+        for ids, starts, count in words:
+            for i in range(len(ids) - 1):
+                if eligible(starts, i):
+                    stats[ids[i], ids[i + 1]] = stats.get((ids[i], ids[i + 1]), 0) + count
+        if not stats:
+            break
+        pair = max(stats, key=stats.get)
+        for ids, starts, _ in words:
+            i = 0
+            while i < len(ids) - 1:
+                if (ids[i], ids[i + 1]) == pair and eligible(starts, i):
+                    ids[i:i + 2] = [idx]
+                    del starts[i + 1]
+                i += 1
+        merges[pair] = idx
+    return merges
+
+
+def test_boundless_is_the_textbook_loop():
+    docs = read_corpus("taylorswift.txt")[:12_000].split("\n\n")
+    tok = methods.train("boundless", docs, 420)
+    assert tok.merges == textbook_boundless(docs, 420)
+    assert any(b" " in tok.vocab[i].strip() for i in tok.merges.values()), "no superword"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab c\n1", min_size=1, max_size=40), min_size=1, max_size=4))
+def test_boundless_is_the_textbook_loop_fuzz(docs):
+    tok = methods.train("boundless", docs, 275)
+    assert tok.merges == textbook_boundless(docs, 275)
