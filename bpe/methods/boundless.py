@@ -41,6 +41,7 @@ from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
 from .merging import STAND_IN, Clock, Words
+from .superbpe import rank_of
 
 
 class BoundlessTokenizer(RegexTokenizer):
@@ -48,8 +49,7 @@ class BoundlessTokenizer(RegexTokenizer):
 
     def _reset(self):
         super()._reset()
-        merges = self.merges
-        self._rank = lambda a, b: merges.get((a, b))
+        self._rank = rank_of(self.merges)
 
     def model_text(self):
         raise ValueError("a BoundlessBPE tokenizer cannot be saved as a minbpe .model file: "

@@ -24,6 +24,7 @@ round-trips. Tie rule: tie_break as bpe.train ("first", minbpe's) in both stages
 >>> tok.decode(tok.encode("the cat")) == "the cat"
 True
 """
+from functools import partial
 from itertools import chain
 
 import regex
@@ -50,7 +51,7 @@ class SuperBPETokenizer(RegexTokenizer):
     def _reset(self):
         super()._reset()
         stage1 = {pair: idx for pair, idx in self.merges.items() if idx < self.transition}
-        self._stage1 = ChunkCache(lambda text_bytes: apply_merges(list(text_bytes), rank_of(stage1)))
+        self._stage1 = ChunkCache(partial(merged_bytes, rank_of(stage1)))
         self._stage2 = {pair: idx for pair, idx in self.merges.items() if idx >= self.transition}
         self._stage2_rank = rank_of(self._stage2)
 
@@ -69,9 +70,19 @@ class SuperBPETokenizer(RegexTokenizer):
         return ids
 
 
-def rank_of(merges):
-    """apply_merges' callback for a dict of merges: (a, b) -> the id they make, or None."""
-    return lambda a, b: merges.get((a, b))
+class rank_of(dict):
+    """apply_merges' callback for a dict of merges: (a, b) -> the id they make, or None.
+    A dict, not a closure, so a trained tokenizer pickles (the app's worker sends it)."""
+
+    __slots__ = ()
+
+    def __call__(self, a, b):
+        return self.get((a, b))
+
+
+def merged_bytes(rank, text_bytes):
+    """text_bytes' ids after every merge rank knows (a chunk cache's encode_chunk)."""
+    return apply_merges(list(text_bytes), rank)
 
 
 def stage2_words(chunks):
