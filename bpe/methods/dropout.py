@@ -10,7 +10,8 @@ BasicTokenizer (merges by pair, minbpe's rule), RanksTokenizer / GPT4Tokenizer /
 bpe.reference ones (tiktoken's rule: the adjacent pair whose joined bytes have the
 lowest rank), and the variants SuperBPE and BoundlessBPE (each stage as its encode runs
 it). Picky BPE's removals are not merges, so a Picky tokenizer that removed tokens is
-refused. Special-token text is encoded as ordinary text. p = 0 runs the same loop
+refused, and so is a Hugging Face pipeline (hf-bpe, any tokenizer.json), whose
+pre-tokens and ids this loop does not replay. Special-token text is encoded as ordinary text. p = 0 runs the same loop
 without dropping and gives exactly tok.encode_ordinary (the tests prove it).
 
 >>> from bpe import RegexTokenizer
@@ -39,6 +40,11 @@ def dropout_encode(tok, text, p, *, seed=None):
     if not isinstance(tok, Tokenizer):
         raise TypeError("dropout_encode needs a bpe tokenizer with merges (a RegexTokenizer, "
                         f"a RanksTokenizer, a SuperBPE or Boundless one), not {type(tok).__name__}")
+    if has_pipeline(tok):
+        raise ValueError(f"{tok.name} encodes through a Hugging Face pipeline (its own "
+                         "pre-tokens, byte alphabet and ids), which BPE-dropout here does not "
+                         "replay; for hf-bpe, save it as tokenizer.json and load it in "
+                         "tokenizers with BPE(dropout=p), or train with the bpe method")
     if isinstance(tok, PickyTokenizer) and tok.removed:
         raise ValueError("this Picky BPE tokenizer removed tokens, and BPE-dropout drops merges "
                          "only; train it with tau=1 (plain BPE) to use dropout")
@@ -75,6 +81,13 @@ def dropout_encode(tok, text, p, *, seed=None):
     pieces = llama_pieces(text) if isinstance(tok, LlamaTokenizer) else [text]
     return [idx for piece in pieces for chunk in tok.split(piece)
             for idx in merge([byte_ids[b] for b in chunk.encode("utf-8")], rank)]
+
+
+def has_pipeline(tok):
+    """True for a tokenizer that encodes through a Hugging Face pipeline (hf-bpe,
+    WordPiece, Unigram, any tokenizer.json or GGUF file): its pre-tokens and ids are the
+    pipeline's, not merges over GPT-4's chunks of UTF-8 bytes."""
+    return getattr(tok, "pipeline", None) is not None
 
 
 def chunk_rule(tok):

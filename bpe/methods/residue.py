@@ -30,7 +30,7 @@ from collections import Counter
 from ..base import Tokenizer
 from ..reference import LlamaTokenizer, llama_pieces
 from .boundless import BoundlessTokenizer
-from .dropout import chunk_rule, dropout_merges
+from .dropout import chunk_rule, dropout_merges, has_pipeline
 from .superbpe import SuperBPETokenizer
 
 LEFTOVER_R = 0.1
@@ -42,7 +42,13 @@ def residue(tok, texts):
     if isinstance(texts, str):
         texts = [texts]
     final = Counter()
-    if isinstance(tok, (SuperBPETokenizer, BoundlessTokenizer)):
+    if isinstance(tok, (SuperBPETokenizer, BoundlessTokenizer)) or has_pipeline(tok):
+        # subtle: their encode is not merges within GPT-4's chunks (stages across chunks;
+        # a Hugging Face pipeline's own pre-tokens and id layout), so the output tokens'
+        # merge trees are walked instead of replaying each chunk
+        if not tok.merges:
+            raise ValueError(f"{tok.name} has no merges (WordPiece and Unigram keep pieces), "
+                             "so no token is made on the way to another: residue needs BPE")
         for text in texts:
             final.update(tok.encode_ordinary(text))
         return _from_trees(final, {idx: pair for pair, idx in tok.merges.items()})

@@ -54,3 +54,21 @@ def test_every_method_has_a_one_line_description():
                                     "boundless", "picky", "parity"}
     assert all(line and "\n" not in line for line in methods.METHODS.values())
     assert set(methods.OPTIONS) == set(methods.METHODS)
+
+
+def test_residue_of_hf_bpe_walks_its_merges_and_dropout_says_what_to_do():
+    """hf-bpe's ids are its pipeline's, not GPT-4 chunks' bytes: residue counts its tokens
+    as bpe's are counted (about as many seen, a similar leftover share), and dropout says
+    it cannot replay the pipeline instead of giving ids of the wrong layout."""
+    from bpe.methods.residue import leftover_share
+    bpe_tok = methods.train("bpe", [TEXT * 5], 320)
+    hf_tok = methods.train("hf-bpe", [TEXT * 5], 320)
+    ours, theirs = methods.residue(bpe_tok, [TEXT]), methods.residue(hf_tok, [TEXT])
+    assert len(theirs) > 0.5 * len(ours)
+    assert abs(leftover_share(theirs) - leftover_share(ours)) < 0.2
+    assert all(final + made_more > 0 for final, made_more, _ in theirs.values())
+    with pytest.raises(ValueError, match="Hugging Face pipeline"):
+        methods.dropout_encode(hf_tok, "the lazy dog", 0.1, seed=1)
+    unigram = methods.train("unigram", [TEXT * 5], 400)
+    with pytest.raises(ValueError, match="has no merges"):
+        methods.residue(unigram, [TEXT])
