@@ -85,9 +85,11 @@ def write_entry(path, payload):
         return
     folder = os.path.dirname(path)
     try:
-        entries = [e for e in os.scandir(folder) if e.name.endswith(".marshal")]
-        entries.sort(key=lambda e: e.stat().st_mtime)
-        for old in entries[:-MAX_ENTRIES]:
+        # the entry just written always stays (mtimes can tie within a second)
+        others = [e for e in os.scandir(folder)
+                  if e.name.endswith(".marshal") and e.path != path]
+        others.sort(key=lambda e: e.stat().st_mtime)
+        for old in others[:max(0, len(others) - (MAX_ENTRIES - 1))]:
             os.remove(old.path)
     except OSError:
         pass  # another process pruned it first
