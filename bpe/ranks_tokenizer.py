@@ -5,11 +5,14 @@ ships; its sha256 is checked before it is trusted, and nothing is ever downloade
 Encoding needs only the ranks (bytes -> id), so construction is one pass over the
 file. The minbpe-style `merges` (and the byte shuffle) are recovered lazily, the
 first time someone asks for them. RanksTokenizer is the same encoder over any ranks;
-neither can be trained or saved as a .model file.
+neither can be trained or saved as a .model file. A ranks file read by path goes through
+bpe.derived_cache, so a new process reads its parsed ranks and joinable table back from
+disk instead of deriving them again.
 """
 from .base import Tokenizer
+from .derived_cache import ranks_tables
 from .encode import LONG_CHUNK, apply_ranks, joinable_table
-from .formats.ranks import find_data_file, read_ranks_file, recover_merges
+from .formats.ranks import find_data_file, recover_merges
 from .patterns import GPT4_SPLIT_PATTERN, fast_split
 from .pretrained import Pretrained
 from .regex import RegexTokenizer
@@ -35,7 +38,7 @@ def find_ranks_file(name=CL100K_FILE):
 
 def load_ranks(path, expected_sha256):
     """Read a .tiktoken file (base64 token, rank per line) after checking its sha256."""
-    return read_ranks_file(path, expected_sha256, fix=REINSTALL)
+    return ranks_tables(path, expected_sha256, fix=REINSTALL)[0]
 
 
 class RanksTokenizer(Pretrained, RegexTokenizer):
@@ -52,11 +55,15 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
     cannot_save = "its byte ids are not 0-255, which that format cannot express"
     save_instead = "export it as tiktoken ranks instead (bpe.formats.ranks.save_tiktoken)"
 
-    def __init__(self, ranks, pattern=GPT4_SPLIT_PATTERN, special_tokens=None, name="ranks"):
+    def __init__(self, ranks, pattern=GPT4_SPLIT_PATTERN, special_tokens=None, name="ranks",
+                 joinable=None):
+        """joinable: encode.joinable_table(ranks) if the caller has it (bpe.derived_cache
+        does); else it is built the first time a chunk is long."""
         self.ranks = ranks
         self.name = name
         self._merges = None
-        self._joinable = None  # encode.joinable_table(ranks), built on first long chunk
+        self._joinable = joinable
+        self._ordinary_vocab = None  # rank -> token, made once (vocab adds the specials)
         Tokenizer.__init__(self)
         self._set_pattern(pattern)
         self.register_special_tokens(dict(special_tokens or {}))
@@ -87,7 +94,11 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
             self._findall = fast
 
     def _build_vocab(self):
-        vocab = {rank: token for token, rank in self.ranks.items()}
+        # subtle: registering special tokens rebuilds the vocab; inverting 200k ranks once,
+        # in C, and copying after costs a tenth of a dictcomp each time
+        if self._ordinary_vocab is None:
+            self._ordinary_vocab = dict(zip(self.ranks.values(), self.ranks.keys()))
+        vocab = dict(self._ordinary_vocab)
         for special, idx in self.special_tokens.items():
             vocab[idx] = special.encode("utf-8")
         return vocab
@@ -105,8 +116,10 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
 class GPT4Tokenizer(RanksTokenizer):
     """The GPT-4 (cl100k_base) tokenizer: ids identical to tiktoken's."""
 
-    def __init__(self, ranks=None):
-        """ranks: bytes -> int; by default the hash-checked cl100k_base file."""
-        super().__init__(ranks if ranks is not None else
-                         load_ranks(find_ranks_file(), CL100K_SHA256),
-                         GPT4_SPLIT_PATTERN, GPT4_SPECIAL_TOKENS, name="GPT4Tokenizer")
+    def __init__(self, ranks=None, joinable=None):
+        """ranks: bytes -> int; by default the hash-checked cl100k_base file (its tables
+        from bpe.derived_cache). joinable: see RanksTokenizer."""
+        if ranks is None:
+            ranks, joinable = ranks_tables(find_ranks_file(), CL100K_SHA256, fix=REINSTALL)
+        super().__init__(ranks, GPT4_SPLIT_PATTERN, GPT4_SPECIAL_TOKENS, name="GPT4Tokenizer",
+                         joinable=joinable)

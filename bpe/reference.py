@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 import regex
 
-from .formats.ranks import check_sha256, find_data_file, read_ranks_file
+from .derived_cache import ranks_tables
+from .formats.ranks import check_sha256, find_data_file, read_ranks_file  # noqa: F401
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .ranks_tokenizer import (  # noqa: F401
     CL100K_FILE,
@@ -226,11 +227,11 @@ def load_reference(name):
         return SentencePieceTokenizer(read_checked(ref, path), name=ref.label)
     if ref.kind == "tekken":
         return _tekken(read_checked(ref, path), path, ref.label)
-    ranks = read_ranks_file(path, ref.sha256, fix=_reinstall(ref))
+    ranks, joinable = ranks_tables(path, ref.sha256, fix=_reinstall(ref))
     if name == "cl100k_base":
-        return GPT4Tokenizer(ranks)
+        return GPT4Tokenizer(ranks, joinable)
     cls = LlamaTokenizer if name.startswith("llama") else RanksTokenizer
-    return cls(ranks, ref.pattern, ref.special_tokens, name=ref.label)
+    return cls(ranks, ref.pattern, ref.special_tokens, name=ref.label, joinable=joinable)
 
 
 class LlamaTokenizer(RanksTokenizer):

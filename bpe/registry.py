@@ -193,8 +193,8 @@ def _ranks(source):
     try:
         if source == "p50k_base":
             return reference.p50k_ranks()
-        return reference.read_ranks_file(reference.locate(ref), ref.sha256,
-                                         fix=reference._reinstall(ref))
+        return reference.ranks_tables(reference.locate(ref), ref.sha256,
+                                      fix=reference._reinstall(ref))[0]
     except FileNotFoundError as e:
         raise ValueError(f"{source}'s ranks are not installed: {e}") from None
 

