@@ -15,6 +15,13 @@ from helpers.app import CHROMIUM, CHROMIUM_ARGS, ROOT, app_server, read_corpus, 
 sys.path.insert(0, str(ROOT))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def derived_cache(tmp_path_factory):
+    """The suite's own cache of derived tables (bpe.derived_cache), never ~/.cache: its
+    subprocesses (the CLI, the app's server) inherit it through the environment."""
+    os.environ["BPE_DERIVED_CACHE"] = str(tmp_path_factory.mktemp("derived"))
+
+
 @pytest.fixture(scope="session")
 def taylorswift():
     return read_corpus("taylorswift.txt")
