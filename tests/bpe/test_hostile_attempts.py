@@ -1,6 +1,6 @@
-"""Issue 16's repros end to end, through the public core and `python -m bpe`.
+"""Issues 16, 24 and 32's repros end to end, through the public core and `python -m bpe`.
 
-Every attempt in tests/hostile_cases.py must end in a clear message (or, for "ok"
+Every attempt in helpers/hostile_cases.py, hostile_round2.py and hostile_round3.py must end in a clear message (or, for "ok"
 attempts, work) within its bounds: the defences of bpe/budgets.py and bpe/patterns/safety.py and bpe/formats/atomic.py are
 wired into the core, the loaders and the CLI (they were xfail(strict=True) targets until
 that wiring landed; none is left).
@@ -15,8 +15,9 @@ import pytest
 
 from helpers.hostile_cases import CASES, run_case
 from helpers.hostile_round2 import CASES2
+from helpers.hostile_round3 import CASES3
 
-ALL = CASES + CASES2
+ALL = CASES + CASES2 + CASES3
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.name for c in ALL])
