@@ -11,7 +11,8 @@ bench/hostile.py counts them into the issue's table.
 
 An attempt passes when it ends in the expected outcome within its bounds: for "error",
 a ValueError/TypeError (core) or one `bpe: error: ...` line and a non-zero exit (CLI)
-whose message matches `match`; for "ok", the code's own assertions hold.
+whose message matches `match`; for "ok", the code's own assertions hold; for "either"
+(a budget), one or the other.
 """
 import contextlib
 import json
