@@ -1,11 +1,13 @@
-"""Replay every hostile attempt of issues 16 and 24 and print the issue's tables.
+"""Replay every hostile attempt of issues 16, 24 and 32 and print the issue's tables.
 
     .venv/bin/python bench/hostile.py            # core, CLI and app
     .venv/bin/python bench/hostile.py --no-app   # core and CLI only
+    .venv/bin/python bench/hostile.py --cli-only # the command line's attempts only
     .venv/bin/python bench/hostile.py --app-only --app-checkout main   # main's app
 
-Core and CLI attempts come from tests/helpers/hostile_cases.py and hostile_round2.py, each in
-a fresh capped process (the `--scheduler` ones with their server living during the
+Core and CLI attempts come from tests/helpers/hostile_cases.py, hostile_round2.py and
+hostile_round3.py, each in a fresh capped process, judged by its CPU time (a wall clock only
+guards against waits) (the `--scheduler` ones with their server living during the
 attempt only). App attempts drive `streamlit run app.py` on 127.0.0.1 in headless
 Chromium, one fresh session each. The browser's own request log counts fetches the page
 was tricked into. During each app attempt a thread asks /_stcore/health every 0.1 s and
@@ -46,6 +48,7 @@ from helpers.hostile_app import type_text as _type  # noqa: E402
 from helpers.hostile_app import upload as _upload  # noqa: E402
 from helpers.hostile_cases import CASES, _hf_doc, _model, run_case  # noqa: E402
 from helpers.hostile_round2 import CASES2, GZIP_ZEROS, REPLACE_BOMB, doubling_ranks  # noqa: E402
+from helpers.hostile_round3 import CASES3, PRECOMPILED_BOMB, spm_model  # noqa: E402
 from keystroke import checkout_dir  # noqa: E402
 from load import tree_cpu_s, tree_rss_kib  # noqa: E402
 
@@ -105,6 +108,23 @@ APP = [
     ("app-upload-45mb", "sidebar upload: 45 MB that is no tokenizer (is it all freed once "
      "the session is dropped?)",
      lambda tab: _upload(tab, "junk.model", b"minbpe v1\n" + b"x" * (45 << 20))),
+    # issue 32's families in the app
+    ("app-evaluate-markdown-name", "upload named like Markdown with an image, then Evaluate "
+     "(its column help rendered the image before)",
+     lambda tab: (_upload(tab, f"{INJECT}.model", _model("", "0", "97 97")), _settle(tab),
+                  _go(tab, "Evaluate"))),
+    ("app-upload-precompiled-bomb", "tokenizer.json: Precompiled a -> b*100,000, then 30,000 "
+     "a's on Tokenize (3 GB before)",
+     lambda tab: (_upload(tab, "pre.json", _hf_doc(normalizer=PRECOMPILED_BOMB)),
+                  _settle(tab), paste_live(tab, "a" * 30_000))),
+    ("app-upload-spm-unk-surface", "SentencePiece .model with an 8 MB unk_surface, then "
+     "unknown text on Tokenize (1-2.8 GB a run before)",
+     lambda tab: (_upload(tab, "unk.model", spm_model(unk_surface="U" * (8 << 20))),
+                  _settle(tab), paste_live(tab, "zzz qqq " * 50))),
+    ("app-decode-300k-ids", "Decode ids: 300,000 ids (+989 MB before)",
+     lambda tab: (tab.get_by_text("Decode ids").first.click(),
+                  _type(tab, "Token ids to decode with this tokenizer",
+                        " ".join(["15339"] * 300_000)))),
     # last: it used to rerun every second for good (the box resent, each run encoded anew)
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
@@ -243,10 +263,10 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
     return rows
 
 
-def run_core_cli(only=()):
+def run_core_cli(only=(), kinds=("core", "cli")):
     rows = []
-    for case in CASES + CASES2:
-        if only and case.name not in only:
+    for case in CASES + CASES2 + CASES3:
+        if (only and case.name not in only) or case.kind not in kinds:
             continue
         o = run_case(case)
         rows.append(dict(name=case.name, what=case.what, kind=case.kind, status=o.status,
@@ -304,6 +324,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-app", action="store_true", help="core and CLI attempts only")
     parser.add_argument("--app-only", action="store_true", help="app attempts only")
+    parser.add_argument("--cli-only", action="store_true",
+                        help="the command line's attempts only (python -m bpe ...)")
     parser.add_argument("--only", nargs="*", default=(), metavar="NAME",
                         help="run only these attempts (app-… for the app)")
     parser.add_argument("--app-checkout", default=str(ROOT), metavar="DIR_OR_REV",
@@ -317,8 +339,8 @@ def main():
     load_start = os.getloadavg()[0]
     if not args.app_only and (not args.only or any(not n.startswith("app-") for n in args.only)):
         print("core and CLI attempts:", file=sys.stderr)
-        rows += run_core_cli(args.only)
-    if not args.no_app and (not args.only or any(n.startswith("app-") for n in args.only)):
+        rows += run_core_cli(args.only, ("cli",) if args.cli_only else ("core", "cli"))
+    if not args.no_app and not args.cli_only and (not args.only or any(n.startswith("app-") for n in args.only)):
         print("app attempts:", file=sys.stderr)
         with tempfile.TemporaryDirectory() as scratch:
             rows += run_app(args.only, checkout=checkout_dir(args.app_checkout, scratch),

@@ -1,14 +1,16 @@
 """What every command of the command line shares: the one-line error, reading text files
-and standard input, loading a model file, checking paths before work, the progress bar,
-and the arguments several commands take (--pattern, --engine/--workers/--scheduler).
+and standard input, loading a model file, checking paths before work (inputs are regular
+files; no output is a file the command reads), the progress bar, and the arguments several
+commands take (--pattern, --engine/--workers/--scheduler).
 """
 import hashlib
 import os
+import stat
 import time
 
 from ..counting import stream
-from ..formats import atomic
-from ..formats.loader import load
+from ..formats import atomic, gpt2, reading
+from ..formats.loader import MAX_FILE_BYTES, load
 
 BAR_WIDTH = 30
 BAR_INTERVAL = 0.1  # seconds between redraws; redrawing every merge would slow training
@@ -35,16 +37,15 @@ def engine_arguments(command):
 
 
 def read_text(path):
-    """A file's text; CliError naming the file if it is missing or not UTF-8."""
+    """A file's text; CliError naming the file if it is missing, no regular file, over
+    stream.WHOLE_MAX_BYTES (it is read whole) or not UTF-8."""
+    check_files([path])
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{path} is a folder; give text files") from None
+        data = reading.read_regular(path, stream.WHOLE_MAX_BYTES, "the text file")
     except OSError as e:
         raise CliError(f"{path}: {e.strerror}") from None
+    except ValueError as e:
+        raise CliError(f"{e}; encode a bigger corpus to a file with -o OUT") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -71,8 +72,10 @@ def open_model(model, pattern=None):
         raise CliError(f"{model}: no such file, and no reference tokenizer is called that; "
                        f"give a tokenizer file's path or one of {', '.join(reference.REFERENCES)}")
     tok = load_model(model, pattern)
+    if os.path.isdir(model):
+        return tok, None  # a folder has no one file to hash
     digest = hashlib.sha256()
-    with open(model, "rb") as f:
+    with reading.open_regular(model, "the model") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return tok, digest.hexdigest()
@@ -80,10 +83,46 @@ def open_model(model, pattern=None):
 
 def load_model(path, pattern=None):
     """The tokenizer in a file bpe.load opens (by its content). pattern: only for tiktoken
-    ranks of an unknown file, which hold none (known ones get their owner's)."""
-    if not os.path.exists(path):
-        raise CliError(f"{path}: no such file")
+    ranks of an unknown file, which hold none (known ones get their owner's). CliError if
+    it is missing; ValueError if it is no regular file (a FIFO, a device) or a folder bpe.load
+    cannot open."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    if not stat.S_ISDIR(mode):  # a folder: bpe.load opens the tokenizer files in it
+        reading.check_regular(path, mode, "the model")
     return load(path, pattern=pattern)
+
+
+def model_files(model):
+    """The files reading model may touch, for check_outputs: the file itself, the sidecar
+    written with it (a .model's .vocab, a .vocab's .model), and for GPT-2's pair or a
+    folder, the files beside or in it."""
+    if os.path.isdir(model):
+        return [os.path.join(model, name) for name in os.listdir(model)]
+    folder, name = os.path.split(model)
+    stem, ext = os.path.splitext(model)
+    files = [model]
+    if ext in (".model", ".vocab"):
+        files += [stem + ".model", stem + ".vocab"]
+    if name in gpt2.VOCAB_NAMES + gpt2.MERGES_NAMES:
+        files += [os.path.join(folder, n) for n in gpt2.VOCAB_NAMES + gpt2.MERGES_NAMES]
+    return files
+
+
+def check_outputs(outputs, reads, command):
+    """CliError before any work if an output is (or links to, by symlink or hard link) a
+    file the command reads, or exists and is no regular file: a save replaces its target,
+    so `bpe train c.txt -o c` beside a c.vocab corpus would lose the corpus."""
+    for output in outputs:
+        same = reading.same_file_as(output, reads)
+        if same is not None:
+            what = (f"{output} is a file" if os.path.abspath(same) == os.path.abspath(output)
+                    else f"the output {output} is {same} (through a link), a file")
+            raise CliError(f"{what} {command} reads; writing the output there would lose it, "
+                           "so give -o another name")
+        atomic.real_target(output)  # SaveError now, not after the work, for a FIFO or folder
 
 
 class ProgressBar:
@@ -122,13 +161,19 @@ def _size(n):
         n /= 1000
 
 
-def check_files(paths):
-    """CliError for the first path that is missing or not a file, before any work."""
+def check_files(paths, what="the input"):
+    """CliError for the first path that is missing, a folder, no regular file (a FIFO, a
+    device, a socket: ValueError) or unreadable, before any work."""
     for path in paths:
-        if not os.path.exists(path):
-            raise CliError(f"{path}: no such file")
-        if os.path.isdir(path):
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            raise CliError(f"{path}: no such file") from None
+        except OSError as e:
+            raise CliError(f"{path}: {e.strerror}") from None
+        if stat.S_ISDIR(mode):
             raise CliError(f"{path} is a folder; give text files")
+        reading.check_regular(path, mode, what)
         if not os.access(path, os.R_OK):
             raise CliError(f"{path}: permission denied")
 

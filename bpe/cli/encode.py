@@ -7,13 +7,16 @@
 With -o the work is bpe.counting.encode_corpus's; this module only parses and reports.
 """
 import json
+import os
 import sys
 
 from .common import (
     CliError,
     ProgressBar,
     check_files,
+    check_outputs,
     engine_arguments,
+    model_files,
     open_model,
     pattern_for_ranks,
     read_stdin,
@@ -66,6 +69,8 @@ def cmd_encode(args):
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, not {args.workers}")
     check_files(args.files)
+    reads = args.files + (model_files(args.model) if os.path.exists(args.model) else [])
+    check_outputs([args.output, f"{args.output}.json"], reads, "encode")
     tok, sha256 = open_model(args.model, args.pattern)
     from ..counting.encode_corpus import encode_file
     from ..counting.stream import NotUTF8Error

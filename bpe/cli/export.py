@@ -2,7 +2,7 @@
 import sys
 
 from ..formats import hf, ranks
-from .common import load_model
+from .common import check_outputs, load_model, model_files
 
 
 def add_parsers(commands):
@@ -15,6 +15,7 @@ def add_parsers(commands):
 
 
 def cmd_export(args):
+    check_outputs([args.output], model_files(args.model), "export")  # before the load's work
     tok = load_model(args.model)
     if args.format == "tiktoken":
         ranks.save_tiktoken(tok, args.output)

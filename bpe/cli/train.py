@@ -8,7 +8,15 @@ from ..counting.counts_file import read_pattern, write_counts
 from ..formats import atomic
 from ..regex import RegexTokenizer, compile_pattern
 from ..train import TIE_BREAKS
-from .common import CliError, ProgressBar, check_files, count_part, engine_arguments, pattern_argument
+from .common import (
+    CliError,
+    ProgressBar,
+    check_files,
+    check_outputs,
+    count_part,
+    engine_arguments,
+    pattern_argument,
+)
 
 
 def add_parsers(commands):
@@ -63,6 +71,8 @@ def cmd_train(args):
         raise CliError("give text files or --from-counts COUNTS..., not both or neither")
     check_files(args.files or args.from_counts)
     atomic.check_prefix(args.output)  # before the training, not after it
+    check_outputs([f"{args.output}.model", f"{args.output}.vocab"],
+                  args.files or args.from_counts, "train")
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     options = dict(min_frequency=args.min_frequency, progress=bar, tie_break=args.tie_break)
     try:
@@ -97,6 +107,7 @@ def cmd_train(args):
 
 def cmd_count(args):
     check_files(args.files)
+    check_outputs([args.output], args.files, "count")
     tok = RegexTokenizer(args.pattern or "gpt4")
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:

@@ -27,11 +27,12 @@ from itertools import accumulate
 
 import regex
 
-from ..formats import atomic
+from ..formats import atomic, reading
 from ..patterns import PATTERNS
 from .parts import Part, sure_pairs
 
 MAGIC = b"bpe-counts 1\n"
+MAX_HEADER_BYTES = 16 << 20  # the header's JSON line: the sources list is the only long part
 HEADER_KEYS = {"pattern": str, "head": int, "chunks": int, "tail_bytes": int,
                "body_bytes": int, "sha256": str}
 
@@ -65,12 +66,12 @@ def write_counts(path, pattern, part, sources=()):
 
 def read_pattern(path):
     """The split pattern a counts file was made with (reads only its header)."""
-    with open(os.fspath(path), "rb") as f:
+    with reading.open_regular(path, "the counts file") as f:
         return _read_header(f, os.fspath(path))["pattern"]
 
 
 def _read_header(f, path):
-    magic = f.readline()
+    magic = f.readline(len(MAGIC) + 32)  # bounded: a file of no newline is not read whole
     if not magic.startswith(b"bpe-counts "):
         raise ValueError(f"{path} is not a counts file (it does not start with "
                          "'bpe-counts'); make one with python -m bpe count")
@@ -78,8 +79,12 @@ def _read_header(f, path):
         raise ValueError(f"{path} is a counts file of version "
                          f"{magic[11:].strip().decode(errors='replace')!r}; this bpe "
                          f"reads version 1")
+    line = f.readline(MAX_HEADER_BYTES + 1)
+    if len(line) > MAX_HEADER_BYTES:
+        raise ValueError(f"{path} is damaged (its header line is longer than "
+                         f"{MAX_HEADER_BYTES >> 20} MB; version 1 writes a short one); count again")
     try:
-        header = json.loads(f.readline())
+        header = json.loads(line)
         for key, kind in HEADER_KEYS.items():
             if not isinstance(header[key], kind):
                 raise TypeError
@@ -97,7 +102,7 @@ def read_counts(path):
     at least 1, every length at least 0, chunks distinct and UTF-8, and (for a preset
     pattern) no chunk holding two characters that the pattern always splits apart."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
+    with reading.open_regular(path, "the counts file") as f:
         header = _read_header(f, path)
         pattern, n_head, n = header["pattern"], header["head"], header["chunks"]
         tail_bytes, body_bytes = header["tail_bytes"], header["body_bytes"]

@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from typing import NamedTuple
 
+from ..formats import reading
 from ..text import clean_text
 from ..train import check_tie_break, train_merges
 from .chunks import PIECE_CHARS
@@ -71,9 +72,9 @@ def read_pieces(path, start=0, end=None, read_bytes=None):
     piece at a time. start and end are moved forward past UTF-8 continuation bytes, so
     ranges that tile a file tile its characters. NotUTF8Error names the byte offset."""
     read_bytes = read_bytes or READ_BYTES
-    size = os.path.getsize(path)
-    end = size if end is None else min(end, size)
-    with open(path, "rb") as f:
+    with reading.open_regular(path, "the text file") as f:  # a FIFO or device: refused
+        size = os.fstat(f.fileno()).st_size
+        end = size if end is None else min(end, size)
         start, end = _char_start(f, start, size), _char_start(f, end, size)
         f.seek(start)
         decoder = codecs.getincrementaldecoder("utf-8")("strict")

@@ -67,7 +67,7 @@ def write_files(contents):
     replaced = []
     try:
         for path, data in contents.items():
-            target = _real_target(os.fspath(path))
+            target = real_target(os.fspath(path))
             staged.append((_stage(target, data), target))
         for _, target in staged:
             if os.path.exists(target):
@@ -96,9 +96,10 @@ def write_files(contents):
                 _remove(backup)
 
 
-def _real_target(path):
+def real_target(path):
     """The file a save to path replaces: a symlink's target (so the link stays a link and
-    its target is what changes), after checking that it is a regular file or absent."""
+    its target is what changes), after checking that it is a regular file or absent
+(SaveError otherwise; a command may call it before its work, to fail early)."""
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
         mode = os.stat(target).st_mode
