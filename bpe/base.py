@@ -316,15 +316,15 @@ class Tokenizer(DecodeMethods):
 
     def encode_ordinary_batch(self, texts, *, num_threads=8):
         """encode_ordinary on each text; big batches (megabytes) in up to num_threads
-        processes, the same ids (bpe.counting.encode_corpus)."""
-        from .counting.encode_corpus import encode_ordinary_batch
+        processes, the same ids (bpe.encoding.corpus)."""
+        from .encoding.corpus import encode_ordinary_batch
         return encode_ordinary_batch(self, texts, num_threads)
 
     def encode_file(self, paths, out=None, **options):
         """UTF-8 files (each one document, encode_ordinary) to one flat array of ids, or
         written to out with a JSON sidecar; options: dtype, workers, eot, progress, engine,
-        scheduler. Streamed: memory stays flat as the files grow (bpe.counting.encode_corpus)."""
-        from .counting.encode_corpus import encode_file
+        scheduler. Streamed: memory stays flat as the files grow (bpe.encoding.corpus)."""
+        from .encoding.corpus import encode_file
         return encode_file(self, paths, out, **options)
 
     def encode_iterable(self, iterable, *, allowed_special=NO_SPECIALS, disallowed_special="all"):

@@ -8,9 +8,10 @@ import os
 import stat
 import time
 
+from ..corpus import CountProgress
 from ..counting import stream
 from ..formats import atomic, gpt2, reading
-from ..formats.loader import MAX_FILE_BYTES, load
+from ..formats.loader import load
 
 BAR_WIDTH = 30
 BAR_INTERVAL = 0.1  # seconds between redraws; redrawing every merge would slow training
@@ -138,7 +139,7 @@ class ProgressBar:
         if now - self.last < BAR_INTERVAL and p.done != p.total:
             return
         self.last = now
-        if isinstance(p, stream.CountProgress):
+        if isinstance(p, CountProgress):
             text = (f"{_size(p.done)}/{_size(p.total)}  {_size(p.bytes_per_s)}/s"
                     f"  ETA {int(p.eta) // 60}:{int(p.eta) % 60:02d}")
         else:

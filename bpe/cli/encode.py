@@ -4,7 +4,7 @@
     python -m bpe encode FILE... --model M -o ids.bin [--dtype uint16|uint32] [--workers N]
                          [--engine dask [--scheduler tcp://HOST:PORT]] [--eot]
 
-With -o the work is bpe.counting.encode_corpus's; this module only parses and reports.
+With -o the work is bpe.encoding.corpus's; this module only parses and reports.
 """
 import json
 import os
@@ -72,8 +72,8 @@ def cmd_encode(args):
     reads = args.files + (model_files(args.model) if os.path.exists(args.model) else [])
     check_outputs([args.output, f"{args.output}.json"], reads, "encode")
     tok, sha256 = open_model(args.model, args.pattern)
-    from ..counting.encode_corpus import encode_file
-    from ..counting.stream import NotUTF8Error
+    from ..corpus import NotUTF8Error
+    from ..encoding.corpus import encode_file
     dask = args.engine == "dask" or bool(args.scheduler)
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:

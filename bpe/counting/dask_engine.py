@@ -20,7 +20,8 @@ import time
 from collections import deque
 
 from .parts import join
-from .stream import RANGE_BYTES, _Clock, count_range, file_ranges
+from ..corpus import RANGE_BYTES, Clock, file_ranges
+from .stream import count_range
 
 CONNECT_TIMEOUT = 5    # seconds to reach a scheduler, and for it to have a worker
 STALL_TIMEOUT = 600    # seconds one range (RANGE_BYTES) may take before we give up
@@ -136,7 +137,7 @@ class _quiet:
 def _count(client, tok, paths, range_bytes, progress, *, connect_timeout, stall_timeout):
     address = client.scheduler.address
     ranges = file_ranges(paths, range_bytes)
-    clock = _Clock(sum(hi - lo for _, lo, hi in ranges), progress)
+    clock = Clock(sum(hi - lo for _, lo, hi in ranges), progress)
     window = 2 * max(check_scheduler(address, connect_timeout), 1)
     pending, todo = deque(), iter(ranges)
     total = None

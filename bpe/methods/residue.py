@@ -27,7 +27,6 @@ the lab's small samples.
 """
 from collections import Counter
 
-from ..base import Tokenizer
 from ..reference import LlamaTokenizer, llama_pieces
 from .boundless import BoundlessTokenizer
 from .dropout import chunk_rule, dropout_merges, has_pipeline

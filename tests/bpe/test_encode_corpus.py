@@ -1,4 +1,4 @@
-"""Encoding a corpus (bpe/counting/encode_corpus.py, encode_tasks.py): the array equals each
+"""Encoding a corpus (bpe/encoding/corpus.py, tasks.py): the array equals each
 file's tok.encode_ordinary, in order, however the files are cut, by any number of workers
 and on Dask; the sidecar describes it; bad input gets one line and leaves no file."""
 import array
@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import RegexTokenizer, reference
-from bpe.counting import encode_corpus, encode_tasks
-from bpe.counting.encode_corpus import encode_file, encode_ordinary_batch, read_sidecar
+from bpe.encoding import corpus as encode_corpus
+from bpe.encoding import tasks as encode_tasks
+from bpe.encoding.corpus import encode_file, encode_ordinary_batch, read_sidecar
 
 AWKWARD = ("Hello wor\r\nld!  It's 2026…\r\n\r\n   café 東京 🫠🫠 naïve\t\tx  \n \u00a0 "
            "don't 12345678 ---\r\r\n")

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe import RegexTokenizer
+from bpe import corpus
 from bpe.counting import parts as counting_parts, stream
 from bpe.counting.parts import Part, PartCounter, finish, join, join_all, sure_pairs
 from bpe.counting.counts_file import read_counts, write_counts
@@ -89,7 +90,7 @@ def test_worker_byte_ranges_inside_a_million_character_run(pattern, tmp_path):
         path.write_bytes(text.encode("utf-8"))
         want = ordered(Counter(tok.split(text)))
         for range_bytes in (300_001, 600_000):  # cuts at every phase of the digit groups
-            ranges = stream.file_ranges([path], range_bytes)
+            ranges = corpus.file_ranges([path], range_bytes)
             parts = [stream.count_range(*r, tok.split) for r in ranges]
             got = finish(join_all(parts, tok.split), tok.split)
             assert ordered(got) == want, (unit, range_bytes)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from bpe import BasicTokenizer, RegexTokenizer
+from bpe import corpus
 from bpe.counting import parts as counting_parts, stream
 from bpe.counting.parts import PartCounter, finish, join_all
 from bpe.counting.counts_file import read_counts, write_counts
@@ -41,13 +42,13 @@ def small_pieces(monkeypatch):
     """Pieces, reads and heads so small that every cut lands somewhere awkward."""
     monkeypatch.setattr(counting_parts, "PIECE_CHARS", 97)
     monkeypatch.setattr(counting_parts, "HEAD_CHARS", 40)
-    monkeypatch.setattr(stream, "READ_BYTES", 13)
+    monkeypatch.setattr(corpus, "READ_BYTES", 13)
 
 
 @pytest.mark.parametrize("pattern", PRESETS)
 def test_files_equal_train_on_real_corpora(pattern, tmp_path, taylorswift, shakespeare,
                                            monkeypatch):
-    monkeypatch.setattr(stream, "READ_BYTES", 4093)  # odd, so reads cut characters too
+    monkeypatch.setattr(corpus, "READ_BYTES", 4093)  # odd, so reads cut characters too
     monkeypatch.setattr(counting_parts, "PIECE_CHARS", 3001)
     texts = [taylorswift, shakespeare[:150_000]]
     paths = []
@@ -205,11 +206,11 @@ def test_a_damaged_counts_file_is_refused(tmp_path, damage, message):
 def test_not_utf8_names_the_file_and_the_byte(tmp_path, small_pieces):
     path = tmp_path / "bad.txt"
     path.write_bytes("é".encode() * 40 + b"ok\xe9" + b"x" * 30)  # reads of 13 bytes
-    with pytest.raises(stream.NotUTF8Error, match=r"bad.txt is not UTF-8 text \(byte 0xe9 "
+    with pytest.raises(corpus.NotUTF8Error, match=r"bad.txt is not UTF-8 text \(byte 0xe9 "
                                                    r"at offset 82\)"):
         stream.train_from_files(RegexTokenizer(), [path], 300)
     path.write_bytes(b"abc\xc3")  # cut inside a character at the end
-    with pytest.raises(stream.NotUTF8Error, match="byte 0xc3 at offset 3"):
+    with pytest.raises(corpus.NotUTF8Error, match="byte 0xc3 at offset 3"):
         stream.train_from_files(RegexTokenizer(), [path], 300)
 
 

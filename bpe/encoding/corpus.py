@@ -4,7 +4,7 @@ pool of processes or on Dask, with the same ids as encoding each file's whole te
 Each file is one document, encoded as `tok.encode_ordinary(its text)` (special-token text
 is ordinary text); the files' ids follow each other in order, with the end-of-text special
 between them when asked. Files are cut into byte ranges that encode apart and are put back
-in order (bpe.counting.encode_tasks says where a cut may fall). The ids are written to a
+in order (bpe.encoding.tasks says where a cut may fall). The ids are written to a
 temporary file beside the output, renamed into place with a JSON sidecar at the end.
 
 `encode_file` and `encode_ordinary_batch` are what Tokenizer's methods of those names
@@ -21,7 +21,7 @@ from collections import deque
 from itertools import chain, pairwise
 
 from ..formats import atomic
-from .encode_tasks import (
+from .tasks import (
     ENCODE_RANGE_BYTES,
     encode_task,
     encode_texts,
@@ -30,7 +30,7 @@ from .encode_tasks import (
     plan,
     worker_task,
 )
-from .stream import _Clock
+from ..corpus import Clock
 
 MIN_RANGE_BYTES = 1 << 20     # the smallest task a pool is given by default
 BATCH_PARALLEL_MIN = 4 << 20   # encode_ordinary_batch starts processes only above this
@@ -114,7 +114,7 @@ def _context():
 
 
 def _ordered_dask(tok, tasks, typecode, workers, scheduler):
-    from .dask_engine import CONNECT_TIMEOUT
+    from ..counting.dask_engine import CONNECT_TIMEOUT
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -180,7 +180,7 @@ def encode_file(tok, paths, out=None, *, dtype=None, workers=1, eot=False, progr
         # workers in 8 MB ranges would be one worker's 8 MB against the other's 3)
         range_bytes = max(MIN_RANGE_BYTES, min(ENCODE_RANGE_BYTES, total // (4 * workers)))
     tasks = plan(tok, paths, range_bytes)
-    clock = _Clock(total, progress)
+    clock = Clock(total, progress)
     sink = _Sink(out, typecode)
     files = []  # per file: path, bytes, first token, tokens
     try:

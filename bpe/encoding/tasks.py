@@ -1,4 +1,4 @@
-"""The tasks of encoding a corpus (bpe.counting.encode_corpus): how files are cut into
+"""The tasks of encoding a corpus (bpe.encoding.corpus): how files are cut into
 byte ranges that encode apart, and the ids of one range, here or in a worker.
 
 A range's text is cut only at a boundary every split of every text has, so the ranges'
@@ -20,8 +20,8 @@ import os
 from itertools import chain, pairwise
 
 from ..chunk_cache import CACHE_LIMIT
-from .parts import sure_pairs
-from .stream import NotUTF8Error, _char_start, file_ranges, read_pieces
+from ..corpus import NotUTF8Error, char_start, file_ranges, read_pieces
+from ..counting.parts import sure_pairs
 
 ENCODE_RANGE_BYTES = 8 << 20   # bytes of a file one task encodes: its ids are held at once
 PIECE_BYTES = 1 << 20          # bytes read and split at a time inside a task
@@ -136,7 +136,7 @@ def _encode_to(tok, text, after):
     chunks = tok.split(text + after)
     if after:
         if chunks[-1] != after:
-            raise AssertionError("bpe.counting.encode_corpus: cut at a position that is no "
+            raise AssertionError("bpe.encoding.corpus: cut at a position that is no "
                                  "chunk boundary")
         chunks.pop()
     cache = tok._cache
@@ -150,7 +150,7 @@ def boundary_after(path, pos, sure):
     characters of the pair at or after it), or the file's size if there is none."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
-        start = _char_start(f, pos, size)
+        start = char_start(f, pos, size)
     text = ""
     for _, piece in read_pieces(path, start, None, SEEK_BYTES):
         searched = max(len(text) - 1, 0)  # a pair may straddle the two pieces
