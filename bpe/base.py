@@ -16,6 +16,7 @@ from itertools import chain
 
 from . import budgets
 from .decode import MAX_ID, DecodeMethods  # noqa: F401 (MAX_ID re-exported)
+from .encode import apply_merges
 from .chunk_cache import CACHE_LIMIT, ChunkCache  # noqa: F401 (CACHE_LIMIT re-exported)
 from .formats import atomic
 from .formats.model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
@@ -238,7 +239,10 @@ class Tokenizer(DecodeMethods):
         raise NotImplementedError
 
     def _encode_chunk(self, text_bytes):
-        raise NotImplementedError
+        """The chunk's ids by self.merges, lowest merged id first (minbpe's rule; a
+        tokenizer of ranks or of a pipeline overrides it)."""
+        merges = self.merges
+        return apply_merges(list(text_bytes), lambda a, b: merges.get((a, b)))
 
     def encode_chunk(self, text_bytes):
         """The ids of one chunk of bytes, as if no split pattern cut it.

@@ -4,7 +4,6 @@ Merges may cross word, digit and whitespace boundaries: the tokenizer the regex
 split exists to improve on. Training and encoding are the base class's.
 """
 from .base import Tokenizer
-from .regex import _merge_by_pairs
 
 
 class BasicTokenizer(Tokenizer):
@@ -12,9 +11,6 @@ class BasicTokenizer(Tokenizer):
 
     def split(self, text):
         return [text] if text else []
-
-    def _encode_chunk(self, text_bytes):
-        return _merge_by_pairs(text_bytes, self.merges)
 
     def _check_pattern(self, pattern, where):
         if pattern:

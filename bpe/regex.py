@@ -55,9 +55,6 @@ class RegexTokenizer(Tokenizer):
             return count_chunks(self.split, text, workers=auto_workers(text))
         return super().count_chunks(text)
 
-    def _encode_chunk(self, text_bytes):
-        return _merge_by_pairs(text_bytes, self.merges)
-
 
 def _raise_uncovered(compiled, text, pattern):
     pos, end = 0, len(text)
@@ -69,8 +66,3 @@ def _raise_uncovered(compiled, text, pattern):
     raise ValueError(f"the split pattern skips {text[pos:min(end, pos + 20)]!r} at character "
                      f"{pos}, so that text would be lost; add an alternative that matches it "
                      r"(ending the pattern with |\s+|. catches everything)")
-
-
-def _merge_by_pairs(text_bytes, merges):
-    from .encode import apply_merges
-    return apply_merges(list(text_bytes), lambda a, b: merges.get((a, b)))

@@ -21,7 +21,7 @@ from collections import deque
 
 from .parts import join
 from ..corpus import RANGE_BYTES, Clock, file_ranges
-from .stream import count_range
+from .stream import count_range, need_streamable
 
 CONNECT_TIMEOUT = 5    # seconds to reach a scheduler, and for it to have a worker
 STALL_TIMEOUT = 600    # seconds one range (RANGE_BYTES) may take before we give up
@@ -35,8 +35,7 @@ def count_files_dask(tok, paths, *, scheduler=None, workers=2, progress=None,
     """The Part of the concatenated files, counted by Dask workers: a new LocalCluster
     of `workers` processes, the running cluster at `scheduler` (tcp://HOST:PORT), or
     the one a distributed.Client given as `client` is connected to (left open)."""
-    from .stream import _need_streamable
-    _need_streamable(tok)
+    need_streamable(tok)
     limits = dict(connect_timeout=connect_timeout, stall_timeout=stall_timeout)
     if client is not None:
         return _count(client, tok, [os.path.abspath(p) for p in paths], range_bytes,

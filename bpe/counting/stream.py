@@ -46,7 +46,7 @@ def count_range(path, start, end, split, piece_chars=None):
 def count_files(tok, paths, *, workers=1, progress=None, range_bytes=RANGE_BYTES):
     """The Part of the concatenated files, counted in this process (workers=1) or by a
     pool of worker processes over byte ranges; identical either way."""
-    _need_streamable(tok)
+    need_streamable(tok)
     total = sum(os.path.getsize(p) for p in paths)
     clock = Clock(total, progress)
     if workers <= 1:
@@ -67,7 +67,7 @@ def count_files(tok, paths, *, workers=1, progress=None, range_bytes=RANGE_BYTES
 
 def count_texts(tok, texts, *, progress=None):
     """The Part of the concatenated texts (an iterable of str)."""
-    _need_streamable(tok)
+    need_streamable(tok)
     counter = PartCounter(tok.split)
     clock = Clock(0, progress)
     held = ""
@@ -82,7 +82,7 @@ def count_texts(tok, texts, *, progress=None):
     return counter.part()
 
 
-def _need_streamable(tok):
+def need_streamable(tok):
     if not tok.is_preset:
         raise ValueError("streamed counting is proven exact only for the preset split "
                          "patterns (gpt2, gpt4, gpt4o); train a custom pattern or a "
@@ -143,7 +143,7 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,
     made with tok's pattern."""
     from .counts_file import read_counts
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
-    _need_streamable(tok)
+    need_streamable(tok)
 
     total = None
     for path in paths:
