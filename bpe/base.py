@@ -110,6 +110,12 @@ class Tokenizer(DecodeMethods):
         twin.register_special_tokens(special_tokens)
         return twin
 
+    def unregister_special_tokens(self, specials):
+        """Forget the special tokens named in specials (str), so their ids are free again
+        (training with special_tokens= registers them after the merges)."""
+        self.special_tokens = {s: i for s, i in self.special_tokens.items() if s not in specials}
+        self._reset()
+
     @property
     def inverse_special_tokens(self):
         return {idx: special for special, idx in self.special_tokens.items()}
@@ -243,6 +249,14 @@ class Tokenizer(DecodeMethods):
         tokenizer of ranks or of a pipeline overrides it)."""
         merges = self.merges
         return apply_merges(list(text_bytes), lambda a, b: merges.get((a, b)))
+
+    def encode_chunks(self, chunks):
+        """The ids of chunks (str, as split gives them), through this tokenizer's chunk
+        cache; for streams that split text themselves (bpe.encode_stream, bpe.encoding)."""
+        cache = self._cache
+        if len(cache) > CACHE_LIMIT:
+            cache.clear()
+        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
 
     def encode_chunk(self, text_bytes):
         """The ids of one chunk of bytes, as if no split pattern cut it.

@@ -40,8 +40,7 @@ def check_specials(tok, special_tokens, vocab_size):
                          f"tokens and the {len(specials)} special tokens; use at least "
                          f"{256 + len(specials)}")
     if any(s in tok.special_tokens for s in specials):
-        tok.special_tokens = {s: i for s, i in tok.special_tokens.items() if s not in specials}
-        tok._reset()
+        tok.unregister_special_tokens(specials)
     return specials
 
 

@@ -17,7 +17,6 @@ have been yielded (a stream cannot look ahead as tiktoken's encode does). Custom
 patterns are not proven safe to cut this way, so their text is held until it ends.
 This file does not encode chunks (the tokenizer does) nor read files.
 """
-from .chunk_cache import CACHE_LIMIT
 from .counting.chunks import CARRY
 from .specials import raise_disallowed
 from .text import clean_text
@@ -92,10 +91,4 @@ def _ordinary(tok, text):
 
 def _encode_chunks(tok, chunks):
     """The ids of final chunks, through the tokenizer's chunk cache."""
-    cache = tok._cache
-    if len(cache) > CACHE_LIMIT:
-        cache.clear()
-    ids = []
-    for chunk in chunks:
-        ids += cache[chunk]
-    return ids
+    return tok.encode_chunks(chunks)

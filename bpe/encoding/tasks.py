@@ -17,9 +17,8 @@ its chunk dropped. This file neither splits nor merges (the tokenizer does).
 """
 import array
 import os
-from itertools import chain, pairwise
+from itertools import pairwise
 
-from ..chunk_cache import CACHE_LIMIT
 from ..corpus import NotUTF8Error, char_start, file_ranges, read_pieces
 from ..counting.parts import sure_pairs
 
@@ -139,10 +138,7 @@ def _encode_to(tok, text, after):
             raise AssertionError("bpe.encoding.corpus: cut at a position that is no "
                                  "chunk boundary")
         chunks.pop()
-    cache = tok._cache
-    if len(cache) > CACHE_LIMIT:
-        cache.clear()
-    return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+    return tok.encode_chunks(chunks)
 
 
 def boundary_after(path, pos, sure):
