@@ -35,6 +35,7 @@ from pathlib import Path
 
 import regex
 
+from bpe.formats.ranks import mergeable_ranks
 from bpe.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe.reference import LLAMA3_SPLIT_PATTERN, LLAMA_MAX_RUN_CHARS
 
@@ -177,10 +178,7 @@ def _ranks_of(tok):
     ranks = getattr(tok, "ranks", None)
     if ranks is not None:
         return ranks
-    try:  # a trained tokenizer: its ranks when tiktoken's rule gives its ids
-        from bpe.ranks import mergeable_ranks
-    except ImportError:
-        return None
+    # a trained tokenizer: its ranks when tiktoken's rule gives its ids (ValueError if not)
     return mergeable_ranks(tok)
 
 
@@ -205,8 +203,6 @@ def _build_spec(tok):
                        "encodes every key press"}
     try:
         ranks = _ranks_of(tok)
-        if ranks is None:
-            raise ValueError("no ranks")
         ranks_file = _write(ranks_file_bytes(ranks), ".ranks.gz")
         split = json.dumps({"source": source, "flags": "gu",
                             "specials": dict(tok.special_tokens)}, ensure_ascii=True).encode()
