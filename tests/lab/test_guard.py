@@ -4,7 +4,10 @@ thread lives on; Streamlit's control flow and a stopping process pass through.""
 
 import pytest
 import tokenizers
-from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
+from streamlit.runtime.scriptrunner_utils.exceptions import (
+    RerunException,
+    StopException,
+)
 
 from lab import guard
 from tests.lab.test_owner_check import PANICS
@@ -34,6 +37,5 @@ def test_a_panic_is_shown_not_raised(monkeypatch):
                                   SystemExit(0), GeneratorExit()])
 def test_control_flow_and_stopping_pass_through(stop, monkeypatch):
     monkeypatch.setattr(guard, "show_unexpected", lambda e: pytest.fail(f"{e!r} was shown"))
-    with pytest.raises(type(stop)):
-        with guard.page_run():
-            raise stop
+    with pytest.raises(type(stop)), guard.page_run():
+        raise stop
