@@ -9,6 +9,7 @@ the part of a big text that is on screen. The tokenizer, the toggles and the tex
 reproduces the view; what cannot travel, or did not come, is named.
 """
 import json
+import re
 
 import streamlit as st
 
@@ -32,11 +33,14 @@ from lab.token_view import (
     token_view,
 )
 from viz.marks import spans_holding
-from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.rows import VIEW_TOKEN_LIMIT, counts, piece_strings, view_row
+from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.tokens import parse_ids
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
+# ids "Decode ids" takes: each becomes a box of the view (300,000 of them cost +989 MB)
+DECODE_LIMIT = 20_000
+ID_DIGITS = 20  # longer than any id can be (they are below 2**32)
 
 DEFAULTS = {"tokenize_text": SAMPLES[DEFAULT_SAMPLE], "tokenize_tokenizer": state.GPT4_NAME,
             "tokenize_by_id": False, "tokenize_markers": False, "tokenize_gpt2": False,
@@ -197,12 +201,13 @@ def page():
 
     with st.expander("Decode ids"):
         typed_ids = st.text_area("Token ids to decode with this tokenizer", key="tokenize_decode",
-                                 placeholder="[15339, 1917] or 15339 1917", height=80)
+                                 placeholder="[15339, 1917] or 15339 1917", height=80,
+                                 help=f"Up to {DECODE_LIMIT:,} ids.")
         if typed_ids.strip():
             try:
-                decoded_ids = parse_ids(typed_ids)
+                decoded_ids = typed_id_list(typed_ids)
                 decoded_bytes = tok.decode_tokens_bytes(decoded_ids)
-            except ValueError as e:
+            except (ValueError, OverflowError) as e:  # OverflowError: an id past 2**32
                 st.error(md(e), icon=":material/error:")
             except KeyError as e:  # an id the vocabulary does not have
                 st.error(md(e.args[0]), icon=":material/error:")
@@ -212,6 +217,21 @@ def page():
                 row = view_row(decoded_bytes, decoded_ids)
                 row["hex"] = joined.hex()
                 token_view([row], key="tokenize_decoded")
+
+
+def typed_id_list(text):
+    """The ids typed into "Decode ids", counted and measured before any is parsed: a
+    ValueError saying so beyond DECODE_LIMIT ids or for an item too long to be an id."""
+    n = 0
+    for n, item in enumerate(re.finditer(r"[^\s,\[\]]+", text), 1):
+        if n > DECODE_LIMIT:
+            raise ValueError(f"More than {DECODE_LIMIT:,} ids: this view decodes up to "
+                             f"{DECODE_LIMIT:,} at a time: decode them in parts, or in Python "
+                             "with tok.decode(ids).")
+        if item.end() - item.start() > ID_DIGITS:
+            raise ValueError(f"item {n} has {item.end() - item.start():,} characters, too "
+                             "many for a token id (ids are below 4,294,967,296)")
+    return parse_ids(text)
 
 
 page()

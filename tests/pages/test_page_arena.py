@@ -2,11 +2,10 @@
 package."""
 import dataclasses
 
-import pytest
+from helpers.app import ROOT
 from streamlit.testing.v1 import AppTest
 
 from bpe import reference
-from helpers.app import ROOT
 from lab import state
 from lab.token_view import unpack
 from viz import arena
