@@ -47,3 +47,23 @@ def test_a_vocabulary_tiktoken_cannot_rank_says_so_with_the_token(monkeypatch, t
         check_rank_consistent(tok)
     why = browser_vocab.browser_spec(tok)["why"]
     assert "cannot be sent to the browser" in why and str(refused.value)[:40] in why
+
+
+def test_the_vocab_folder_is_an_lru_under_its_byte_limit(tmp_path, monkeypatch):
+    """Uploads cannot fill the disk: past VOCAB_BYTES the least recently used files go, a
+    spec in use is touched (kept), and a spec whose files went is built again."""
+    monkeypatch.setattr(browser_vocab, "VOCAB_DIR", tmp_path)
+    toks = [RegexTokenizer("gpt4").train(CORPUS, 256 + k) for k in range(5, 40, 5)]
+    first = browser_vocab.browser_spec(toks[0])
+    split, ranks = ((tmp_path / first[k]).stat().st_size for k in ("split", "ranks"))
+    limit = split + 3 * ranks  # the one split file they share and about three ranks files
+    monkeypatch.setattr(browser_vocab, "VOCAB_BYTES", limit)
+    for tok in toks[1:]:
+        browser_vocab.browser_spec(tok)
+        browser_vocab.browser_spec(toks[0])  # in use: touched on every page run
+    left = sum(p.stat().st_size for p in tmp_path.glob("*.gz"))
+    assert left <= limit + 2 * ranks  # the limit, give or take the file just written
+    assert len(list(tmp_path.glob("*.ranks.gz"))) < len(toks)
+    assert (tmp_path / first["ranks"]).exists()  # the one in use stayed
+    gone = browser_vocab.browser_spec(toks[1])  # pruned long ago: built again
+    assert (tmp_path / gone["ranks"]).exists() and (tmp_path / gone["split"]).exists()
