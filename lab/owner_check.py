@@ -103,6 +103,21 @@ def _json(data):
         return None
 
 
+# text a trial encodes: letters, digits, spaces, newlines, other scripts, an emoji
+TRIAL_TEXT = "Hello world! 2026 — tokens\n\n  and lines: héllo, 안녕, Привет, 👍🏽 <s>"
+
+
+def trial(spec):
+    """Open the file in a worker and encode TRIAL_TEXT with it; OwnerFailed if the library
+    crashes, panics or passes a limit on it. For a file this server then opens in-process
+    with the same library (a SentencePiece .model)."""
+    worker = OwnerWorker(spec)
+    try:
+        worker.encode(TRIAL_TEXT)
+    finally:
+        worker.close()
+
+
 # ------------------------------------------------------------------ the worker side
 def serve(conn, spec, memory, seconds):
     """The worker process: build the encoder from spec (file_encoder's keyword
@@ -149,15 +164,15 @@ class OwnerWorker:
     or OwnerFailed; once it failed, every later call fails with the same sentence (the
     worker is gone). close() ends the worker (also when the object is collected)."""
 
-    def __init__(self, spec, *, memory=OWNER_MEMORY, seconds=OWNER_SECONDS):
-        self.seconds = seconds
-        self.memory = memory
+    def __init__(self, spec, *, memory=None, seconds=None):
+        self.seconds = OWNER_SECONDS if seconds is None else seconds
+        self.memory = OWNER_MEMORY if memory is None else memory
         self.failed = None
         self._lock = threading.Lock()
         ctx = job_process.mp_context()
         self._conn, child = ctx.Pipe(duplex=True)
         self._process = job_process.WorkerProcess(
-            target=serve, args=(child, spec, memory, seconds), name="bpe-owner-check",
+            target=serve, args=(child, spec, self.memory, self.seconds), name="bpe-owner-check",
             daemon=True)
         self._process.start()
         child.close()

@@ -23,6 +23,7 @@ import streamlit as st
 import bpe
 from bpe import reference
 from bpe.formats import loader, ranks
+from lab import owner_check
 from lab.job_settings import setting
 from lab.safe import md
 
@@ -248,6 +249,13 @@ def room_for(n_bytes, n_files=1):
 def _load_group(chosen, kinds, pattern):
     if isinstance(kinds[0], ValueError):
         return None, str(kinds[0])
+    if kinds[0] == "sentencepiece":
+        # bpe runs a .model through sentencepiece in this process: a hostile one is first
+        # opened (and made to encode) in a worker with a memory cap and a time limit
+        try:
+            owner_check.trial({"kind": "sentencepiece", "files": tuple(chosen)})
+        except owner_check.OwnerFailed as e:
+            return None, f"{chosen[0][0]}: {e}"
     try:
         known = loader.known_file(chosen[0][1], chosen[0][0]) if len(chosen) == 1 else None
         # the pattern asked before upload is for ranks the lab does not know
