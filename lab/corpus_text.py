@@ -9,6 +9,7 @@ is lab/requests.py's; viz/train_result.py draws what a training made.
 """
 from typing import NamedTuple
 
+
 HELD_OUT_FRACTION = 0.1  # the last tenth of the corpus is kept out of training...
 HELD_OUT_LIMIT = 200_000  # ...up to this many characters, to measure compression on
 HELD_OUT_MIN = 200      # below this many characters the held-out slice says nothing

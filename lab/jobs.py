@@ -43,17 +43,9 @@ import weakref
 
 from lab import job_process, job_worker
 from lab.job_process import warm_up
-from lab.job_settings import (
-    ABANDON_AFTER,
-    ABANDONED,
-    OUT_OF_MEMORY,
-    RECENT_MERGES,
-    SERVER_LIMIT,
-    TARGET_PACKAGES,
-    TRACE_POINTS,
-    WORKER_MEMORY,
-    setting,
-)
+from lab.job_settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
+                              SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
+                              setting)
 from lab.job_worker import Step, memory_message
 
 _live = weakref.WeakSet()  # the jobs started by this process, to count running workers
@@ -294,19 +286,6 @@ def _signal_group(process, signum):
             pass
 
 
-__all__ = [
-    "ABANDONED",
-    "ABANDON_AFTER",
-    "OUT_OF_MEMORY",
-    "SERVER_LIMIT",
-    "WORKER_MEMORY",
-    "Busy",
-    "Step",
-    "TrainingJob",
-    "check_function",
-    "memory_message",
-    "running_jobs",
-    "setting",
-    "start",
-    "warm_up",
-]
+__all__ = ["ABANDON_AFTER", "ABANDONED", "Busy", "OUT_OF_MEMORY", "SERVER_LIMIT", "Step",
+           "TrainingJob", "WORKER_MEMORY", "check_function", "memory_message", "running_jobs",
+           "setting", "start", "warm_up"]

@@ -109,9 +109,7 @@ from array import array
 from pathlib import Path
 
 import streamlit as st
-from streamlit.components.v2.get_bidi_component_manager import (
-    get_bidi_component_manager,
-)
+from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
 from viz.palette import VIEW_PALETTE

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from lab import corpus_text
 from lab.safe import md
+from lab import corpus_text
 
 UPLOADS = "train_uploads"
 KEPT = "train_corpus"        # (upload ids, replace) -> the decoded Corpus, kept for the session

@@ -16,13 +16,8 @@ from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
 from lab import training
 from lab.corpus_text import corpus_fingerprint, split_held_out
-from lab.requests import (
-    VOCAB_MAX,
-    VOCAB_MIN,
-    BpeRequest,
-    CountsRequest,
-    parse_special_tokens,
-)
+from lab.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest,
+                          parse_special_tokens)
 from lab.safe import code
 from lab.train_panels import TRAIN
 from viz.ties import RULE_LABELS

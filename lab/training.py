@@ -36,17 +36,9 @@ import streamlit as st
 
 from lab import jobs, state, workers
 from lab.jobs import Busy
-from lab.requests import (
-    BpeRequest,
-    CountsRequest,
-    ExtendRequest,
-    PairRequest,
-    RecoverRequest,
-    SentencePieceRequest,
-    SufficiencyRequest,
-    SweepRequest,
-    TieRulesRequest,
-)
+from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, PairRequest,
+                          SentencePieceRequest, SufficiencyRequest, SweepRequest,
+                          RecoverRequest, TieRulesRequest)
 from lab.workers import Trained
 
 SESSION_KEY = "lab_trainings"  # slot -> Training, this session's
@@ -387,25 +379,6 @@ def _session_connected():
     return lambda: server.is_active_session(session_id)
 
 
-__all__ = [
-    "KINDS",
-    "Busy",
-    "Kind",
-    "Outcome",
-    "Progress",
-    "Settings",
-    "Trained",
-    "Training",
-    "cancel",
-    "collect_finished",
-    "estimate_left",
-    "forget",
-    "get",
-    "kind_of",
-    "recent_rate",
-    "running",
-    "start",
-    "start_quick_pair",
-    "toast",
-    "trainings",
-]
+__all__ = ["Busy", "Kind", "KINDS", "Outcome", "Progress", "Settings", "Trained", "Training",
+           "cancel", "collect_finished", "estimate_left", "forget", "get", "kind_of",
+           "recent_rate", "running", "start", "start_quick_pair", "toast", "trainings"]

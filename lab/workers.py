@@ -83,7 +83,6 @@ def train_counts(progress, *, request, data, file_name):
     text, so no compression curve."""
     import os
     import tempfile
-
     from bpe import RegexTokenizer
     from bpe.counting.counts_file import read_counts
     from bpe.counting.stream import train_from_part
@@ -261,7 +260,6 @@ def extension_run(base, domain, general, num_merges, min_frequency=2, progress=N
 def extension_downloads(ext):
     """format -> (file name, file text, None) or (file name, None, why it cannot hold it)."""
     import json
-
     from bpe.formats.hf import hf_json
     from bpe.formats.ranks import tiktoken_text
     makers = {".tiktoken": ("extended.tiktoken", tiktoken_text),

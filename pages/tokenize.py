@@ -33,8 +33,8 @@ from lab.token_view import (
     token_view,
 )
 from viz.marks import spans_holding
-from viz.rows import VIEW_TOKEN_LIMIT, counts, piece_strings, view_row
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
+from viz.rows import VIEW_TOKEN_LIMIT, counts, piece_strings, view_row
 from viz.tokens import parse_ids
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
@@ -222,7 +222,6 @@ def page():
 def typed_id_list(text):
     """The ids typed into "Decode ids", counted and measured before any is parsed: a
     ValueError saying so beyond DECODE_LIMIT ids or for an item too long to be an id."""
-    n = 0
     for n, item in enumerate(re.finditer(r"[^\s,\[\]]+", text), 1):
         if n > DECODE_LIMIT:
             raise ValueError(f"More than {DECODE_LIMIT:,} ids: this view decodes up to "

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.training import start_training, wait_until
 
 from bpe import BasicTokenizer, MergeProgress, RegexTokenizer
 from bpe.replay import token_counts_by_merge
+from helpers.training import start_training, wait_until
 from lab import job_worker, jobs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ an event loop as on the server; the storage's clock is a counter the test moves,
 nothing waits. The tests count bytes held, not seconds.
 """
 import asyncio
-import weakref
 from concurrent.futures import ThreadPoolExecutor
+import weakref
 from unittest import mock
 
 from streamlit import config

@@ -90,7 +90,7 @@ def test_the_joining_tables_are_unicodes():
     source = (ASSETS / "joining.js").read_text()
 
     def table(name):
-        body = re.search(rf"const {name} = \[(.*?)\];", source, re.DOTALL).group(1)
+        body = re.search(rf"const {name} = \[(.*?)\];", source, re.S).group(1)
         return {cp for lo, hi in re.findall(r"\[0x([0-9a-f]+), 0x([0-9a-f]+)\]", body)
                 for cp in range(int(lo, 16), int(hi, 16) + 1)}
 

@@ -5,18 +5,13 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.training import Silent, start_training
 
 from bpe import RegexTokenizer
+from helpers.training import Silent, start_training
 from lab import jobs, training, workers
 from lab.jobs import Busy, Step
-from lab.requests import (
-    BpeRequest,
-    CountsRequest,
-    PairRequest,
-    SentencePieceRequest,
-    TieRulesRequest,
-)
+from lab.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
+                          TieRulesRequest)
 from lab.training import estimate_left, recent_rate
 
 ROOT = Path(__file__).resolve().parents[2]

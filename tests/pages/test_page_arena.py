@@ -2,10 +2,11 @@
 package."""
 import dataclasses
 
-from helpers.app import ROOT
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe import reference
+from helpers.app import ROOT
 from lab import state
 from lab.token_view import unpack
 from viz import arena

@@ -1,9 +1,9 @@
 """The Compare page in AppTest: the empty state and its one-click pair, two tokenizers
 compared on typed text and on a sample, the numbers, the views and the domain table."""
 import pytest
-from helpers.component_data import token_view_data
 
 from bpe import BasicTokenizer, RegexTokenizer
+from helpers.component_data import token_view_data
 from lab.safe import md
 from viz.compare import compare
 from viz.samples import DEFAULT_SAMPLE, SAMPLES

@@ -2,10 +2,10 @@
 open_page), and lab/lessons.py's table of which page each lesson uses."""
 import pytest
 import tiktoken
-from helpers.component_data import token_view_data
 
 from bpe import evaluate
 from bpe.reference import load_reference
+from helpers.component_data import token_view_data
 from lab import lessons
 from viz import arena, why
 

@@ -1,8 +1,7 @@
 """The Tie rules, Extend a vocabulary and How much data pages in AppTest, inside app.py
 (tests/conftest.py's open_page), so app.py collects their trainings as in the app."""
-from helpers.apptest import finish as finish_any
 from helpers.apptest import pick
-
+from helpers.apptest import finish as finish_any
 from lab.workers import train_rules
 from viz import ties as vties
 

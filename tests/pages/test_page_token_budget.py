@@ -1,7 +1,6 @@
 """The Token-budget chunker page in AppTest: the pieces, numbers and views match viz.token_budget."""
-from helpers.component_data import token_rows
-
 from bpe import RegexTokenizer
+from helpers.component_data import token_rows
 from viz.token_budget import chunk_text, summary
 
 PAGE = "pages/token_budget.py"

@@ -5,10 +5,10 @@ import json
 import re
 
 import pytest
-from helpers.app import ROOT
 from streamlit.testing.v1 import AppTest
 
 from bpe import RegexTokenizer
+from helpers.app import ROOT
 from lab.token_view import unpack
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
@@ -218,10 +218,10 @@ def test_a_wordpiece_tokenizer_json_marks_its_unknown_tokens(open_page):
     """A BERT-style tokenizer.json (WordPiece, built by tokenizers' own trainer) shows its
     [UNK] tokens outlined with a note, and its ids are tokenizers' ids."""
     tokenizers = pytest.importorskip("tokenizers")
-    from helpers.component_data import marked_ids, token_rows
     from tokenizers import models, normalizers, pre_tokenizers, trainers
 
     import bpe
+    from helpers.component_data import marked_ids, token_rows
     hf = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
     hf.normalizer = normalizers.BertNormalizer()
     hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -278,10 +278,10 @@ def test_the_hover_card_gets_a_wordpiece_vocabularys_own_strings(open_page, gpt4
     """A WordPiece tokenizer.json's row carries each token as its vocabulary writes it
     ("##t" where the box shows "t"); GPT-4's ranks write tokens as bytes: no pieces."""
     tokenizers = pytest.importorskip("tokenizers")
-    from helpers.component_data import token_rows
     from tokenizers import models, pre_tokenizers, trainers
 
     import bpe
+    from helpers.component_data import token_rows
     hf = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
     hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     hf.train_from_iterator(["the cat sat on the mat, the cat ran"] * 30,

@@ -9,17 +9,9 @@ import json
 import re
 from pathlib import Path
 
-from helpers.apptest import (
-    counts_file,
-    finish,
-    plain,
-    train,
-    training,
-    upload,
-    upload_counts,
-)
-
 from bpe import PATTERNS, BasicTokenizer, RegexTokenizer, patterns
+from helpers.apptest import (counts_file, finish, plain, train, training, upload,
+                             upload_counts)
 from lab import requests as rq
 from lab.corpus_text import split_held_out
 

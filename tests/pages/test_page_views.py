@@ -5,10 +5,10 @@ import ast
 import re
 
 import pytest
-from helpers.component_data import marked_ids, token_rows
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.replay import encode_with_first_merges, merge_applications, merge_parents
+from helpers.component_data import marked_ids, token_rows
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 GPT4_NAME = "GPT-4 (cl100k_base)"
