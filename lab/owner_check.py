@@ -34,7 +34,8 @@ from lab.job_settings import setting
 
 OWNER_MEMORY = setting("LAB_OWNER_MEMORY_MB", 1024, 64, 2**24, "MB", whole=True) * 2**20
 OWNER_SECONDS = setting("LAB_OWNER_SECONDS", 10.0, 0.5, 3600, "seconds")
-WALL_FACTOR = 6   # wall seconds per CPU second before the server gives up on a worker
+WALL_FACTOR = 6   # wall seconds per CPU second before the server gives up on a worker,
+WALL_LEAST = 30   # and never fewer (a loaded machine gives a worker little CPU a second)
 KINDS = ("ranks", "sentencepiece", "tokenizer.json", "gpt2-pair")
 
 
@@ -167,6 +168,7 @@ class OwnerWorker:
     def __init__(self, spec, *, memory=None, seconds=None):
         self.seconds = OWNER_SECONDS if seconds is None else seconds
         self.memory = OWNER_MEMORY if memory is None else memory
+        self.wall = max(WALL_LEAST, self.seconds * WALL_FACTOR)
         self.failed = None
         self._lock = threading.Lock()
         ctx = job_process.mp_context()
@@ -192,7 +194,7 @@ class OwnerWorker:
         if self.failed:
             raise OwnerFailed(self.failed)
         try:
-            if self._conn.poll(self.seconds * WALL_FACTOR):
+            if self._conn.poll(self.wall):
                 kind, value = self._conn.recv()
                 if kind == expected:
                     return value
@@ -205,7 +207,7 @@ class OwnerWorker:
         self._process.join(1)
         code = self._process.exitcode
         if code is None:
-            return f"it took longer than {self.seconds * WALL_FACTOR:g} s"
+            return f"it took longer than {self.wall:g} s"
         if code == -signal.SIGXCPU:
             return f"it took more than {self.seconds:g} s of CPU"
         if code < 0:
