@@ -10,7 +10,7 @@ worker forked from lab/job_process.py's fork server (as trainings do), under:
   - OWNER_SECONDS: CPU seconds per request (RLIMIT_CPU, raised by that much before each
     one, so a busy machine does not fail a check that a quiet one passes); env
     LAB_OWNER_SECONDS, 10. The server also gives up after WALL_FACTOR times that in wall
-    time (a worker stuck without using CPU).
+    time, WALL_LEAST seconds at least (a worker stuck without using CPU).
 
 Any of those ends in OwnerFailed, a ValueError whose text is "the owner library could not
 check this file (<why>)"; the server and the session go on. The worker lives as long as
