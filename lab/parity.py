@@ -214,8 +214,8 @@ def show_badge(label, text, tok, ids=None):
 
 def draw_badge(check):
     """The one badge for a Check (nothing for None): green when ids agree, red if not."""
-    if check is not None and check.error:
+    if check is not None and check.error:  # may quote the file (a panic's message)
         st.badge(md(check.badge), icon=":material/help:", color="orange")
-    elif check is not None:
-        st.badge(md(check.badge), icon=":material/check:" if check.ok else ":material/close:",
+    elif check is not None:  # a library's name and ids: nothing a visitor wrote
+        st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
                  color="green" if check.ok else "red")
