@@ -10,7 +10,11 @@ content, so a cached copy is always the right one):
                         as a JavaScript RegExp, and the special tokens (str -> id)
 Both are built from the tokenizer in memory (the references' ranks were hash-checked when
 they were loaded), on the first page that asks, into lab/token_view/vocab/ (ignored by git,
-served like the view's JS). Nothing comes from a CDN.
+served like the view's JS). Nothing comes from a CDN. That folder is an LRU under a byte
+limit (VOCAB_BYTES, env LAB_VOCAB_DIR_MB, 256): every use of a spec touches its files, and
+each write removes the least recently used files past the limit, so uploads cannot fill
+the disk and what survives a restart is within the limit. A spec whose files were removed
+is built again when next asked for.
 
 Python stays the source of truth: the page still encodes every text and the view compares
 its ids with the browser's. JavaScript regexes have no possessive quantifiers and take
@@ -28,6 +32,7 @@ import functools
 import gzip
 import hashlib
 import json
+import os
 import struct
 import threading
 import weakref
@@ -35,10 +40,14 @@ from pathlib import Path
 
 import regex
 
+from bpe.formats.ranks import mergeable_ranks
 from bpe.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe.reference import LLAMA3_SPLIT_PATTERN, LLAMA_MAX_RUN_CHARS
+from lab.job_settings import setting
 
 VOCAB_DIR = Path(__file__).parent / "token_view" / "vocab"
+# bytes the vocab folder may hold (env LAB_VOCAB_DIR_MB); GPT-4's files are about 1 MB
+VOCAB_BYTES = setting("LAB_VOCAB_DIR_MB", 256, 1, 2**20, "MB", whole=True) * 2**20
 PROPERTIES = ("L", "N", "Lu", "Ll", "Lt", "Lm", "Lo", "M")
 
 # The presets for JavaScript: {X} is the body of a character class holding exactly the
@@ -160,12 +169,47 @@ def _write(content, suffix):
     """content gzipped into VOCAB_DIR as <sha256 of content><suffix>; -> the file name."""
     name = hashlib.sha256(content).hexdigest()[:32] + suffix
     path = VOCAB_DIR / name
-    if not path.exists():
+    try:
+        os.utime(path)  # there, and used now: the last to go
+    except FileNotFoundError:
         VOCAB_DIR.mkdir(exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(gzip.compress(content, compresslevel=6, mtime=0))
         tmp.replace(path)  # a reader never sees half a file
+        prune(keep={name})
     return name
+
+
+def prune(keep=()):
+    """Remove the least recently used files of VOCAB_DIR until it holds at most
+    VOCAB_BYTES (the names in keep stay: they were just written); returns bytes left."""
+    found = []
+    for path in VOCAB_DIR.glob("*.gz"):
+        try:
+            stat = path.stat()
+        except FileNotFoundError:  # another thread removed it
+            continue
+        found.append((stat.st_mtime, stat.st_size, path))
+    total = sum(size for _, size, _ in found)
+    for _, size, path in sorted(found, key=lambda f: f[0]):
+        if total <= VOCAB_BYTES:
+            break
+        if path.name not in keep:
+            path.unlink(missing_ok=True)
+            total -= size
+    return total
+
+
+def _still_there(spec):
+    """True when spec's files are all in VOCAB_DIR (each touched: just used) or it has
+    none; False when one was pruned."""
+    try:
+        for key in ("ranks", "split"):
+            if key in spec:
+                os.utime(VOCAB_DIR / spec[key])  # FileNotFoundError once pruned
+    except FileNotFoundError:
+        return False
+    return True
 
 
 _lock = threading.Lock()
@@ -177,10 +221,7 @@ def _ranks_of(tok):
     ranks = getattr(tok, "ranks", None)
     if ranks is not None:
         return ranks
-    try:  # a trained tokenizer: its ranks when tiktoken's rule gives its ids
-        from bpe.ranks import mergeable_ranks
-    except ImportError:
-        return None
+    # a trained tokenizer: its ranks when tiktoken's rule gives its ids (ValueError if not)
     return mergeable_ranks(tok)
 
 
@@ -190,7 +231,7 @@ def browser_spec(tok):
     encodes). Files are built on the first call for tok and kept."""
     with _lock:
         spec = _specs.get(tok)
-        if spec is None:
+        if spec is None or not _still_there(spec):  # its files were pruned: build them again
             spec = _specs[tok] = _build_spec(tok)
         return spec
 
@@ -205,8 +246,6 @@ def _build_spec(tok):
                        "encodes every key press"}
     try:
         ranks = _ranks_of(tok)
-        if ranks is None:
-            raise ValueError("no ranks")
         ranks_file = _write(ranks_file_bytes(ranks), ".ranks.gz")
         split = json.dumps({"source": source, "flags": "gu",
                             "specials": dict(tok.special_tokens)}, ensure_ascii=True).encode()

@@ -4,20 +4,30 @@ Every check in bpe/ and lab/ turns bad input into a message that says what to do
 for what no check foresaw (a bug, or an input beyond every budget). `show_unexpected`
 draws one short message and writes the traceback to the server's log; `guarded` wraps a
 function (an st.fragment's body, whose errors Streamlit would otherwise draw as a
-traceback in place) so its errors go the same way. Streamlit's own control flow
-(st.rerun, st.stop) is a BaseException and passes through untouched.
+traceback in place) so its errors go the same way.
+
+Some errors are BaseExceptions without being Exceptions: pyo3's PanicException (a Rust
+library that panicked) is one, and uncaught it kills the script thread, so the session
+shows "running" forever. `page_run` shows those too. It lets through only the
+BaseExceptions that mean "stop" or "go elsewhere": Streamlit's own control flow (st.rerun,
+st.stop: ScriptControlException), KeyboardInterrupt and SystemExit (the server is being
+stopped: swallowing them would keep it alive against its operator's will) and
+GeneratorExit (a generator being closed must close).
 """
 import contextlib
 import functools
 import logging
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from bpe.patterns import safety
 from lab.safe import md
 
 log = logging.getLogger("lab")
 PAGE_SECONDS = 10.0  # CPU seconds every limited match of one page run may take in total
+# the BaseExceptions that must pass: Streamlit's st.rerun/st.stop, and a stopping process
+PASS_THROUGH = (ScriptControlException, KeyboardInterrupt, SystemExit, GeneratorExit)
 
 
 @contextlib.contextmanager
@@ -28,6 +38,10 @@ def page_run():
         with safety.action(PAGE_SECONDS):
             yield
     except Exception as e:  # noqa: BLE001 — the last resort
+        show_unexpected(e)
+    except BaseException as e:  # e.g. pyo3's PanicException from a compiled library
+        if isinstance(e, PASS_THROUGH):
+            raise
         show_unexpected(e)
 
 

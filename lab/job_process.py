@@ -16,14 +16,15 @@ import os
 import threading
 
 # imported once by the fork server, inherited by every worker it forks
-PRELOAD = ["bpe", "bpe.replay", "lab.job_process", "lab.job_worker", "lab.requests",
+PRELOAD = ["bpe", "bpe.replay", "lab.job_process", "lab.job_worker", "lab.owner_check",
+           "lab.requests",
            "lab.workers"]
 
 _context = None
 _warming = None  # the thread that started the fork server, once one has
 
 
-def _mp_context():
+def mp_context():
     """The "forkserver" context, preloaded with bpe: a job's process then forks from a
     small single-threaded server in ~30 ms, where "spawn" takes ~0.5 s per job to start
     Python and import bpe."""
@@ -78,7 +79,7 @@ def warm_up():
     global _warming
     if _warming is None:
         def run():
-            _mp_context()
+            mp_context()
             from multiprocessing import forkserver
             forkserver.ensure_running()
         _warming = threading.Thread(target=run, name="bpe-forkserver-warm-up", daemon=True)

@@ -99,7 +99,7 @@ class TrainingJob:
     may also come from its keep_polling thread (they take a lock)."""
 
     def __init__(self, spec, abandon_after=ABANDON_AFTER):
-        ctx = job_process._mp_context()
+        ctx = job_process.mp_context()
         self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
         self.progress = None      # the latest MergeProgress (or Step), None before merging
         # (idx, pair, token, count) of the latest merges, newest last; replaced, never

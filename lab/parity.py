@@ -10,18 +10,22 @@ ranks instead, and the badge says so. The encoders over ranks and SentencePiece 
 them from our cached tokenizer, so nothing is read or hashed again.
 
 An uploaded file (lab.state.FileSource) is checked too: ranks with tiktoken, SentencePiece
-with sentencepiece, tokenizer.json and GPT-2's pair with `tokenizers`. Pages show
+with sentencepiece, tokenizer.json and GPT-2's pair with `tokenizers`, always in a worker
+process with a memory cap and a time limit (lab/owner_check.py): a visitor's file never
+meets a compiled library in the server's process. When a check cannot be made (the library
+failed on the file, or is not installed) the badge says so instead of staying silent. Pages show
 `check(label, text, ids)` (or `reference_check(...)`) as a badge.
 """
 import importlib.util
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from bpe import reference
-from lab import state
+from bpe.formats import ranks
+from lab import owner_check, state
+from lab.safe import md
 
 CHECK_LIMIT = 200_000  # characters checked live; a longer text is checked on its start
 
@@ -33,10 +37,13 @@ class Check:
     ok: bool
     checked: int      # characters compared
     detail: str = ""  # where the ids first differ, when they do
+    error: str = ""   # why there is no verdict (the library failed or is missing)
 
     @property
     def badge(self):
-        """The badge's text, e.g. 'ids == tiktoken'."""
+        """The badge's text, e.g. 'ids == tiktoken', or why nothing was checked."""
+        if self.error:
+            return self.error
         sign = "==" if self.ok else "!="
         return f"ids {sign} {self.library}" + ("" if not self.detail else f" ({self.detail})")
 
@@ -70,70 +77,30 @@ def owner_encoder(name, tok=None):
         except ImportError:
             pass
     tok = tok if tok is not None else reference.load_reference(name)
-    return _tiktoken_encoder(tok.ranks, ref.pattern, tok.special_tokens,
-                             cut=ref.library == "llama_models")
-
-
-def _tiktoken_encoder(ranks, pattern, special_tokens, cut=False):
-    """("tiktoken", encode) over ranks; cut: Llama's cut of long runs first, as its owner."""
-    import tiktoken
-    enc = tiktoken.Encoding("lab_check", pat_str=pattern, mergeable_ranks=ranks,
-                            special_tokens=special_tokens)
-    if cut:
-        return "tiktoken + Llama's cut", lambda text: [
-            idx for piece in reference.llama_pieces(text)
-            for idx in enc.encode(piece, disallowed_special=())]
-    return "tiktoken", lambda text: enc.encode(text, disallowed_special=())
+    return owner_check.tiktoken_encoder(tok.ranks, ref.pattern, tok.special_tokens,
+                                        cut=ref.library == "llama_models")
 
 
 def file_encoder(source, tok):
     """(library, encode, matches_specials) for an uploaded file (lab.state.FileSource) that
-    made tok: the owner's library over the same file. matches_specials: encode turns
-    special-token text into special tokens (tokenizers always does). ValueError if the
-    kind has no owner's library to ask (a minbpe .model)."""
-    if source.kind == "ranks":
-        from bpe.formats import ranks
-        table = tok.ranks if hasattr(tok, "ranks") else ranks.mergeable_ranks(tok)
-        library, encode = _tiktoken_encoder(table, ranks.tiktoken_pattern(tok),
-                                            tok.special_tokens,
-                                            cut=isinstance(tok, reference.LlamaTokenizer))
-        return library, encode, False
-    if source.kind == "sentencepiece":
-        import sentencepiece as spm
-        return "sentencepiece", spm.SentencePieceProcessor(model_proto=source.data()).encode, False
-    import tokenizers
-    if source.kind == "tokenizer.json":
-        hf = tokenizers.Tokenizer.from_str(source.data().decode("utf-8"))
-    elif source.kind == "gpt2-pair":
-        hf = _hf_gpt2_pair(source)
-    else:
+    made tok, run in this process: for tests and files we trust. The app asks
+    lab.owner_check.OwnerWorker instead (a visitor's file never meets a compiled library
+    in the server's process). ValueError if the kind has no owner's library."""
+    return owner_check.file_encoder(**owner_spec(source, tok))
+
+
+def owner_spec(source, tok):
+    """owner_check.file_encoder's keyword arguments for source and the tok it made: a
+    ranks file brings our tokenizer's ranks, pattern and special tokens (the file has only
+    the ranks). ValueError if the kind has no owner's library (a minbpe .model)."""
+    if source.kind not in owner_check.KINDS:
         raise ValueError(f"no owner's library checks a {source.kind} file")
-    return "tokenizers", lambda text: hf.encode(text, add_special_tokens=False).ids, True
-
-
-def _hf_gpt2_pair(source):
-    """`tokenizers`' BPE with ByteLevel over GPT-2's two files, as its GPT-2 tokenizer is."""
-    import tokenizers
-
-    from bpe.formats import gpt2
-    files = dict(source.files)
-    vocab = next(data for name, data in files.items() if gpt2.is_vocab_json(_json(data)))
-    merges_data = next(data for data in files.values() if data is not vocab)
-    merges = [tuple(line.split(" ")) for line in merges_data.decode("utf-8").split("\n")
-              if line.strip() and not line.startswith("#version")]
-    vocab = json.loads(vocab)
-    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab=vocab, merges=merges))
-    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    made = {a + b for a, b in merges}
-    hf.add_special_tokens([t for t in vocab if len(t) > 1 and t not in made])
-    return hf
-
-
-def _json(data):
-    try:
-        return json.loads(data)
-    except ValueError:
-        return None
+    if source.kind != "ranks":
+        return {"kind": source.kind, "files": source.files}
+    table = tok.ranks if getattr(tok, "ranks", None) is not None else ranks.mergeable_ranks(tok)
+    return {"kind": "ranks", "files": (), "ranks": table, "pattern": ranks.tiktoken_pattern(tok),
+            "special_tokens": dict(tok.special_tokens),
+            "cut": isinstance(tok, reference.LlamaTokenizer)}
 
 
 def _tiktoken_tekken(name, tok=None):
@@ -173,44 +140,53 @@ FILE_ENCODERS_KEPT = 4  # a session's last few; an older one is loaded again if 
 
 
 def _session_file_encoder(source, tok):
-    """The owner's encoder for a file this session uploaded, kept in the session: it
-    leaves with the session (a server-wide cache kept up to 32 visitors' encoders alive
-    after they had gone). Per file and what shapes its ids (the pattern and the special
-    tokens given a ranks file)."""
+    """The owner's encoder for a file this session uploaded: an owner_check.OwnerWorker
+    (the library runs in a worker process with a memory cap and a time limit), kept in the
+    session: it leaves with the session. Per file and what shapes its ids (the pattern and
+    the special tokens given a ranks file). OwnerFailed if the library fails on the file."""
     key = (source.kind, source.digest, tok.pattern, tuple(sorted(tok.special_tokens.items())))
     kept = st.session_state.setdefault(FILE_ENCODERS, {})
     if key not in kept:
-        with st.spinner("Loading the file's own library…"):
-            found = file_encoder(source, tok)
+        spec = owner_spec(source, tok)  # ValueError: nothing to check this kind with
         while len(kept) >= FILE_ENCODERS_KEPT:
-            kept.pop(next(iter(kept)))
-        kept[key] = found
+            kept.pop(next(iter(kept))).close()
+        with st.spinner("Loading the file's own library…"):
+            kept[key] = owner_check.OwnerWorker(spec)
     return kept[key]
 
 
 def reference_check(name, text, tok, ids=None):
     """Check our tokenizer tok on text against its owner's library. name: a key of
     bpe.reference.REFERENCES, or the label of an uploaded file (lab.state.file_source).
-    ids, if given, are tok.encode_ordinary(text). None if name is neither or its library
-    cannot be loaded here. A text longer than CHECK_LIMIT is checked on its first
-    CHECK_LIMIT characters."""
-    specials_matched = False
+    ids, if given, are tok.encode_ordinary(text). None if name is neither or there is no
+    owner's library for its kind (a minbpe .model); a Check whose `error` says why when
+    the library is not installed here or could not check the file. A text longer than
+    CHECK_LIMIT is checked on its first CHECK_LIMIT characters."""
+    part = text[:CHECK_LIMIT]
     try:
-        if name in reference.REFERENCES:
+        if name in reference.REFERENCES:  # a file we ship: its library runs in-process
             library, encode = _cached_owner_encoder(name, tok)
+            specials_matched = False
         else:
             source = state.file_source(name) if name else None
-            if source is None:
+            if source is None or source.kind not in owner_check.KINDS:
                 return None
-            library, encode, specials_matched = _session_file_encoder(source, tok)
-    except (FileNotFoundError, ValueError, ImportError):
-        return None
-    part = text[:CHECK_LIMIT]
-    if specials_matched and any(s in part for s in tok.special_tokens):
-        ids = tok.encode(part, allowed_special="all")  # the owner always matches them
-    elif ids is None or len(part) < len(text):
-        ids = tok.encode_ordinary(part)
-    why = compare(ids, encode(part))
+            worker = _session_file_encoder(source, tok)
+            library, encode = worker.library, worker.encode
+            specials_matched = worker.matches_specials
+        if specials_matched and any(s in part for s in tok.special_tokens):
+            ids = tok.encode(part, allowed_special="all")  # the owner always matches them
+        elif ids is None or len(part) < len(text):
+            ids = tok.encode_ordinary(part)
+        theirs = encode(part)
+    except owner_check.OwnerFailed as e:
+        return Check("", False, 0, error=str(e))
+    except ModuleNotFoundError as e:  # an optional package: say which and how to get it
+        return Check("", False, 0, error=f"no parity check: {e.name} is not installed here "
+                                         f"(pip install {e.name})")
+    except (FileNotFoundError, ValueError) as e:
+        return Check("", False, 0, error=f"no parity check: {' '.join(str(e).split())[:200]}")
+    why = compare(ids, theirs)
     note = "" if len(part) == len(text) else f"first {len(part):,} characters"
     return Check(library, not why, len(part), why or note)
 
@@ -238,6 +214,8 @@ def show_badge(label, text, tok, ids=None):
 
 def draw_badge(check):
     """The one badge for a Check (nothing for None): green when ids agree, red if not."""
-    if check is not None:
+    if check is not None and check.error:  # may quote the file (a panic's message)
+        st.badge(md(check.badge), icon=":material/help:", color="orange")
+    elif check is not None:  # a library's name and ids: nothing a visitor wrote
         st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
                  color="green" if check.ok else "red")

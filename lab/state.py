@@ -14,6 +14,8 @@ tokenizer, reference key, file), so no page keeps its own label -> key table.
 import functools
 import hashlib
 import os
+import threading
+import weakref
 from dataclasses import dataclass
 
 import streamlit as st
@@ -21,12 +23,22 @@ import streamlit as st
 import bpe
 from bpe import reference
 from bpe.formats import loader, ranks
+from lab import owner_check
+from lab.job_settings import setting
 from lab.safe import md
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
 NEWEST = "lab_newest_tokenizer"  # (serial, name) of the latest one added with select
 FILES_KEY = "lab_tokenizer_files"  # name -> FileSource, for the session's uploaded ones
+# Uploaded tokenizers held at once: per session (their count and their files' bytes) and
+# per server (the files' bytes over every live session; env LAB_UPLOADS_MB). A parsed
+# tokenizer costs several times its file, so four 27 MB uploads once took +2.56 GB.
+SESSION_UPLOADS = 8
+SESSION_UPLOAD_BYTES = 64 * 2**20
+SERVER_UPLOAD_BYTES = setting("LAB_UPLOADS_MB", 256, 1, 2**20, "MB", whole=True) * 2**20
+_held = weakref.WeakSet()  # the FileSources every live session holds (gone with it)
+_held_lock = threading.Lock()
 # A ranks file holds no split pattern: a known one (by sha256) brings its owner's, any
 # other is split by the one picked before upload: label -> pattern
 TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
@@ -45,6 +57,11 @@ class FileSource:
 
     def data(self, i=0):
         return self.files[i][1]
+
+    @property
+    def size(self):
+        """The files' bytes."""
+        return sum(len(data) for _, data in self.files)
 
 
 @dataclass(frozen=True)
@@ -108,6 +125,8 @@ def add_tokenizer(name, tok, *, select=True, file=None):
     files = st.session_state.setdefault(FILES_KEY, {})
     if file is not None:
         files[unique] = file
+        with _held_lock:
+            _held.add(file)
     else:
         files.pop(unique, None)
     if select:
@@ -187,6 +206,9 @@ def load_uploads(uploads, *, pattern=None):
     vocab.json + merges.txt, known by content) making one. Returns (name, None) or (None,
     the error's message) for each, in upload order; one bad file does not stop the rest."""
     files = [(u.name, bytes(u.getvalue())) for u in uploads]
+    full = room_for(sum(len(data) for _, data in files), len(files))
+    if full:
+        return [(None, full)] * len(files)
     kinds = []
     for name, data in files:
         try:
@@ -200,9 +222,40 @@ def load_uploads(uploads, *, pattern=None):
             for group in groups]
 
 
+def held_upload_bytes():
+    """The bytes of uploaded tokenizer files every live session of this server holds."""
+    with _held_lock:
+        return sum(source.size for source in list(_held))
+
+
+def room_for(n_bytes, n_files=1):
+    """None when this session and the server may hold n_bytes more of uploaded tokenizer
+    files (n_files of them), else the sentence saying which cap is reached."""
+    own = [source for source in st.session_state.get(FILES_KEY, {}).values()]
+    own_bytes = sum(source.size for source in own)
+    if len(own) + n_files > SESSION_UPLOADS or own_bytes + n_bytes > SESSION_UPLOAD_BYTES:
+        return (f"This session holds {len(own)} uploaded tokenizer{'s' if len(own) != 1 else ''}"
+                f" ({own_bytes / 2**20:,.1f} MB of files); a session may hold "
+                f"{SESSION_UPLOADS} and {SESSION_UPLOAD_BYTES >> 20} MB. Reload the page (a new "
+                "session) to load others.")
+    server_bytes = held_upload_bytes()
+    if server_bytes + n_bytes > SERVER_UPLOAD_BYTES:
+        return (f"This server holds {server_bytes / 2**20:,.0f} MB of uploaded tokenizers for "
+                f"its visitors, the most it holds ({SERVER_UPLOAD_BYTES >> 20} MB). Try again "
+                "in a few minutes, when other visitors have left.")
+    return None
+
+
 def _load_group(chosen, kinds, pattern):
     if isinstance(kinds[0], ValueError):
         return None, str(kinds[0])
+    if kinds[0] == "sentencepiece":
+        # bpe runs a .model through sentencepiece in this process: a hostile one is first
+        # opened (and made to encode) in a worker with a memory cap and a time limit
+        try:
+            owner_check.trial({"kind": "sentencepiece", "files": tuple(chosen)})
+        except owner_check.OwnerFailed as e:
+            return None, f"{chosen[0][0]}: {e}"
     try:
         known = loader.known_file(chosen[0][1], chosen[0][0]) if len(chosen) == 1 else None
         # the pattern asked before upload is for ranks the lab does not know

@@ -72,7 +72,8 @@ def show_report(rows, references, key):
     st.dataframe(frame, hide_index=True, width="stretch", height=35 * (len(frame) + 1) + 3,
                  column_config={f"vs {r}": st.column_config.NumberColumn(
                      f"vs {r}", format="%+.1f%%",
-                     help=f"(tokens of {r} − tokens) / tokens of {r}: + means fewer tokens")
+                     help=f"(tokens of {md(r)} − tokens) / tokens of {md(r)}: + means fewer "
+                          "tokens")
                      for r in references})
     left, right = st.columns(2)
     left.download_button("Download CSV", ve.csv_text(frame), "report.csv", mime="text/csv",

@@ -43,6 +43,9 @@ CLUSTER_LIMIT = 64
 # (bench/results/view2.md), so 2M tokens stay near 300 MB. Pages count and list more, but
 # draw none of them and say so (an NFKC tokenizer on 1M x U+FDFA: 18M characters).
 VIEW_TOKEN_LIMIT = 2_000_000
+# bytes of one token the view shows: a longer one (a WordPiece unk_token of 25 MB, a
+# SentencePiece unk_surface of 8 MB) is shown cut, ending in "…" (nb and nc stay true)
+TOKEN_SHOW_BYTES = 4096
 # work done by the careful span rules, in characters and bytes: the tests read it to check
 # it grows linearly with the text (a counter, not a clock: tests assert no timings)
 WORK = {"decode": 0, "cluster": 0}
@@ -81,6 +84,8 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None) -> ViewRow:
         raise ValueError(_WHITESPACE_ERROR.format(whitespace))
     token_bytes = list(token_bytes)
     nb = list(map(len, token_bytes))
+    if max(nb, default=0) > TOKEN_SHOW_BYTES:
+        return _with_long_tokens(token_bytes, nb, ids, whitespace, caption)
     spans_n, spans_nc, show, parts = [], [], [], []
     if 0 in nb:  # an empty token: no byte to look at around it, take the careful path
         _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts)
@@ -105,6 +110,51 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None) -> ViewRow:
     if caption is not None:
         row["caption"] = caption
     return row
+
+
+def _with_long_tokens(token_bytes, nb, ids, whitespace, caption):
+    """view_row when some token is over TOKEN_SHOW_BYTES (a 25 MB unk_token, an 8 MB
+    unk_surface): the rows are made from each such token's first TOKEN_SHOW_BYTES (cut
+    at a character's start), so a page run costs what it shows, not the token's size a
+    time it occurs; then nb and nc are made true again (nc counts the whole token's
+    characters, once per distinct long token) and its span's text ends with "…"."""
+    cut_bytes, long_at = [], {}
+    for i, token in enumerate(token_bytes):
+        if len(token) > TOKEN_SHOW_BYTES:
+            end = TOKEN_SHOW_BYTES
+            while end > 0 and 0x80 <= token[end] <= 0xBF:  # not inside a character
+                end -= 1
+            long_at[i] = token
+            token = token[:end]
+        cut_bytes.append(token)
+    row = view_row(cut_bytes, ids, whitespace=whitespace, caption=caption)
+    row["nb"] = nb
+    chars = {}  # a long token -> its characters, counted once
+    t = 0
+    for s, n in enumerate(row["n"]):
+        extra = 0
+        for i in range(t, t + n):
+            token = long_at.get(i)
+            if token is not None:
+                if token not in chars:
+                    chars[token] = _characters(token)
+                extra += chars[token] - _characters(cut_bytes[i])
+        if extra:
+            row["nc"][s] += extra
+            row["show"][s] += "…"
+        t += n
+    return row
+
+
+_CONTINUATION = [bytes([b]) for b in range(0x80, 0xC0)]
+
+
+def _characters(token):
+    """The characters of a token's UTF-8 (its bytes that start one), counted without
+    decoding it: a 25 MB token is not copied to be measured."""
+    if token.isascii():
+        return len(token)
+    return len(token) - sum(token.count(b) for b in _CONTINUATION)
 
 
 def _careful_tokens(token_bytes):
@@ -283,7 +333,11 @@ def piece_strings(tok, ids):
     except TypeError:  # a tokenizer that cannot be weakly referenced: no cache
         held = None
     if held is None or held[0] != id(getattr(tok, "vocab", None)):
-        held = (id(getattr(tok, "vocab", None)), _vocab_pieces(tok))
+        pieces = _vocab_pieces(tok)
+        if pieces is not None:  # a huge piece (a 25 MB unk_token) is shown cut, as in rows
+            pieces = {idx: piece if len(piece) <= TOKEN_SHOW_BYTES
+                      else piece[:TOKEN_SHOW_BYTES] + "…" for idx, piece in pieces.items()}
+        held = (id(getattr(tok, "vocab", None)), pieces)
         try:
             _PIECES[tok] = held
         except TypeError:

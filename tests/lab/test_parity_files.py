@@ -88,18 +88,29 @@ def test_a_wrong_tokenizer_is_caught():
 
 
 def test_a_files_encoder_is_kept_by_its_session_and_bounded(monkeypatch):
-    """The owner's encoder for an uploaded file lives in the session that uploaded it (it
-    leaves with the session), is loaded once per file, and at most FILE_ENCODERS_KEPT stay."""
+    """The owner's encoder (a worker process) for an uploaded file lives in the session that
+    uploaded it (it leaves with the session), is started once per file, and at most
+    FILE_ENCODERS_KEPT stay: an older one's worker is closed."""
     import streamlit as st
-    loads = []
-    monkeypatch.setattr(parity, "file_encoder",
-                        lambda src, tok: loads.append(src.digest) or ("x", len, False))
+    loads, closed = [], []
+
+    class Worker:
+        def __init__(self, spec):
+            self.digest = next(src.digest for src in files if src.files == spec["files"]) \
+                if spec["files"] else None
+            loads.append(self.digest)
+
+        def close(self):
+            closed.append(self.digest)
+
+    monkeypatch.setattr(parity.owner_check, "OwnerWorker", Worker)
     tok = RegexTokenizer("gpt2")
     st.session_state.pop(parity.FILE_ENCODERS, None)
-    files = [source("ranks", (f"r{i}.tiktoken", f"{i}".encode())) for i in range(6)]
+    files = [source("tokenizer.json", (f"t{i}.json", f"{i}".encode())) for i in range(6)]
     for src in files + files[-1:]:
         parity._session_file_encoder(src, tok)
     assert loads == [src.digest for src in files]  # the repeat was not loaded again
     kept = st.session_state[parity.FILE_ENCODERS]
     assert [key[1] for key in kept] == [src.digest for src in files[-parity.FILE_ENCODERS_KEPT:]]
+    assert closed == [src.digest for src in files[:-parity.FILE_ENCODERS_KEPT]]
     st.session_state.pop(parity.FILE_ENCODERS, None)
