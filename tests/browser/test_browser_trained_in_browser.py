@@ -7,7 +7,7 @@ the session: a RegexTokenizer with merges and no ranks), picked, and typed into:
 engine line must say the browser encoded it and that Python agreed."""
 import urllib.parse
 
-from helpers.app import view_engine, wait_rendered, wait_until
+from helpers.app import until, view_engine, wait_rendered
 from helpers.hostile_app import paste_live, pick, upload
 
 from bpe import RegexTokenizer
@@ -27,6 +27,6 @@ def test_trained_regex_tokenizer_is_encoded_in_the_browser(page):
                            timeout=60_000)
     wait_rendered(page)
     paste_live(page, "the days had 24 hours")
-    wait_until(lambda: view_engine(page)[0] == "ok", 60)
+    assert until(lambda: view_engine(page)[0] == "ok", 60)
     state, text = view_engine(page)
     assert state == "ok" and "Encoded in your browser" in text, (state, text)
