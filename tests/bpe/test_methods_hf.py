@@ -170,12 +170,14 @@ BERT_TEXT = st.lists(st.one_of(st.sampled_from([" ", "\t", "\n", "\r\n", "\u3000
 
 
 @settings(max_examples=EXAMPLES * 3, deadline=None, suppress_health_check=list(HealthCheck))
-@given(docs=st.lists(BERT_TEXT, max_size=4))
+@given(docs=st.lists(st.one_of(BERT_TEXT, st.text(st.characters(max_codepoint=127))),
+                    max_size=4))
 def test_wordpiece_counts_words_by_chunk_as_the_whole_pipeline_does(docs):
     pipeline = wordpiece_pipeline()
-    whole = hf_bpe.count_words(docs, pipeline)
-    assert list(hf_bpe.count_words(docs, pipeline, cut=wordpiece.WHITESPACE).items()) == \
-        list(whole.items())
+    whole = list(hf_bpe.count_words(docs, pipeline).items())
+    assert list(hf_bpe.count_words(docs, pipeline, cut=wordpiece.WHITESPACE).items()) == whole
+    assert list(hf_bpe.count_words(docs, pipeline, cut=wordpiece.WHITESPACE,
+                                   fast=wordpiece.ascii_pieces).items()) == whole
 
 
 def wordpiece_pipeline():
