@@ -29,6 +29,8 @@ import math
 import re
 import statistics
 import time
+from heapq import heappush, heappushpop
+from itertools import compress
 
 from ..formats.hf import tokenizer_from_hf
 from ..train import MergeProgress
@@ -163,11 +165,11 @@ def train_pieces(words, size, chars, progress=None):
                 chunks[chunk] = chunks.get(chunk, 0) + count
     seed = _seed(list(chunks.items()), size, chars)
     pieces = list(seed)                       # pid -> piece
-    index = {piece: pid for pid, piece in enumerate(pieces)}
+    trie = _prefixes(pieces)
     score = list(seed.values())               # pid -> log-probability, None once dropped
     is_char = [piece in chars for piece in pieces]
-    # each word's lattice once: (start, end, pid) sorted by end; rebuilt only after a prune
-    lattices = [(_lattice(word, index), len(word), count) for word, count in chunks.items()]
+    # each word's lattice once (see _lattice), cut down to the pieces left after a prune
+    lattices = [_lattice(word, trie) + (len(word), count) for word, count in chunks.items()]
     desired = max(int(size * VOCAB_MARGIN), len(chars))
     rounds = max(1, math.ceil(math.log(max(len(pieces), 1) / desired)
                               / -math.log(SHRINKING_FACTOR)) + 1)
@@ -194,9 +196,8 @@ def train_pieces(words, size, chars, progress=None):
             step()
         if _alive(score) <= desired:
             break
-        score = _prune(lattices, score, pieces, index, is_char, desired)
-        lattices = [([edge for edge in edges if score[edge[2]] is not None], n, count)
-                    for edges, n, count in lattices]
+        score = _prune(lattices, score, pieces, trie, is_char, desired)
+        lattices = [_without_dropped(lattice, score) for lattice in lattices]
         step()
     # keep the best `size` by score, characters first (sentencepiece's Finalize). subtle:
     # the M-step may drop so many pieces that fewer than `size` are left (the seed is
@@ -237,33 +238,93 @@ def _covered_runs(word, chars):
 
 
 def _seed(words, size, chars):
-    """The seed pieces: chars, and the frequent substrings, scored log(freq / total)."""
-    freq = {}
+    """The seed pieces: chars, and the SEED_FACTOR x size substrings of 2 to MAX_PIECE_LENGTH
+    characters seen at least twice with the highest frequency x length (ties: the larger
+    string), scored log(freq / total).
+
+    Counted length by length, and only where the seed may still be: an occurrence of a
+    substring s is extended one character further only while freq(s) x MAX_PIECE_LENGTH
+    reaches the k-th best frequency x length found so far, since no longer string that
+    starts with s is more frequent than s. Every occurrence of a string shares its
+    prefixes, so whatever is counted is counted in full: the seed is the one a count of
+    every substring gives, at a fraction of the work (most long substrings are rare)."""
+    k = int(SEED_FACTOR * size)
     char_freq = dict.fromkeys(chars, 0)
     for word, count in words:
-        n = len(word)
-        for i in range(n):
-            char_freq[word[i]] += count
-            for j in range(i + 2, min(n, i + MAX_PIECE_LENGTH) + 1):
-                sub = word[i:j]
-                freq[sub] = freq.get(sub, 0) + count
-    substrings = sorted(((f * len(s), s) for s, f in freq.items() if f >= 2), reverse=True)
-    seed = {s: freq[s] for _, s in substrings[:int(SEED_FACTOR * size)]}
+        for ch in word:
+            char_freq[ch] += count
+    best = []  # min-heap of the k best (freq x length, substring) so far
+    active = [(word, count, i) for word, count in words for i in range(len(word) - 1)]
+    length = 2
+    while active:
+        freq = {}
+        for word, count, i in active:
+            sub = word[i:i + length]
+            freq[sub] = freq.get(sub, 0) + count
+        for sub, f in freq.items():
+            if f >= 2:
+                item = (f * length, sub)
+                if len(best) < k:
+                    heappush(best, item)
+                elif item > best[0]:
+                    heappushpop(best, item)
+        if length == MAX_PIECE_LENGTH:
+            break
+        bound = best[0][0] if len(best) == k else 0
+        grow = {sub for sub, f in freq.items() if f >= 2 and f * MAX_PIECE_LENGTH >= bound}
+        length += 1
+        active = [(word, count, i) for word, count, i in active
+                  if i + length <= len(word) and word[i:i + length - 1] in grow]
+    seed = {sub: value // len(sub) for value, sub in sorted(best, reverse=True)}
     seed.update({ch: max(count, 1) for ch, count in char_freq.items()})
     logsum = math.log(sum(seed.values()))
     return {piece: math.log(count) - logsum for piece, count in seed.items()}
 
 
-def _lattice(word, index):
-    """Every (start, end, pid) whose piece spells word[start:end], sorted by end."""
-    edges = []
+def _prefixes(pieces):
+    """{every prefix of every piece: its pid, or -1 if it is not a piece itself}.
+
+    >>> _prefixes(["abc", "a"])
+    {'a': 1, 'ab': -1, 'abc': 0}
+    """
+    trie = {}
+    for piece in pieces:
+        for end in range(1, len(piece)):
+            trie.setdefault(piece[:end], -1)
+    for pid, piece in enumerate(pieces):
+        trie[piece] = pid
+    return trie
+
+
+def _lattice(word, trie):
+    """(starts, ends, pids): every piece that spells word[start:end], by start, then end.
+    A start stops looking further once word[start:end] begins no piece (trie: _prefixes).
+
+    >>> _lattice("abc", _prefixes(["a", "b", "c", "ab", "abc"]))
+    ([0, 0, 0, 1, 2], [1, 2, 3, 2, 3], [0, 3, 4, 1, 2])
+    """
+    starts, ends, pids = [], [], []
     n = len(word)
-    for end in range(1, n + 1):
-        for start in range(max(0, end - MAX_PIECE_LENGTH), end):
-            pid = index.get(word[start:end])
-            if pid is not None:
-                edges.append((start, end, pid))
-    return edges
+    for start in range(n):
+        for end in range(start + 1, min(n, start + MAX_PIECE_LENGTH) + 1):
+            pid = trie.get(word[start:end])
+            if pid is None:
+                break
+            if pid >= 0:
+                starts.append(start)
+                ends.append(end)
+                pids.append(pid)
+    return starts, ends, pids
+
+
+def _without_dropped(lattice, score):
+    """The lattice without the edges of pieces whose score is None."""
+    starts, ends, pids, n, count = lattice
+    keep = [score[pid] is not None for pid in pids]
+    if all(keep):
+        return lattice
+    return (list(compress(starts, keep)), list(compress(ends, keep)),
+            list(compress(pids, keep)), n, count)
 
 
 def _e_step(lattices, score, pieces):
@@ -278,20 +339,22 @@ def _e_step(lattices, score, pieces):
     for pid in alive:
         weight[pid] = math.exp(min(700.0, score[pid] + per_char * len(pieces[pid])))
     expected = [0.0] * len(score)
-    for edges, n, count in lattices:
+    for starts, ends, pids, n, count in lattices:
+        weights = list(map(weight.__getitem__, pids))
         alpha = [0.0] * (n + 1)
         alpha[0] = 1.0
-        for i, j, pid in edges:
-            alpha[j] += alpha[i] * weight[pid]
+        for i, j, w in zip(starts, ends, weights):
+            alpha[j] += alpha[i] * w
         z = alpha[n]
         if not 0.0 < z < math.inf:
             raise ArithmeticError("unigram: a word's lattice under/overflowed")
         beta = [0.0] * (n + 1)
         beta[n] = count / z
-        # subtle: backwards by end, every edge leaving j comes before any edge into j, so
+        # subtle: backwards by start, every edge leaving j comes before any edge into j, so
         # beta[j] is complete when read, and each edge's share is known right there
-        for i, j, pid in reversed(edges):
-            share = weight[pid] * beta[j]
+        for i, j, w, pid in zip(reversed(starts), reversed(ends), reversed(weights),
+                                reversed(pids)):
+            share = w * beta[j]
             beta[i] += share
             expected[pid] += alpha[i] * share
     return expected
@@ -330,16 +393,15 @@ def digamma(x):
             - 127 * xx4 * xx4 / 30720)
 
 
-def _viterbi(edges, n, score, skip=None):
-    """The pids of the best path through edges (None if none reaches n); skip: an edge
-    (start, end, pid) left out."""
+def _viterbi(starts, ends, pids, n, score, skip=None):
+    """The pids of the best path through the lattice (None if none reaches n); skip: a
+    pid left out. Of two equal paths into a position, the one from further left wins."""
     best = [-math.inf] * (n + 1)
     back = [None] * (n + 1)
     best[0] = 0.0
-    for edge in edges:
-        i, j, pid = edge
+    for i, j, pid in zip(starts, ends, pids):
         s = score[pid]
-        if s is None or edge == skip:
+        if s is None or pid == skip:
             continue
         candidate = best[i] + s
         if candidate > best[j]:
@@ -353,12 +415,12 @@ def _viterbi(edges, n, score, skip=None):
     return out[::-1]
 
 
-def _prune(lattices, score, pieces, index, is_char, desired):
+def _prune(lattices, score, pieces, trie, is_char, desired):
     """Drop the pieces whose loss of corpus likelihood would be least (sentencepiece's
     PruneSentencePieces), down to max(desired, 0.75 x the current size)."""
     freq = [0.0] * len(score)
-    for edges, n, count in lattices:
-        for pid in _viterbi(edges, n, score):
+    for starts, ends, pids, n, count in lattices:
+        for pid in _viterbi(starts, ends, pids, n, score):
             freq[pid] += count
     total = sum(freq)
     logsum = math.log(total)
@@ -377,10 +439,10 @@ def _prune(lattices, score, pieces, index, is_char, desired):
             continue
         piece = pieces[pid]
         n = len(piece)
-        edges = _lattice(piece, index)
-        if _viterbi(edges, n, score) != [pid]:
+        lattice = _lattice(piece, trie) + (n,)
+        if _viterbi(*lattice, score) != [pid]:
             continue  # its own string splits better otherwise: it is never used whole
-        alternatives = _viterbi(edges, n, score, skip=(0, n, pid))
+        alternatives = _viterbi(*lattice, score, skip=pid)
         logprob = math.log(f) - logsum
         logsum_alt = math.log(total + f * (len(alternatives) - 1))
         logprob_alt = sum(math.log(freq[alt] + f) - logsum_alt for alt in alternatives)
