@@ -29,6 +29,7 @@ import math
 import re
 import statistics
 import time
+from collections import namedtuple
 from heapq import heappush, heappushpop
 from itertools import compress
 
@@ -163,13 +164,15 @@ def train_pieces(words, size, chars, progress=None):
             for start in range(0, len(run), CHUNK):
                 chunk = run[start:start + CHUNK]
                 chunks[chunk] = chunks.get(chunk, 0) + count
-    seed = _seed(list(chunks.items()), size, chars)
+    words = list(chunks.items())
+    prefixes = _prefix_weights(words)
+    seed = _seed(prefixes, size, chars)
     pieces = list(seed)                       # pid -> piece
-    trie = _prefixes(pieces)
+    ends = _ends(pieces)
     score = list(seed.values())               # pid -> log-probability, None once dropped
     is_char = [piece in chars for piece in pieces]
-    # each word's lattice once (see _lattice), cut down to the pieces left after a prune
-    lattices = [_lattice(word, trie) + (len(word), count) for word, count in chunks.items()]
+    # the words' lattices once, as one graph (see _graph), cut down as pieces go
+    graph = _graph(prefixes, words, ends)
     desired = max(int(size * VOCAB_MARGIN), len(chars))
     rounds = max(1, math.ceil(math.log(max(len(pieces), 1) / desired)
                               / -math.log(SHRINKING_FACTOR)) + 1)
@@ -192,12 +195,13 @@ def train_pieces(words, size, chars, progress=None):
         return new
     while True:
         for _ in range(NUM_SUB_ITERATIONS):
-            score = remember(_m_step(_e_step(lattices, score, pieces), score, is_char))
+            score = remember(_m_step(_e_step(graph, score, pieces), score, is_char))
+            graph = _without_dropped(graph, score)  # a dropped piece's edges add nothing
             step()
         if _alive(score) <= desired:
             break
-        score = _prune(lattices, score, pieces, trie, is_char, desired)
-        lattices = [_without_dropped(lattice, score) for lattice in lattices]
+        score = _prune(graph, score, pieces, ends, is_char, desired)
+        graph = _without_dropped(graph, score)
         step()
     # keep the best `size` by score, characters first (sentencepiece's Finalize). subtle:
     # the M-step may drop so many pieces that fewer than `size` are left (the seed is
@@ -237,30 +241,46 @@ def _covered_runs(word, chars):
     return runs
 
 
-def _seed(words, size, chars):
+def _prefix_weights(words):
+    """[(word, count)] -> {every prefix of the words: the total count of the words that
+    start with it}, shortest first. An occurrence of a string in a word ends a prefix of
+    it, so a string's frequency is the sum of the weights of the prefixes it ends: a sum
+    over distinct prefixes (tinyshakespeare: 54k), not over every character (193k).
+
+    >>> _prefix_weights([("ab", 3), ("ac", 1)])
+    {'a': 4, 'ab': 3, 'ac': 1}
+    """
+    weights = {}
+    for word, count in words:
+        for end in range(1, len(word) + 1):
+            prefix = word[:end]
+            weights[prefix] = weights.get(prefix, 0) + count
+    return dict(sorted(weights.items(), key=lambda item: len(item[0])))
+
+
+def _seed(prefixes, size, chars):
     """The seed pieces: chars, and the SEED_FACTOR x size substrings of 2 to MAX_PIECE_LENGTH
     characters seen at least twice with the highest frequency x length (ties: the larger
-    string), scored log(freq / total).
+    string), scored log(freq / total). prefixes: _prefix_weights.
 
-    Counted length by length, and only where the seed may still be: an occurrence of a
-    substring s is extended one character further only while freq(s) x MAX_PIECE_LENGTH
-    reaches the k-th best frequency x length found so far, since no longer string that
-    starts with s is more frequent than s. Every occurrence of a string shares its
-    prefixes, so whatever is counted is counted in full: the seed is the one a count of
-    every substring gives, at a fraction of the work (most long substrings are rare)."""
+    Counted length by length, as the endings of the prefixes, and only where the seed may
+    still be: a prefix's ending s is grown one character to the left only while freq(s) x
+    MAX_PIECE_LENGTH reaches the k-th best frequency x length found so far, since no
+    longer string that ends with s is more frequent than s. Every prefix that ends with a
+    string ends with its shorter endings too, so whatever is counted is counted in full:
+    the seed is the one a count of every substring gives, at a fraction of the work."""
     k = int(SEED_FACTOR * size)
     char_freq = dict.fromkeys(chars, 0)
-    for word, count in words:
-        for ch in word:
-            char_freq[ch] += count
+    for prefix, weight in prefixes.items():
+        char_freq[prefix[-1]] += weight
     best = []  # min-heap of the k best (freq x length, substring) so far
-    active = [(word, count, i) for word, count in words for i in range(len(word) - 1)]
+    active = [(prefix, weight) for prefix, weight in prefixes.items() if len(prefix) > 1]
     length = 2
     while active:
         freq = {}
-        for word, count, i in active:
-            sub = word[i:i + length]
-            freq[sub] = freq.get(sub, 0) + count
+        for prefix, weight in active:
+            sub = prefix[-length:]
+            freq[sub] = freq.get(sub, 0) + weight
         for sub, f in freq.items():
             if f >= 2:
                 item = (f * length, sub)
@@ -272,63 +292,94 @@ def _seed(words, size, chars):
             break
         bound = best[0][0] if len(best) == k else 0
         grow = {sub for sub, f in freq.items() if f >= 2 and f * MAX_PIECE_LENGTH >= bound}
+        active = [(prefix, weight) for prefix, weight in active
+                  if len(prefix) > length and prefix[-length:] in grow]
         length += 1
-        active = [(word, count, i) for word, count, i in active
-                  if i + length <= len(word) and word[i:i + length - 1] in grow]
     seed = {sub: value // len(sub) for value, sub in sorted(best, reverse=True)}
     seed.update({ch: max(count, 1) for ch, count in char_freq.items()})
     logsum = math.log(sum(seed.values()))
     return {piece: math.log(count) - logsum for piece, count in seed.items()}
 
 
-def _prefixes(pieces):
-    """{every prefix of every piece: its pid, or -1 if it is not a piece itself}.
+def _ends(pieces):
+    """{every suffix of every piece: its pid, or -1 if it is not a piece itself}.
 
-    >>> _prefixes(["abc", "a"])
-    {'a': 1, 'ab': -1, 'abc': 0}
+    >>> _ends(["abc", "c"])
+    {'c': 1, 'bc': -1, 'abc': 0}
     """
-    trie = {}
+    ends = {}
     for piece in pieces:
-        for end in range(1, len(piece)):
-            trie.setdefault(piece[:end], -1)
+        for start in range(len(piece) - 1, 0, -1):
+            ends.setdefault(piece[start:], -1)
     for pid, piece in enumerate(pieces):
-        trie[piece] = pid
-    return trie
+        ends[piece] = pid
+    return ends
 
 
-def _lattice(word, trie):
-    """(starts, ends, pids): every piece that spells word[start:end], by start, then end.
-    A start stops looking further once word[start:end] begins no piece (trie: _prefixes).
+def _pieces_ending(text, ends):
+    """[(start, pid)] of the pieces text[start:] that end text, leftmost first; the search
+    stops at the first text[start:] that ends no piece (ends: _ends).
 
-    >>> _lattice("abc", _prefixes(["a", "b", "c", "ab", "abc"]))
-    ([0, 0, 0, 1, 2], [1, 2, 3, 2, 3], [0, 3, 4, 1, 2])
+    >>> _pieces_ending("xabc", _ends(["abc", "c", "bc"]))
+    [(1, 0), (2, 2), (3, 1)]
     """
-    starts, ends, pids = [], [], []
-    n = len(word)
-    for start in range(n):
-        for end in range(start + 1, min(n, start + MAX_PIECE_LENGTH) + 1):
-            pid = trie.get(word[start:end])
-            if pid is None:
-                break
-            if pid >= 0:
-                starts.append(start)
-                ends.append(end)
-                pids.append(pid)
-    return starts, ends, pids
+    found = []
+    n = len(text)
+    for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+        pid = ends.get(text[start:])
+        if pid is None:
+            break
+        if pid >= 0:
+            found.append((start, pid))
+    found.reverse()
+    return found
 
 
-def _without_dropped(lattice, score):
-    """The lattice without the edges of pieces whose score is None."""
-    starts, ends, pids, n, count = lattice
-    keep = [score[pid] is not None for pid in pids]
-    if all(keep):
-        return lattice
-    return (list(compress(starts, keep)), list(compress(ends, keep)),
-            list(compress(pids, keep)), n, count)
+# edges (sources[e], targets[e], pids[e]) by target; nodes: how many; words: each word's
+# node; counts: each word's count
+Graph = namedtuple("Graph", "sources targets pids nodes words counts")
 
 
-def _e_step(lattices, score, pieces):
-    """Each piece's expected count over all words (forward-backward on each lattice).
+def _graph(prefixes, words, ends):
+    """The words' lattices as one Graph over their distinct prefixes (prefixes:
+    _prefix_weights, shortest first): node 0 is "", and an edge says prefix `target` is
+    prefix `source` followed by piece `pid`. A word's own lattice is the graph on its
+    prefixes, so words sharing a prefix share its edges (tinyshakespeare: 54k prefixes
+    for 193k characters), and every pass below is a pass over the graph, not each word.
+
+    >>> words = [("ab", 3), ("a", 1)]
+    >>> g = _graph(_prefix_weights(words), words, _ends(["a", "b", "ab"]))
+    >>> list(zip(g.sources, g.targets, g.pids)), g.words
+    ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
+    """
+    node = {"": 0}
+    sources, targets, pids = [], [], []
+    for prefix in prefixes:  # shortest first: an edge's source comes before its target
+        target = node[prefix] = len(node)
+        for start, pid in _pieces_ending(prefix, ends):
+            sources.append(node[prefix[:start]])
+            targets.append(target)
+            pids.append(pid)
+    return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
+                 [count for _, count in words])
+
+
+def _without_dropped(graph, score):
+    """The graph without the edges of pieces whose score is None."""
+    keep = [score[pid] is not None for pid in graph.pids]
+    return graph._replace(sources=list(compress(graph.sources, keep)),
+                          targets=list(compress(graph.targets, keep)),
+                          pids=list(compress(graph.pids, keep)))
+
+
+def _e_step(graph, score, pieces):
+    """Each piece's expected count over all words: forward-backward on the graph.
+
+    Forward, alpha[node] sums the weights of the paths from "" to the prefix. Backward,
+    outside[node] sums, over the words that start with the prefix, count / alpha[word]
+    times the weights of the paths from the prefix to the word's end; an edge's expected
+    count is then alpha[source] x its weight x outside[target], the sum over the words of
+    each word's forward-backward posterior for that piece at that place.
 
     subtle: in probabilities, each edge weighted by exp(score + per_char * length): every
     path spells the whole word, so all gain the same factor and the posteriors are
@@ -338,25 +389,26 @@ def _e_step(lattices, score, pieces):
     weight = [0.0] * len(score)  # a dropped piece weighs 0: its edges add nothing
     for pid in alive:
         weight[pid] = math.exp(min(700.0, score[pid] + per_char * len(pieces[pid])))
-    expected = [0.0] * len(score)
-    for starts, ends, pids, n, count in lattices:
-        weights = list(map(weight.__getitem__, pids))
-        alpha = [0.0] * (n + 1)
-        alpha[0] = 1.0
-        for i, j, w in zip(starts, ends, weights):
-            alpha[j] += alpha[i] * w
-        z = alpha[n]
+    sources, targets, pids = graph.sources, graph.targets, graph.pids
+    weights = list(map(weight.__getitem__, pids))
+    alpha = [0.0] * graph.nodes
+    alpha[0] = 1.0
+    for p, q, w in zip(sources, targets, weights):
+        alpha[q] += alpha[p] * w
+    outside = [0.0] * graph.nodes
+    for q, count in zip(graph.words, graph.counts):
+        z = alpha[q]
         if not 0.0 < z < math.inf:
             raise ArithmeticError("unigram: a word's lattice under/overflowed")
-        beta = [0.0] * (n + 1)
-        beta[n] = count / z
-        # subtle: backwards by start, every edge leaving j comes before any edge into j, so
-        # beta[j] is complete when read, and each edge's share is known right there
-        for i, j, w, pid in zip(reversed(starts), reversed(ends), reversed(weights),
-                                reversed(pids)):
-            share = w * beta[j]
-            beta[i] += share
-            expected[pid] += alpha[i] * share
+        outside[q] = count / z
+    expected = [0.0] * len(score)
+    # subtle: backwards by target, every edge leaving q comes before any edge into q, so
+    # outside[q] is complete when read, and each edge's share is known right there
+    for p, q, w, pid in zip(reversed(sources), reversed(targets), reversed(weights),
+                            reversed(pids)):
+        share = w * outside[q]
+        outside[p] += share
+        expected[pid] += alpha[p] * share
     return expected
 
 
@@ -393,19 +445,43 @@ def digamma(x):
             - 127 * xx4 * xx4 / 30720)
 
 
-def _viterbi(starts, ends, pids, n, score, skip=None):
-    """The pids of the best path through the lattice (None if none reaches n); skip: a
-    pid left out. Of two equal paths into a position, the one from further left wins."""
+def _best_paths(graph, score):
+    """Each word's Viterbi split (pids), by graph.words. Of two equal paths into a prefix,
+    the one whose last piece starts further left wins."""
+    sources, targets, pids = graph.sources, graph.targets, graph.pids
+    best = [-math.inf] * graph.nodes
+    best[0] = 0.0
+    back = [0] * graph.nodes  # node -> the edge its best path ends with
+    for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
+        candidate = best[p] + score[pid]
+        if candidate > best[q]:
+            best[q], back[q] = candidate, edge
+    paths = []
+    for q in graph.words:
+        path = []
+        while q:
+            edge = back[q]
+            path.append(pids[edge])
+            q = sources[edge]
+        paths.append(path[::-1])
+    return paths
+
+
+def _viterbi(piece, ends, score, skip=None):
+    """The pids of the best split of piece (None if it has none); skip: a pid left out.
+    The same tie rule as _best_paths."""
+    n = len(piece)
     best = [-math.inf] * (n + 1)
     back = [None] * (n + 1)
     best[0] = 0.0
-    for i, j, pid in zip(starts, ends, pids):
-        s = score[pid]
-        if s is None or pid == skip:
-            continue
-        candidate = best[i] + s
-        if candidate > best[j]:
-            best[j], back[j] = candidate, (i, pid)
+    for j in range(1, n + 1):
+        for i, pid in _pieces_ending(piece[:j], ends):
+            s = score[pid]
+            if s is None or pid == skip:
+                continue
+            candidate = best[i] + s
+            if candidate > best[j]:
+                best[j], back[j] = candidate, (i, pid)
     if back[n] is None:
         return None
     out = []
@@ -415,12 +491,12 @@ def _viterbi(starts, ends, pids, n, score, skip=None):
     return out[::-1]
 
 
-def _prune(lattices, score, pieces, trie, is_char, desired):
+def _prune(graph, score, pieces, ends, is_char, desired):
     """Drop the pieces whose loss of corpus likelihood would be least (sentencepiece's
     PruneSentencePieces), down to max(desired, 0.75 x the current size)."""
     freq = [0.0] * len(score)
-    for starts, ends, pids, n, count in lattices:
-        for pid in _viterbi(starts, ends, pids, n, score):
+    for path, count in zip(_best_paths(graph, score), graph.counts):
+        for pid in path:
             freq[pid] += count
     total = sum(freq)
     logsum = math.log(total)
@@ -438,11 +514,9 @@ def _prune(lattices, score, pieces, trie, is_char, desired):
         if f == 0:
             continue
         piece = pieces[pid]
-        n = len(piece)
-        lattice = _lattice(piece, trie) + (n,)
-        if _viterbi(*lattice, score) != [pid]:
+        if _viterbi(piece, ends, score) != [pid]:
             continue  # its own string splits better otherwise: it is never used whole
-        alternatives = _viterbi(*lattice, score, skip=pid)
+        alternatives = _viterbi(piece, ends, score, skip=pid)
         logprob = math.log(f) - logsum
         logsum_alt = math.log(total + f * (len(alternatives) - 1))
         logprob_alt = sum(math.log(freq[alt] + f) - logsum_alt for alt in alternatives)
