@@ -277,9 +277,9 @@ def _seed(prefixes, size, chars):
     active = [(prefix, weight) for prefix, weight in prefixes.items() if len(prefix) > 1]
     length = 2
     while active:
+        subs = [prefix[-length:] for prefix, _ in active]
         freq = {}
-        for prefix, weight in active:
-            sub = prefix[-length:]
+        for sub, (_, weight) in zip(subs, active):
             freq[sub] = freq.get(sub, 0) + weight
         for sub, f in freq.items():
             if f >= 2:
@@ -292,8 +292,8 @@ def _seed(prefixes, size, chars):
             break
         bound = best[0][0] if len(best) == k else 0
         grow = {sub for sub, f in freq.items() if f >= 2 and f * MAX_PIECE_LENGTH >= bound}
-        active = [(prefix, weight) for prefix, weight in active
-                  if len(prefix) > length and prefix[-length:] in grow]
+        active = [item for item, sub in zip(active, subs)
+                  if sub in grow and len(item[0]) > length]
         length += 1
     seed = {sub: value // len(sub) for value, sub in sorted(best, reverse=True)}
     seed.update({ch: max(count, 1) for ch, count in char_freq.items()})
@@ -356,8 +356,16 @@ def _graph(prefixes, words, ends):
     sources, targets, pids = [], [], []
     for prefix in prefixes:  # shortest first: an edge's source comes before its target
         target = node[prefix] = len(node)
-        for start, pid in _pieces_ending(prefix, ends):
-            sources.append(node[prefix[:start]])
+        n = len(prefix)
+        found = []  # (source, pid), longest piece first (_pieces_ending, inlined: 2x faster)
+        for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+            pid = ends.get(prefix[start:])
+            if pid is None:
+                break
+            if pid >= 0:
+                found.append((node[prefix[:start]], pid))
+        for source, pid in reversed(found):
+            sources.append(source)
             targets.append(target)
             pids.append(pid)
     return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
