@@ -10,7 +10,8 @@ sentencepiece's unigram_model_trainer.cc step for step (its constants: shrinking
    fallback) and the substrings of up to 16 characters seen at least twice, the top
    SEED_FACTOR x vocab_size by frequency x length; score = log(frequency / total).
 3. EM, num_sub_iterations times: the E-step runs forward-backward over each word's lattice
-   and sums each piece's expected count; the M-step drops pieces expected less than 0.5
+   (all of them held as one graph over the words' distinct prefixes, so a prefix shared by
+   many words is worked once) and sums each piece's expected count; the M-step drops pieces expected less than 0.5
    times and sets score = digamma(count) - digamma(total) (sentencepiece's Bayesian
    re-estimation, which favours frequent pieces).
 4. prune: the Viterbi split of every word counts each piece's use; a piece whose own best
