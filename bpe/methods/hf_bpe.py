@@ -33,24 +33,27 @@ It does not train from files, limit the alphabet, or cap token length (HF option
 does not offer). The tokenizer it returns is the tokenizer.json document run by
 bpe.formats.hf, so encode/decode/export are the ones proven against `tokenizers`.
 """
-import re
 import time
 from heapq import heapify, heappop, heappush
 from itertools import repeat
 
 from ..formats.hf import tokenizer_from_hf
 from ..formats.hf_bytelevel import bytes_to_unicode
-from ..formats.hf_pipeline import Pipeline
+from ..patterns import GPT2_SPLIT_PATTERN
+from ..patterns.fast_split import for_pattern
 from ..train import MergeProgress
 
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
               "use_regex": True}
-# subtle: a space between two word characters starts a new ByteLevel piece, and a chunk
-# that starts with a space gets no prefix space: cut there, each text's pieces are its
-# chunks' pieces, so the slow pipeline runs once per distinct chunk (tested on fuzz)
-WORD_STARTS = re.compile(r"(?<=\w)(?= \w)")
+# subtle: ByteLevel's regex (bpe.formats.hf_pre_tokenizers.BYTE_LEVEL_PATTERN) and GPT-2's
+# preset are the same alternatives written two ways ("\s+(?!\S)|\s+" vs "\s++$|\s+(?!\S)|\s":
+# a whitespace run that fails the lookahead is one character long either way), so the
+# preset's fast exact split cuts what the pipeline cuts (tests/bpe/test_methods_hf.py, fuzz)
+SPLIT = for_pattern(GPT2_SPLIT_PATTERN)
 BYTE_TABLE = bytes_to_unicode()                          # 32 -> "Ġ"
 BYTE_CHARS = {ch: byte for byte, ch in BYTE_TABLE.items()}  # "Ġ" -> 32
+# a chunk's UTF-8 bytes read as Latin-1 (one character per byte) -> its byte-level string
+LATIN1_TO_BYTE_LEVEL = str.maketrans({chr(byte): ch for byte, ch in BYTE_TABLE.items()})
 
 
 def train(texts, vocab_size, *, min_frequency=1, special_tokens=(), progress=None):
@@ -74,11 +77,7 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=(), progress=Non
         "normalizer": None, "pre_tokenizer": dict(BYTE_LEVEL), "post_processor": None,
         "decoder": dict(BYTE_LEVEL),
     }
-    # the pipeline gives text pieces; ByteLevel's model reads them as byte characters
-    word_counts = {"".join(BYTE_TABLE[b] for b in word.encode("utf-8")): count
-                   for word, count in count_words(texts, Pipeline.from_json(document),
-                                                  cut=WORD_STARTS).items()}
-    vocab, merges = train_words(word_counts, vocab_size, min_frequency=min_frequency,
+    vocab, merges = train_words(count_byte_level_words(texts), vocab_size, min_frequency=min_frequency,
                                 special_tokens=special_tokens, initial_alphabet=BYTE_CHARS,
                                 progress=progress, token_bytes=byte_level_bytes)
     document["model"] = {
@@ -114,14 +113,15 @@ def added_tokens(special_tokens):
             for token, idx in ids.items()]
 
 
-def count_words(texts, pipeline, cut=None):
+def count_words(texts, pipeline, cut=None, fast=None):
     """{word: count} over the documents, in order of first occurrence: each document is
     normalized and pre-tokenized on its own, as tokenizers' train_from_iterator does.
 
     cut: a compiled regex where the text may be cut (separators no word spans and the
-    pipeline maps to nothing, like BERT's whitespace, or a zero-width point where a word
-    always starts); then the pipeline runs once per distinct chunk, not over the whole
-    corpus (3x faster, same counts: tests/bpe/test_methods_hf.py)."""
+    pipeline maps to nothing, like BERT's whitespace); then the pipeline runs once per
+    distinct chunk, not over the whole corpus (3x faster, same counts:
+    tests/bpe/test_methods_hf.py). fast: chunk -> its pieces, or None where only the
+    pipeline knows them (a shortcut the caller proves equal on fuzz)."""
     if cut is not None:
         chunks = {}
         for text in texts:
@@ -133,9 +133,28 @@ def count_words(texts, pipeline, cut=None):
         weights = repeat(1)
     counts = {}
     for text, weight in zip(texts, weights):
-        for word in pipeline.pieces(text):
+        pieces = fast(text) if fast is not None else None
+        for word in pipeline.pieces(text) if pieces is None else pieces:
             counts[word] = counts.get(word, 0) + weight
     return counts
+
+
+def count_byte_level_words(texts):
+    """{byte-level word: count} over the documents, in order of first occurrence: the
+    pieces ByteLevel(add_prefix_space=True) makes of each document, as byte characters.
+    The same counts as count_words with its pipeline (tests/bpe/test_methods_hf.py, fuzz),
+    4x faster: a space in front, the fast split, and each distinct chunk mapped once.
+
+    >>> count_byte_level_words(["hi hi", " hi!"])
+    {'Ġhi': 3, '!': 1}
+    """
+    chunks = {}
+    for text in texts:
+        if text:  # the pipeline makes no piece of "", not even the prefix space
+            for chunk in SPLIT(text if text[0] == " " else " " + text):
+                chunks[chunk] = chunks.get(chunk, 0) + 1
+    return {chunk.encode("utf-8").decode("latin-1").translate(LATIN1_TO_BYTE_LEVEL): count
+            for chunk, count in chunks.items()}
 
 
 def byte_level_bytes(token):

@@ -10,7 +10,8 @@ sentencepiece's unigram_model_trainer.cc step for step (its constants: shrinking
    fallback) and the substrings of up to 16 characters seen at least twice, the top
    SEED_FACTOR x vocab_size by frequency x length; score = log(frequency / total).
 3. EM, num_sub_iterations times: the E-step runs forward-backward over each word's lattice
-   and sums each piece's expected count; the M-step drops pieces expected less than 0.5
+   (all of them held as one graph over the words' distinct prefixes, so a prefix shared by
+   many words is worked once) and sums each piece's expected count; the M-step drops pieces expected less than 0.5
    times and sets score = digamma(count) - digamma(total) (sentencepiece's Bayesian
    re-estimation, which favours frequent pieces).
 4. prune: the Viterbi split of every word counts each piece's use; a piece whose own best
@@ -29,6 +30,9 @@ import math
 import re
 import statistics
 import time
+from collections import namedtuple
+from heapq import heappush, heappushpop
+from itertools import compress
 
 from ..formats.hf import tokenizer_from_hf
 from ..train import MergeProgress
@@ -161,13 +165,15 @@ def train_pieces(words, size, chars, progress=None):
             for start in range(0, len(run), CHUNK):
                 chunk = run[start:start + CHUNK]
                 chunks[chunk] = chunks.get(chunk, 0) + count
-    seed = _seed(list(chunks.items()), size, chars)
+    words = list(chunks.items())
+    prefixes = _prefix_weights(words)
+    seed = _seed(prefixes, size, chars)
     pieces = list(seed)                       # pid -> piece
-    index = {piece: pid for pid, piece in enumerate(pieces)}
+    ends = _ends(pieces)
     score = list(seed.values())               # pid -> log-probability, None once dropped
     is_char = [piece in chars for piece in pieces]
-    # each word's lattice once: (start, end, pid) sorted by end; rebuilt only after a prune
-    lattices = [(_lattice(word, index), len(word), count) for word, count in chunks.items()]
+    # the words' lattices once, as one graph (see _graph), cut down as pieces go
+    graph = _graph(prefixes, words, ends)
     desired = max(int(size * VOCAB_MARGIN), len(chars))
     rounds = max(1, math.ceil(math.log(max(len(pieces), 1) / desired)
                               / -math.log(SHRINKING_FACTOR)) + 1)
@@ -190,13 +196,13 @@ def train_pieces(words, size, chars, progress=None):
         return new
     while True:
         for _ in range(NUM_SUB_ITERATIONS):
-            score = remember(_m_step(_e_step(lattices, score, pieces), score, is_char))
+            score = remember(_m_step(_e_step(graph, score, pieces), score, is_char))
+            graph = _without_dropped(graph, score)  # a dropped piece's edges add nothing
             step()
         if _alive(score) <= desired:
             break
-        score = _prune(lattices, score, pieces, index, is_char, desired)
-        lattices = [([edge for edge in edges if score[edge[2]] is not None], n, count)
-                    for edges, n, count in lattices]
+        score = _prune(graph, score, pieces, ends, is_char, desired)
+        graph = _without_dropped(graph, score)
         step()
     # keep the best `size` by score, characters first (sentencepiece's Finalize). subtle:
     # the M-step may drop so many pieces that fewer than `size` are left (the seed is
@@ -236,38 +242,153 @@ def _covered_runs(word, chars):
     return runs
 
 
-def _seed(words, size, chars):
-    """The seed pieces: chars, and the frequent substrings, scored log(freq / total)."""
-    freq = {}
-    char_freq = dict.fromkeys(chars, 0)
+def _prefix_weights(words):
+    """[(word, count)] -> {every prefix of the words: the total count of the words that
+    start with it}, shortest first. An occurrence of a string in a word ends a prefix of
+    it, so a string's frequency is the sum of the weights of the prefixes it ends: a sum
+    over distinct prefixes (tinyshakespeare: 54k), not over every character (193k).
+
+    >>> _prefix_weights([("ab", 3), ("ac", 1)])
+    {'a': 4, 'ab': 3, 'ac': 1}
+    """
+    weights = {}
     for word, count in words:
-        n = len(word)
-        for i in range(n):
-            char_freq[word[i]] += count
-            for j in range(i + 2, min(n, i + MAX_PIECE_LENGTH) + 1):
-                sub = word[i:j]
-                freq[sub] = freq.get(sub, 0) + count
-    substrings = sorted(((f * len(s), s) for s, f in freq.items() if f >= 2), reverse=True)
-    seed = {s: freq[s] for _, s in substrings[:int(SEED_FACTOR * size)]}
+        for end in range(1, len(word) + 1):
+            prefix = word[:end]
+            weights[prefix] = weights.get(prefix, 0) + count
+    return dict(sorted(weights.items(), key=lambda item: len(item[0])))
+
+
+def _seed(prefixes, size, chars):
+    """The seed pieces: chars, and the SEED_FACTOR x size substrings of 2 to MAX_PIECE_LENGTH
+    characters seen at least twice with the highest frequency x length (ties: the larger
+    string), scored log(freq / total). prefixes: _prefix_weights.
+
+    Counted length by length, as the endings of the prefixes, and only where the seed may
+    still be: a prefix's ending s is grown one character to the left only while freq(s) x
+    MAX_PIECE_LENGTH reaches the k-th best frequency x length found so far, since no
+    longer string that ends with s is more frequent than s. Every prefix that ends with a
+    string ends with its shorter endings too, so whatever is counted is counted in full:
+    the seed is the one a count of every substring gives, at a fraction of the work."""
+    k = int(SEED_FACTOR * size)
+    char_freq = dict.fromkeys(chars, 0)
+    for prefix, weight in prefixes.items():
+        char_freq[prefix[-1]] += weight
+    best = []  # min-heap of the k best (freq x length, substring) so far
+    active = [(prefix, weight) for prefix, weight in prefixes.items() if len(prefix) > 1]
+    length = 2
+    while active:
+        subs = [prefix[-length:] for prefix, _ in active]
+        freq = {}
+        for sub, (_, weight) in zip(subs, active):
+            freq[sub] = freq.get(sub, 0) + weight
+        for sub, f in freq.items():
+            if f >= 2:
+                item = (f * length, sub)
+                if len(best) < k:
+                    heappush(best, item)
+                elif item > best[0]:
+                    heappushpop(best, item)
+        if length == MAX_PIECE_LENGTH:
+            break
+        bound = best[0][0] if len(best) == k else 0
+        grow = {sub for sub, f in freq.items() if f >= 2 and f * MAX_PIECE_LENGTH >= bound}
+        active = [item for item, sub in zip(active, subs)
+                  if sub in grow and len(item[0]) > length]
+        length += 1
+    seed = {sub: value // len(sub) for value, sub in sorted(best, reverse=True)}
     seed.update({ch: max(count, 1) for ch, count in char_freq.items()})
     logsum = math.log(sum(seed.values()))
     return {piece: math.log(count) - logsum for piece, count in seed.items()}
 
 
-def _lattice(word, index):
-    """Every (start, end, pid) whose piece spells word[start:end], sorted by end."""
-    edges = []
-    n = len(word)
-    for end in range(1, n + 1):
-        for start in range(max(0, end - MAX_PIECE_LENGTH), end):
-            pid = index.get(word[start:end])
-            if pid is not None:
-                edges.append((start, end, pid))
-    return edges
+def _ends(pieces):
+    """{every suffix of every piece: its pid, or -1 if it is not a piece itself}.
+
+    >>> _ends(["abc", "c"])
+    {'c': 1, 'bc': -1, 'abc': 0}
+    """
+    ends = {}
+    for piece in pieces:
+        for start in range(len(piece) - 1, 0, -1):
+            ends.setdefault(piece[start:], -1)
+    for pid, piece in enumerate(pieces):
+        ends[piece] = pid
+    return ends
 
 
-def _e_step(lattices, score, pieces):
-    """Each piece's expected count over all words (forward-backward on each lattice).
+def _pieces_ending(text, ends):
+    """[(start, pid)] of the pieces text[start:] that end text, leftmost first; the search
+    stops at the first text[start:] that ends no piece (ends: _ends).
+
+    >>> _pieces_ending("xabc", _ends(["abc", "c", "bc"]))
+    [(1, 0), (2, 2), (3, 1)]
+    """
+    found = []
+    n = len(text)
+    for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+        pid = ends.get(text[start:])
+        if pid is None:
+            break
+        if pid >= 0:
+            found.append((start, pid))
+    found.reverse()
+    return found
+
+
+# edges (sources[e], targets[e], pids[e]) by target; nodes: how many; words: each word's
+# node; counts: each word's count
+Graph = namedtuple("Graph", "sources targets pids nodes words counts")
+
+
+def _graph(prefixes, words, ends):
+    """The words' lattices as one Graph over their distinct prefixes (prefixes:
+    _prefix_weights, shortest first): node 0 is "", and an edge says prefix `target` is
+    prefix `source` followed by piece `pid`. A word's own lattice is the graph on its
+    prefixes, so words sharing a prefix share its edges (tinyshakespeare: 54k prefixes
+    for 193k characters), and every pass below is a pass over the graph, not each word.
+
+    >>> words = [("ab", 3), ("a", 1)]
+    >>> g = _graph(_prefix_weights(words), words, _ends(["a", "b", "ab"]))
+    >>> list(zip(g.sources, g.targets, g.pids)), g.words
+    ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
+    """
+    node = {"": 0}
+    sources, targets, pids = [], [], []
+    for prefix in prefixes:  # shortest first: an edge's source comes before its target
+        target = node[prefix] = len(node)
+        n = len(prefix)
+        found = []  # (source, pid), longest piece first (_pieces_ending, inlined: 2x faster)
+        for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+            pid = ends.get(prefix[start:])
+            if pid is None:
+                break
+            if pid >= 0:
+                found.append((node[prefix[:start]], pid))
+        for source, pid in reversed(found):
+            sources.append(source)
+            targets.append(target)
+            pids.append(pid)
+    return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
+                 [count for _, count in words])
+
+
+def _without_dropped(graph, score):
+    """The graph without the edges of pieces whose score is None."""
+    keep = [score[pid] is not None for pid in graph.pids]
+    return graph._replace(sources=list(compress(graph.sources, keep)),
+                          targets=list(compress(graph.targets, keep)),
+                          pids=list(compress(graph.pids, keep)))
+
+
+def _e_step(graph, score, pieces):
+    """Each piece's expected count over all words: forward-backward on the graph.
+
+    Forward, alpha[node] sums the weights of the paths from "" to the prefix. Backward,
+    outside[node] sums, over the words that start with the prefix, count / alpha[word]
+    times the weights of the paths from the prefix to the word's end; an edge's expected
+    count is then alpha[source] x its weight x outside[target], the sum over the words of
+    each word's forward-backward posterior for that piece at that place.
 
     subtle: in probabilities, each edge weighted by exp(score + per_char * length): every
     path spells the whole word, so all gain the same factor and the posteriors are
@@ -277,23 +398,26 @@ def _e_step(lattices, score, pieces):
     weight = [0.0] * len(score)  # a dropped piece weighs 0: its edges add nothing
     for pid in alive:
         weight[pid] = math.exp(min(700.0, score[pid] + per_char * len(pieces[pid])))
-    expected = [0.0] * len(score)
-    for edges, n, count in lattices:
-        alpha = [0.0] * (n + 1)
-        alpha[0] = 1.0
-        for i, j, pid in edges:
-            alpha[j] += alpha[i] * weight[pid]
-        z = alpha[n]
+    sources, targets, pids = graph.sources, graph.targets, graph.pids
+    weights = list(map(weight.__getitem__, pids))
+    alpha = [0.0] * graph.nodes
+    alpha[0] = 1.0
+    for p, q, w in zip(sources, targets, weights):
+        alpha[q] += alpha[p] * w
+    outside = [0.0] * graph.nodes
+    for q, count in zip(graph.words, graph.counts):
+        z = alpha[q]
         if not 0.0 < z < math.inf:
             raise ArithmeticError("unigram: a word's lattice under/overflowed")
-        beta = [0.0] * (n + 1)
-        beta[n] = count / z
-        # subtle: backwards by end, every edge leaving j comes before any edge into j, so
-        # beta[j] is complete when read, and each edge's share is known right there
-        for i, j, pid in reversed(edges):
-            share = weight[pid] * beta[j]
-            beta[i] += share
-            expected[pid] += alpha[i] * share
+        outside[q] = count / z
+    expected = [0.0] * len(score)
+    # subtle: backwards by target, every edge leaving q comes before any edge into q, so
+    # outside[q] is complete when read, and each edge's share is known right there
+    for p, q, w, pid in zip(reversed(sources), reversed(targets), reversed(weights),
+                            reversed(pids)):
+        share = w * outside[q]
+        outside[p] += share
+        expected[pid] += alpha[p] * share
     return expected
 
 
@@ -330,20 +454,43 @@ def digamma(x):
             - 127 * xx4 * xx4 / 30720)
 
 
-def _viterbi(edges, n, score, skip=None):
-    """The pids of the best path through edges (None if none reaches n); skip: an edge
-    (start, end, pid) left out."""
+def _best_paths(graph, score):
+    """Each word's Viterbi split (pids), by graph.words. Of two equal paths into a prefix,
+    the one whose last piece starts further left wins."""
+    sources, targets, pids = graph.sources, graph.targets, graph.pids
+    best = [-math.inf] * graph.nodes
+    best[0] = 0.0
+    back = [0] * graph.nodes  # node -> the edge its best path ends with
+    for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
+        candidate = best[p] + score[pid]
+        if candidate > best[q]:
+            best[q], back[q] = candidate, edge
+    paths = []
+    for q in graph.words:
+        path = []
+        while q:
+            edge = back[q]
+            path.append(pids[edge])
+            q = sources[edge]
+        paths.append(path[::-1])
+    return paths
+
+
+def _viterbi(piece, ends, score, skip=None):
+    """The pids of the best split of piece (None if it has none); skip: a pid left out.
+    The same tie rule as _best_paths."""
+    n = len(piece)
     best = [-math.inf] * (n + 1)
     back = [None] * (n + 1)
     best[0] = 0.0
-    for edge in edges:
-        i, j, pid = edge
-        s = score[pid]
-        if s is None or edge == skip:
-            continue
-        candidate = best[i] + s
-        if candidate > best[j]:
-            best[j], back[j] = candidate, (i, pid)
+    for j in range(1, n + 1):
+        for i, pid in _pieces_ending(piece[:j], ends):
+            s = score[pid]
+            if s is None or pid == skip:
+                continue
+            candidate = best[i] + s
+            if candidate > best[j]:
+                best[j], back[j] = candidate, (i, pid)
     if back[n] is None:
         return None
     out = []
@@ -353,12 +500,12 @@ def _viterbi(edges, n, score, skip=None):
     return out[::-1]
 
 
-def _prune(lattices, score, pieces, index, is_char, desired):
+def _prune(graph, score, pieces, ends, is_char, desired):
     """Drop the pieces whose loss of corpus likelihood would be least (sentencepiece's
     PruneSentencePieces), down to max(desired, 0.75 x the current size)."""
     freq = [0.0] * len(score)
-    for edges, n, count in lattices:
-        for pid in _viterbi(edges, n, score):
+    for path, count in zip(_best_paths(graph, score), graph.counts):
+        for pid in path:
             freq[pid] += count
     total = sum(freq)
     logsum = math.log(total)
@@ -376,11 +523,9 @@ def _prune(lattices, score, pieces, index, is_char, desired):
         if f == 0:
             continue
         piece = pieces[pid]
-        n = len(piece)
-        edges = _lattice(piece, index)
-        if _viterbi(edges, n, score) != [pid]:
+        if _viterbi(piece, ends, score) != [pid]:
             continue  # its own string splits better otherwise: it is never used whole
-        alternatives = _viterbi(edges, n, score, skip=(0, n, pid))
+        alternatives = _viterbi(piece, ends, score, skip=pid)
         logprob = math.log(f) - logsum
         logsum_alt = math.log(total + f * (len(alternatives) - 1))
         logprob_alt = sum(math.log(freq[alt] + f) - logsum_alt for alt in alternatives)

@@ -170,12 +170,14 @@ BERT_TEXT = st.lists(st.one_of(st.sampled_from([" ", "\t", "\n", "\r\n", "\u3000
 
 
 @settings(max_examples=EXAMPLES * 3, deadline=None, suppress_health_check=list(HealthCheck))
-@given(docs=st.lists(BERT_TEXT, max_size=4))
+@given(docs=st.lists(st.one_of(BERT_TEXT, st.text(st.characters(max_codepoint=127))),
+                    max_size=4))
 def test_wordpiece_counts_words_by_chunk_as_the_whole_pipeline_does(docs):
     pipeline = wordpiece_pipeline()
-    whole = hf_bpe.count_words(docs, pipeline)
-    assert list(hf_bpe.count_words(docs, pipeline, cut=wordpiece.WHITESPACE).items()) == \
-        list(whole.items())
+    whole = list(hf_bpe.count_words(docs, pipeline).items())
+    assert list(hf_bpe.count_words(docs, pipeline, cut=wordpiece.WHITESPACE).items()) == whole
+    assert list(hf_bpe.count_words(docs, pipeline, cut=wordpiece.WHITESPACE,
+                                   fast=wordpiece.ascii_pieces).items()) == whole
 
 
 def wordpiece_pipeline():
@@ -183,10 +185,18 @@ def wordpiece_pipeline():
                                "pre_tokenizer": {"type": "BertPreTokenizer"}})
 
 
+# what ByteLevel's regex asks of a text: contractions, letters/digits/other runs, a space
+# before each, whitespace runs before a word or at the end, non-ASCII letters and spaces
+BYTE_LEVEL_TEXT = st.lists(st.one_of(st.sampled_from([
+    " ", "  ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "\x85", "\x1c", "'s", "'LL", "'ll", "'ve",
+    "'d", "'", "ab", "Ab", "12", "²", "é", "e\u0301", "東京", "!?", "👍🏽", "_", "\x00"]),
+    st.text(max_size=3)), max_size=12).map("".join)
+
+
 @settings(max_examples=EXAMPLES * 3, deadline=None, suppress_health_check=list(HealthCheck))
-@given(docs=st.lists(BERT_TEXT.map(lambda text: text.replace("!", "a b's  c\n d")), max_size=4))
-def test_hf_bpe_counts_words_by_chunk_as_the_whole_pipeline_does(docs):
+@given(docs=st.lists(BYTE_LEVEL_TEXT, max_size=4))
+def test_hf_bpe_counts_words_as_the_whole_pipeline_does(docs):
     pipeline = Pipeline.from_json({"pre_tokenizer": hf_bpe.BYTE_LEVEL})
-    whole = hf_bpe.count_words(docs, pipeline)
-    assert list(hf_bpe.count_words(docs, pipeline, cut=hf_bpe.WORD_STARTS).items()) == \
-        list(whole.items())
+    whole = {"".join(hf_bpe.BYTE_TABLE[b] for b in word.encode("utf-8")): count
+             for word, count in hf_bpe.count_words(docs, pipeline).items()}
+    assert list(hf_bpe.count_byte_level_words(docs).items()) == list(whole.items())
