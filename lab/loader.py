@@ -1,7 +1,8 @@
 """The sidebar's tokenizer loader: tokenizer files join the session, selected in the pickers.
 
 Whatever bpe.load opens, known by content: a minbpe .model, a SentencePiece .model, tiktoken
-ranks (.tiktoken, .tiktoken.gz, Llama 3's tokenizer.model), a tokenizer.json, or GPT-2's
+ranks (.tiktoken, .tiktoken.gz, Llama 3's tokenizer.model), a tokenizer.json, a GGUF file
+(llama.cpp's; its message names llama.cpp's tokenizer family and pre-tokenizer), or GPT-2's
 two files uploaded together. A ranks file holds no split pattern: a known one (by sha256)
 brings its owner's, and the question is skipped; any other is split by the pattern picked
 above the uploader, which the message repeats. Changing the pattern loads the ranks files
@@ -43,7 +44,7 @@ def tokenizer_loader(page):
         # types in caps, cut off in the sidebar
         uploads = st.file_uploader(
             "A tokenizer file: .model (minbpe or SentencePiece), tiktoken ranks, "
-            "tokenizer.json, or GPT-2's encoder.json + vocab.bpe together",
+            "tokenizer.json, GGUF (llama.cpp), or GPT-2's encoder.json + vocab.bpe together",
             key=UPLOAD, accept_multiple_files=True)
         if not uploads:
             return
@@ -75,6 +76,8 @@ def tokenizer_loader(page):
             if source and source.kind == "ranks":
                 split = (f", with its owner's split pattern ({md(source.known)})" if source.known
                          else f", split by {md(pattern)}")
+            elif source and source.kind == "gguf":
+                split = f", {state.gguf_summary(state.session_tokenizers().get(name))}"
             st.success(f"Loaded {md(files)} as “{md(name)}”{split}; selected in the tokenizer "
                        "menus.", icon=":material/check_circle:")
         if state.unavailable_references():

@@ -12,22 +12,34 @@ them from our cached tokenizer, so nothing is read or hashed again.
 An uploaded file (lab.state.FileSource) is checked too: ranks with tiktoken, SentencePiece
 with sentencepiece, tokenizer.json and GPT-2's pair with `tokenizers`, always in a worker
 process with a memory cap and a time limit (lab/owner_check.py): a visitor's file never
-meets a compiled library in the server's process. When a check cannot be made (the library
-failed on the file, or is not installed) the badge says so instead of staying silent. Pages show
+meets a compiled library in the server's process. A GGUF file has no Python owner here
+(llama.cpp is C++): one whose sha256 is one of llama.cpp's test vocabularies
+(lab/llama_cpp_ids.py) is checked against llama.cpp's own ids for that file's test texts;
+any other is checked with `tokenizers` (in the worker) on its tokenizer.json form
+(bpe.formats.gguf.tokenizer_json, the form the loader builds it from), and the badge names
+which. When a check cannot be made (the library failed on the file, is not installed, or
+the file has no such form) the badge says so instead of staying silent. Pages show
 `check(label, text, ids)` (or `reference_check(...)`) as a badge.
 """
 import importlib.util
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from bpe import reference
-from bpe.formats import ranks
-from lab import owner_check, state
+from bpe.formats import gguf, ranks
+from lab import llama_cpp_ids, owner_check, state
 from lab.safe import md
 
 CHECK_LIMIT = 200_000  # characters checked live; a longer text is checked on its start
+LLAMA_CPP = "llama.cpp's test ids"  # a GGUF that is one of llama.cpp's test vocabularies
+GGUF_CONVERTED = "tokenizers, on its tokenizer.json form"  # any other GGUF
+
+
+class NoOwner(ValueError):
+    """No owner's library can check this file; str() is the badge's sentence."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,7 @@ class Check:
     checked: int      # characters compared
     detail: str = ""  # where the ids first differ, when they do
     error: str = ""   # why there is no verdict (the library failed or is missing)
+    note: str = ""    # what exactly was compared, for the badge's help
 
     @property
     def badge(self):
@@ -92,7 +105,10 @@ def file_encoder(source, tok):
 def owner_spec(source, tok):
     """owner_check.file_encoder's keyword arguments for source and the tok it made: a
     ranks file brings our tokenizer's ranks, pattern and special tokens (the file has only
-    the ranks). ValueError if the kind has no owner's library (a minbpe .model)."""
+    the ranks); a GGUF brings its tokenizer.json form, for `tokenizers`. ValueError if the
+    kind has no owner's library (a minbpe .model), or the GGUF has no such form."""
+    if source.kind == "gguf":
+        return gguf_spec(source)
     if source.kind not in owner_check.KINDS:
         raise ValueError(f"no owner's library checks a {source.kind} file")
     if source.kind != "ranks":
@@ -101,6 +117,40 @@ def owner_spec(source, tok):
     return {"kind": "ranks", "files": (), "ranks": table, "pattern": ranks.tiktoken_pattern(tok),
             "special_tokens": dict(tok.special_tokens),
             "cut": isinstance(tok, reference.LlamaTokenizer)}
+
+
+def gguf_spec(source):
+    """owner_check's spec for a GGUF file: `tokenizers` over the tokenizer.json the loader
+    builds it from (pure Python, in this process: no compiled code meets the visitor's
+    bytes here). ValueError with the fallback sentence when there is no such form."""
+    name = source.files[0][0]
+    try:
+        doc = gguf.tokenizer_json(gguf.read_tokenizer_bytes(source.data(), name), name)
+    except ValueError as e:
+        where = llama_cpp_ids.absent() or "it is not one of llama.cpp's test vocabularies"
+        why = " ".join(str(e).split())[:200]
+        raise NoOwner(f"no parity check: llama.cpp is not run here; {where}; and the file has "
+                      f"no tokenizer.json form for `tokenizers` to run ({why})") from None
+    return {"kind": "tokenizer.json",
+            "files": ((f"{name}.tokenizer.json", json.dumps(doc).encode()),)}
+
+
+@st.cache_data(show_spinner="Checking against llama.cpp's test ids…", max_entries=32)
+def llama_cpp_check(digest, _tok, _data, _vocab):
+    """The Check of a GGUF file (sha256 digest, bytes _data) that is llama.cpp's test
+    vocabulary _vocab: our tokenizer _tok's ids on each of its texts against llama.cpp's.
+    One per file for the server: the texts are llama.cpp's, not the visitor's."""
+    info = gguf.read_tokenizer_bytes(_data, _vocab.name)
+    n, wrong = llama_cpp_ids.check(_tok, info, _vocab)
+    note = (f"This file is llama.cpp's {_vocab.name} (same sha256): each of the {n} test "
+            "texts llama.cpp ships with it encodes to the ids llama.cpp's own test expects. "
+            "The text typed here is not among them.")
+    chars = sum(len(text) for text, _ in _vocab.cases)
+    if wrong is None:
+        return Check(LLAMA_CPP, True, chars, f"{n} texts", note=note)
+    at, _, ours, theirs = wrong
+    return Check(LLAMA_CPP, False, chars, f"text {at + 1} of {n}: {compare(ours, theirs)}",
+                 note=note)
 
 
 def _tiktoken_tekken(name, tok=None):
@@ -161,25 +211,32 @@ def reference_check(name, text, tok, ids=None):
     ids, if given, are tok.encode_ordinary(text). None if name is neither or there is no
     owner's library for its kind (a minbpe .model); a Check whose `error` says why when
     the library is not installed here or could not check the file. A text longer than
-    CHECK_LIMIT is checked on its first CHECK_LIMIT characters."""
+    CHECK_LIMIT is checked on its first CHECK_LIMIT characters. A GGUF file that is one of
+    llama.cpp's test vocabularies is checked on llama.cpp's texts, not on text."""
     part = text[:CHECK_LIMIT]
+    about = ""
     try:
         if name in reference.REFERENCES:  # a file we ship: its library runs in-process
             library, encode = _cached_owner_encoder(name, tok)
             specials_matched = False
         else:
             source = state.file_source(name) if name else None
-            if source is None or source.kind not in owner_check.KINDS:
+            if source is None or source.kind not in (*owner_check.KINDS, "gguf"):
                 return None
+            vocab = llama_cpp_ids.find(source.digest) if source.kind == "gguf" else None
+            if vocab is not None and vocab.cases:
+                return llama_cpp_check(source.digest, tok, source.data(), vocab)
             worker = _session_file_encoder(source, tok)
             library, encode = worker.library, worker.encode
+            if source.kind == "gguf":
+                library, about = GGUF_CONVERTED, gguf_note(vocab)
             specials_matched = worker.matches_specials
         if specials_matched and any(s in part for s in tok.special_tokens):
             ids = tok.encode(part, allowed_special="all")  # the owner always matches them
         elif ids is None or len(part) < len(text):
             ids = tok.encode_ordinary(part)
         theirs = encode(part)
-    except owner_check.OwnerFailed as e:
+    except (owner_check.OwnerFailed, NoOwner) as e:
         return Check("", False, 0, error=str(e))
     except ModuleNotFoundError as e:  # an optional package: say which and how to get it
         return Check("", False, 0, error=f"no parity check: {e.name} is not installed here "
@@ -187,8 +244,21 @@ def reference_check(name, text, tok, ids=None):
     except (FileNotFoundError, ValueError) as e:
         return Check("", False, 0, error=f"no parity check: {' '.join(str(e).split())[:200]}")
     why = compare(ids, theirs)
-    note = "" if len(part) == len(text) else f"first {len(part):,} characters"
-    return Check(library, not why, len(part), why or note)
+    cut = "" if len(part) == len(text) else f"first {len(part):,} characters"
+    return Check(library, not why, len(part), why or cut, note=about)
+
+
+def gguf_note(vocab):
+    """The badge's help for a GGUF checked with `tokenizers` on its tokenizer.json form."""
+    if vocab is not None:
+        why = f"it is llama.cpp's {vocab.name}, which ships without test texts"
+    else:
+        why = llama_cpp_ids.absent() or ("it is not one of llama.cpp's test vocabularies "
+                                         "(by sha256)")
+    return ("llama.cpp itself is not run here, and " + why + ". So `tokenizers` encodes the "
+            "text with the tokenizer.json this lab builds from the file: this checks our "
+            "BPE against tokenizers' on the same vocabulary, merges and split, not that "
+            "form against llama.cpp.")
 
 
 def check(label, text, ids=None):
@@ -218,4 +288,4 @@ def draw_badge(check):
         st.badge(md(check.badge), icon=":material/help:", color="orange")
     elif check is not None:  # a library's name and ids: nothing a visitor wrote
         st.badge(check.badge, icon=":material/check:" if check.ok else ":material/close:",
-                 color="green" if check.ok else "red")
+                 color="green" if check.ok else "red", help=check.note or None)

@@ -23,9 +23,9 @@ import streamlit as st
 import bpe
 from bpe import reference
 from bpe.formats import loader, ranks
-from lab import owner_check
+from lab import llama_cpp_ids, owner_check
 from lab.job_settings import setting
-from lab.safe import md
+from lab.safe import code, md
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"
 SESSION_KEY = "lab_tokenizers"  # name -> bpe.Tokenizer, this session's own
@@ -157,6 +157,34 @@ def reference_key(label):
 def file_source(label):
     """The FileSource of the session's uploaded tokenizer called label, else None."""
     return st.session_state.get(FILES_KEY, {}).get(label)
+
+
+def describe(label):
+    """What the session's uploaded tokenizer called label was loaded from, as safe Markdown
+    for a caption: its file(s) and their kind, and for a GGUF file llama.cpp's family and
+    pre-tokenizer name (and, when llama.cpp's test vocabularies are not here, that they
+    are not). '' for a reference or a tokenizer trained here."""
+    source = file_source(label)
+    if source is None:
+        return ""
+    files = " + ".join(md(name) for name, _ in source.files)
+    if source.kind == "gguf":
+        tok = session_tokenizers().get(label)
+        missing = llama_cpp_ids.absent()
+        return f"{files}: {gguf_summary(tok)}" + (f". {md(missing)}." if missing else "")
+    kind = "GPT-2's vocabulary and merges" if source.kind == "gpt2-pair" else \
+        loader.KINDS.get(source.kind, source.kind)
+    known = f", known as {md(source.known)}" if source.known else ""
+    return f"{files}: {md(kind)}{known}"
+
+
+def gguf_summary(tok):
+    """'GGUF (llama.cpp): family `gpt2`, pre-tokenizer `llama-bpe`' for a tokenizer loaded
+    from a GGUF file (its gguf_family and gguf_pre), as safe Markdown."""
+    family = getattr(tok, "gguf_family", None)
+    pre = getattr(tok, "gguf_pre", None)
+    return (f"GGUF (llama.cpp): tokenizer family {code(family or 'not named')}, "
+            f"pre-tokenizer {code(pre) if pre else 'not named'}")
 
 
 def tokenizer_names():

@@ -118,6 +118,9 @@ def page():
         st.session_state["tokenize_sample"] = next(
             (s for s, t in SAMPLES.items() if t == st.session_state["tokenize_text"]), None)
         st.pills("Samples", list(SAMPLES), key="tokenize_sample", on_change=load_sample)
+    loaded_from = state.describe(name)  # an uploaded file: what it is (a GGUF's family, pre)
+    if loaded_from:
+        st.caption(f"Loaded from {loaded_from}")
 
     toggles = st.container(horizontal=True, gap="medium")  # wraps on narrow screens
     by_id = toggles.toggle("Color by token id", key="tokenize_by_id",

@@ -114,3 +114,19 @@ def test_a_files_encoder_is_kept_by_its_session_and_bounded(monkeypatch):
     assert [key[1] for key in kept] == [src.digest for src in files[-parity.FILE_ENCODERS_KEPT:]]
     assert closed == [src.digest for src in files[:-parity.FILE_ENCODERS_KEPT]]
     st.session_state.pop(parity.FILE_ENCODERS, None)
+
+
+def test_a_gguf_file_is_checked_by_tokenizers_on_its_tokenizer_json_form():
+    """A GGUF has no Python owner: parity's spec for it is `tokenizers` over the
+    tokenizer.json the loader builds it from (llama.cpp's test files get llama.cpp's ids
+    instead: tests/lab/test_gguf_uploads.py)."""
+    from tests.lab.test_gguf_uploads import trained_gguf
+    data = trained_gguf("gpt2")
+    loaded = load_bytes(data, "small.gguf")
+    spec = parity.owner_spec(source("gguf", ("small.gguf", data)), loaded)
+    assert spec["kind"] == "tokenizer.json"
+    assert spec["files"][0][0] == "small.gguf.tokenizer.json"
+    library, encode, matches_specials = parity.file_encoder(source("gguf", ("small.gguf", data)),
+                                                            loaded)
+    assert (library, matches_specials) == ("tokenizers", True)
+    assert encode(TEXT) == loaded.encode(TEXT, allowed_special="all")
