@@ -44,7 +44,8 @@ def main():
         texts = texts[:-1] if texts[-1] == "" else texts
         lines = files[name + ".out"].decode().split("\n")
         user = {info.tokens[i] for i, t in enumerate(info.token_type or []) if t == 4}
-        wrong = sum(tok.encode(text, allowed_special=user, disallowed_special=())
+        wrong = sum(tok.encode(text, allowed_special=user, disallowed_special=(),
+                               add_special_tokens=False)
                     != [int(x) for x in line.split()] for text, line in zip(texts, lines))
         cpu = time.process_time() - start
         print(f"| {name} | {info.model} | {info.pre} | {len(texts)} | {wrong} | {cpu:.1f} |")

@@ -141,7 +141,8 @@ class HFTokenizer(Pretrained, Tokenizer):
             return self.layout.encode_bytes(text_bytes)
         return self.model.ids(text_bytes.decode("utf-8"))
 
-    def encode(self, text, *policy, allowed_special=NO_SPECIALS, disallowed_special="all"):
+    def encode(self, text, *policy, allowed_special=NO_SPECIALS, disallowed_special="all",
+               add_special_tokens=True):
         """Tokenizer.encode's policy (tiktoken's), with the added tokens cut out as
         tokenizers cuts them and the post-processor's ids around: allowed_special="all"
         gives tokenizers' own encode(text).ids (add_special_tokens=True). A disallowed token
@@ -150,15 +151,18 @@ class HFTokenizer(Pretrained, Tokenizer):
 
         subtle: only the allowed tokens are looked for, as tiktoken does; tokenizers has no
         such subset (it looks for all and can skip specials), so with a subset a skipped
-        token cannot hide an allowed one that overlaps it.
+        token cannot hide an allowed one that overlaps it. add_special_tokens=False leaves
+        the post-processor's ids out, as tokenizers' encode(text, add_special_tokens=False)
+        (and llama.cpp's tokenize with add_special=false for a GGUF file's BOS/EOS).
         """
         if policy:  # minbpe's positional form: its meaning, with the added tokens cut out too
             allowed_special, disallowed_special = minbpe_policy(
                 policy, allowed_special, disallowed_special)
         text = clean_text(text)
         allowed = self._check_policy(text, allowed_special, disallowed_special)
+        wrap = self.post.wrap if add_special_tokens else list
         if not allowed:
-            return self.post.wrap(self.encode_ordinary(text))
+            return wrap(self.encode_ordinary(text))
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
@@ -168,7 +172,7 @@ class HFTokenizer(Pretrained, Tokenizer):
                 ids += chain.from_iterable(map(cache.__getitem__, pre_tokenize(piece, i == 0)))
             else:
                 ids.append(self.special_tokens[special])
-        return self.post.wrap(ids)
+        return wrap(ids)
 
     def _check_policy(self, text, allowed_special, disallowed_special):
         allowed, disallowed = self._policy(allowed_special, disallowed_special)

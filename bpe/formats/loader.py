@@ -29,6 +29,7 @@ This file only detects and dispatches; each format's parsing lives in its own mo
 >>> type(tok).__name__, tok.pattern == RegexTokenizer().pattern, tok.name
 ('RegexTokenizer', True, 'mine.model')
 """
+import functools
 import hashlib
 import os
 import re
@@ -233,12 +234,23 @@ def tokenizer_from_gguf(info, source="file"):
     """A GGUFTokenizer (bpe.formats.gguf) -> the tokenizer llama.cpp runs, with its
     family and split's name as gguf_family and gguf_pre (for the app to show)."""
     doc = gguf.tokenizer_json(info, os.path.basename(source))
-    tok = tokenizer_from_hf(doc, source=os.path.basename(source))
-    if info.model == "llama":
-        rank_by_score(tok.model, info.scores)
-    tok.gguf_family, tok.gguf_pre = info.model, info.pre
+    scores = info.scores if info.model == "llama" else None
+    return rebuild_gguf(info.model, info.pre, scores, doc, os.path.basename(source), None)
+
+
+def rebuild_gguf(family, pre, scores, document, name, special_tokens):
+    """The tokenizer of a GGUF file from its tokenizer.json (gguf.tokenizer_json), family,
+    pre and (llama family) scores: what tokenizer_from_gguf builds, and what pickle calls
+    to build it again (HFTokenizer.__reduce__ hands it the document, name and specials)."""
+    tok = tokenizer_from_hf(document, source=name)
+    if scores is not None:
+        rank_by_score(tok.model, scores)
+    if special_tokens:
+        tok.register_special_tokens(special_tokens)
+    tok.gguf_family, tok.gguf_pre = family, pre
     tok.made_from = "a GGUF file (llama.cpp)"
-    tok.name = os.path.basename(source)
+    tok.name = name
+    tok.rebuild = functools.partial(rebuild_gguf, family, pre, scores)
     return tok
 
 
