@@ -15,9 +15,10 @@ A file is known by its content, not its name (`detect`):
   (bpe.formats.gpt2): `load` takes either file (the other is found beside it) or their
   folder; `load_files` takes both files' bytes;
 - GGUF, llama.cpp's model file (magic "GGUF"; bpe.formats.gguf): only its tokenizer's
-  metadata is read, never the tensors, so `load` opens a model of any size; its gpt2 and
-  llama families run as llama.cpp runs them (as a tokenizer.json), and the tokenizer
-  carries `gguf_family` (tokenizer.ggml.model) and `gguf_pre` (its split's name).
+  metadata is read, never the tensors, so `load` opens a model of any size; its gpt2,
+  llama, bert and gemma4 families run as llama.cpp runs them (as a tokenizer.json, its
+  BOS/EOS as the post-processor), and the tokenizer carries `gguf_family`
+  (tokenizer.ggml.model) and `gguf_pre` (its split's name), through pickle too.
 Anything else is a ValueError saying what it looked like and what is accepted; a binary
 file is named by what its first bytes say it is (gzip, zip, protobuf, safetensors...). When the
 content fits no kind, the name's ending (.model, .tiktoken, .json) picks the parser whose
@@ -55,7 +56,7 @@ KINDS = {
     "tokenizer.json": "Hugging Face tokenizer.json",
     "gpt2-vocab": "GPT-2's encoder.json / vocab.json (with its vocab.bpe / merges.txt)",
     "gpt2-merges": "GPT-2's vocab.bpe / merges.txt (with its encoder.json / vocab.json)",
-    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2 and llama families)",
+    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2, llama, bert and gemma4 families)",
 }
 ACCEPTED = "; ".join(KINDS.values())
 EXTENSION_KINDS = {".model": "minbpe", ".tiktoken": "ranks", ".json": "tokenizer.json"}

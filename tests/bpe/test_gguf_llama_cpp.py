@@ -32,13 +32,12 @@ EXACT = {
     "deepseek-llm": ("gpt2", "deepseek-llm"), "falcon": ("gpt2", "falcon"),
     "gpt-2": ("gpt2", "gpt-2"), "llama-bpe": ("gpt2", "llama-bpe"),
     "llama-spm": ("llama", "default"), "mpt": ("gpt2", "mpt"), "phi-3": ("llama", "default"),
-    "bert-bge": ("bert", "bert-bge"),
+    "bert-bge": ("bert", "bert-bge"), "gemma-4": ("gemma4", None),
     "qwen2": ("gpt2", "qwen2"), "qwen35": ("gpt2", "qwen35"), "refact": ("gpt2", "refact"),
     "starcoder": ("gpt2", "starcoder"),
 }
 # file -> words the refusal must contain: families and splits not implemented here
 REFUSED = {
-    "gemma-4": "'gemma4' family",     # SentencePiece-style BPE on raw UTF-8, newline runs
     "nomic-bert-moe": "'t5' family: .*no test ids",  # Unigram, its charsmap (no tests)
     "aquila": "'default'",            # llama.cpp's 4-regex default split (no tests)
     "gpt-neox": "'default'",
@@ -112,7 +111,8 @@ def test_llama_cpp_ids(members, vocab):
 # what llama.cpp's tokenize adds with add_special=true (llama_vocab::impl::load's defaults
 # per family and pre, then the file's add_bos_token/add_eos_token): the .out files hold none
 BOS_EOS = {"llama-spm": ([1], []), "phi-3": ([1], []), "llama-bpe": ([128000], []),
-           "bert-bge": ([101], [102]), "gpt-2": ([], []), "qwen2": ([], [])}
+           "bert-bge": ([101], [102]), "gpt-2": ([], []), "qwen2": ([], []),
+           "gemma-4": ([2], [])}
 
 
 @pytest.mark.parametrize("vocab", sorted(BOS_EOS))
