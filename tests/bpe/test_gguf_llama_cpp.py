@@ -17,6 +17,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import bpe
 from bpe.formats import gguf
@@ -124,6 +125,22 @@ def test_special_tokens_added_as_llama_cpp_adds_them(members, vocab):
     assert tok.encode("Hello world", allowed_special="all") == before + bare + after
 
 
+@pytest.mark.parametrize("vocab", ["llama-spm", "bert-bge"])
+def test_pickled_tokenizer_keeps_llama_cpps_ids(members, vocab):
+    """The app's workers pickle tokenizers: family, pre and the llama family's merge order
+    by score (which a tokenizer.json cannot hold) come back."""
+    import pickle
+
+    name = f"ggml-vocab-{vocab}.gguf"
+    loaded = bpe.load_bytes(members[name], name)
+    tok = pickle.loads(pickle.dumps(loaded))
+    assert (tok.gguf_family, tok.gguf_pre) == EXACT[vocab]
+    # equal scores rank equal (rank_by_score); a rebuild from the document alone ranks apart
+    assert getattr(tok.model, "merges", None) == getattr(loaded.model, "merges", None)
+    pairs = cases(members[name + ".inp"], members[name + ".out"])
+    assert all(tok.encode(text, add_special_tokens=False) == want for text, want in pairs)
+
+
 @pytest.mark.parametrize("vocab", sorted(REFUSED))
 def test_refused_by_name(members, vocab):
     name = f"ggml-vocab-{vocab}.gguf"
@@ -154,3 +171,25 @@ def test_llama3_vocabulary_equals_tokenizers_on_its_conversion(members):
     for text in texts:
         assert ours.encode(text, allowed_special="all") == theirs.encode(text).ids, text
     assert theirs.encode("hello    world", add_special_tokens=False).ids == [15339, 262, 1917]
+
+
+@pytest.fixture(scope="module")
+def bert_pair(members):
+    """(tokenizers on llama.cpp's WordPiece as a tokenizer.json, ours on the GGUF)."""
+    import json
+
+    tokenizers = pytest.importorskip("tokenizers")
+    name = "ggml-vocab-bert-bge.gguf"
+    doc = gguf.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
+    return tokenizers.Tokenizer.from_str(json.dumps(doc)), bpe.load_bytes(members[name], name)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8"), max_size=60)
+       | st.text(alphabet="Hello wörld, 你好! ÄÉ\t\n▁##[UNK]", max_size=60))
+def test_bert_conversion_equals_tokenizers(bert_pair, text):
+    """llama.cpp's WordPiece as a tokenizer.json (word starts "▁x" as "x", the rest as
+    "##x"): tokenizers reads it and gives our ids, on any text."""
+    theirs, ours = bert_pair
+    assert ours.encode(text, add_special_tokens=False) == \
+        theirs.encode(text, add_special_tokens=False).ids
