@@ -1,6 +1,7 @@
 """llama.cpp's test vocabularies (ggml-vocab-*.gguf with .inp/.out, from the pinned
 llama-cpp-python sdist) through bpe.load_bytes: the file table of bench/results/gguf.md
-(file, family, pre, texts compared, differences, CPU seconds to load and encode).
+(file, family, pre, texts compared, differences, CPU seconds to load and encode; ids
+without the BOS/EOS, as llama.cpp's test-tokenizer-0 compares them).
 
     python bench/gguf_files.py [--sdist .venv/sdists/llama_cpp_python-0.3.36.tar.gz]
 """
@@ -35,7 +36,8 @@ def main():
         try:
             tok = bpe.load_bytes(files[name], name)
         except ValueError as e:
-            print(f"| {name} | {info.model} | {info.pre} | refused | {str(e)[len(name) + 1:][:90]} | |")
+            why = str(e).split(": ", 1)[-1].split(". Opened:")[0]  # the why, not the lists
+            print(f"| {name} | {info.model} | {info.pre} | refused | {why[:500]} | |")
             continue
         if name + ".inp" not in files:
             print(f"| {name} | {info.model} | {info.pre} | 0 (no tests shipped) | opens | |")
@@ -44,7 +46,8 @@ def main():
         texts = texts[:-1] if texts[-1] == "" else texts
         lines = files[name + ".out"].decode().split("\n")
         user = {info.tokens[i] for i, t in enumerate(info.token_type or []) if t == 4}
-        wrong = sum(tok.encode(text, allowed_special=user, disallowed_special=())
+        wrong = sum(tok.encode(text, allowed_special=user, disallowed_special=(),
+                               add_special_tokens=False)
                     != [int(x) for x in line.split()] for text, line in zip(texts, lines))
         cpu = time.process_time() - start
         print(f"| {name} | {info.model} | {info.pre} | {len(texts)} | {wrong} | {cpu:.1f} |")

@@ -251,30 +251,34 @@ PRE_SPLITS = {  # pre name -> (regexes, ignore_merges)
     "deepseek-llm": (_DEEPSEEK_LLM, False),
     "falcon": ([r"[\p{P}\$\+<=>\^~\|`]+", _GPT2, "[0-9][0-9][0-9]"], False),
 }
-PRE_REFUSED = {}  # pre name -> why, for names whose llama.cpp tests do not pass here
+PRE_REFUSED = {  # pre name -> why it is not opened
+    "default": "llama.cpp ships no test ids for its files with this split (aquila, gpt-neox), "
+               "so ids from its four-regex default could not be proven to be llama.cpp's",
+}
 
 
 def tokenizer_json(info, source="file"):
     """A GGUFTokenizer -> the tokenizer.json (a dict) that runs as llama.cpp runs it, for
-    bpe.formats.hf to build: gpt2 (byte-level BPE with its pre's split) and llama
+    bpe.formats.hf to build: gpt2 (byte-level BPE with its pre's split), llama
     (SentencePiece-style BPE: merges by the made piece's score, byte fallback, a "▁" for
-    each space and one in front). Control tokens are added tokens marked special; user-
-    defined ones are added tokens llama.cpp always cuts out. ValueError naming the family
-    or the pre when it cannot be reproduced."""
+    each space and one in front), bert (llama.cpp's WordPiece) and gemma4 (BPE over UTF-8
+    characters). Control tokens are added tokens marked special; user-defined ones are
+    added tokens llama.cpp always cuts out; the BOS/EOS llama.cpp adds with add_special are
+    the post-processor. ValueError naming the family or the pre when it cannot be
+    reproduced."""
     if not info.tokens:
         raise ValueError(f"{source} is a GGUF file whose tokenizer has no tokens")
     types = info.token_type or [1] * len(info.tokens)
     if len(types) != len(info.tokens):
         raise ValueError(f"{source}: the GGUF file has {len(info.tokens):,} tokens but "
                          f"{len(types):,} token types; it is damaged")
-    if info.model == "gpt2":
-        doc = _gpt2_json(info, source)
-    elif info.model == "llama":
-        doc = _llama_json(info, source)
-    else:
+    if info.model not in FAMILIES:
+        why = FAMILIES_REFUSED.get(info.model, "its tokenizer is not implemented here")
         raise ValueError(f"{source} is a GGUF file whose tokenizer is llama.cpp's "
-                         f"{info.model!r} family; this lab opens its 'gpt2' (byte-level BPE) "
-                         "and 'llama' (SentencePiece-style) families")
+                         f"{info.model!r} family: {why}. This lab opens the "
+                         f"{', '.join(repr(f) for f in FAMILIES)} families")
+    doc = FAMILIES[info.model](info, source)
+    doc["post_processor"] = _post_processor(info, source)
     doc["added_tokens"] = [
         {"id": idx, "content": token, "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": types[idx] == 3}
@@ -293,13 +297,7 @@ def _gpt2_json(info, source):
     regexes, ignore_merges = PRE_SPLITS[pre]
     if info.merges is None:
         raise ValueError(f"{source} is a GGUF byte-level BPE without tokenizer.ggml.merges")
-    merges = []
-    for rank, merge in enumerate(info.merges):
-        cut = merge.find(" ", 1)  # llama.cpp's split: the first space after the first character
-        if cut < 0:
-            raise ValueError(f"{source}: GGUF merge {rank} is {merge[:40]!r}; expected "
-                             "'left right'")
-        merges.append([merge[:cut], merge[cut + 1:]])
+    merges = _split_merges(info, source)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                   "use_regex": False}
     splits = [{"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated",
@@ -312,6 +310,17 @@ def _gpt2_json(info, source):
                       "fuse_unk": False, "byte_fallback": False,
                       "ignore_merges": ignore_merges, "vocab": _vocab(info),
                       "merges": merges}}
+
+
+def _split_merges(info, source):
+    merges = []
+    for rank, merge in enumerate(info.merges):
+        cut = merge.find(" ", 1)  # llama.cpp's split: the first space after the first character
+        if cut < 0:
+            raise ValueError(f"{source}: GGUF merge {rank} is {merge[:40]!r}; expected "
+                             "'left right'")
+        merges.append([merge[:cut], merge[cut + 1:]])
+    return merges
 
 
 def _llama_json(info, source):
@@ -338,6 +347,115 @@ def _llama_json(info, source):
                       "vocab": vocab, "merges": score_merges(vocab, info.scores)}}
 
 
+def _gemma4_json(info, source):
+    """llama.cpp's Gemma 4 (a BPE over raw UTF-8 characters, LLAMA_VOCAB_PRE_TYPE_GEMMA4):
+    each space written "▁", the text cut into lines and runs of newlines, merges by rank,
+    a run of newlines that is a token taken whole, and a piece no token holds written as its
+    <0xXX> byte tokens."""
+    if info.merges is None:
+        raise ValueError(f"{source} is a GGUF Gemma 4 BPE without tokenizer.ggml.merges")
+    return {"version": "1.0",
+            "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+            "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "[^\n]+|[\n]+"},
+                              "behavior": "Isolated", "invert": False},
+            "post_processor": None,
+            "decoder": {"type": "Sequence", "decoders": [
+                {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                {"type": "ByteFallback"}, {"type": "Fuse"}]},
+            "model": {"type": "BPE", "dropout": None, "unk_token": None,
+                      "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                      "fuse_unk": False, "byte_fallback": True, "ignore_merges": True,
+                      "vocab": _vocab(info), "merges": _split_merges(info, source)}}
+
+
+def _bert_json(info, source):
+    """llama.cpp's WordPiece (its llm_tokenizer_wpm): words split as BERT splits them, each
+    written "▁word" and covered by the longest tokens from the left, a word no tokens cover
+    being one unknown. In a tokenizer.json's terms a "▁x" token is WordPiece's word-start "x"
+    and any other is its continuation "##x", which is the same search; control and
+    user-defined tokens keep their text (they are added tokens), and so does the unknown."""
+    opts = info.flag("lowercase", True)  # llama.cpp's defaults: lowercase, and strip accents
+    strip = info.flag("strip_accents", opts)  # as lowercase says unless the file says
+    unk = info.flag("unknown_token_id", 100)
+    if not (isinstance(unk, int) and 0 <= unk < len(info.tokens)):
+        raise ValueError(f"{source}: the GGUF unknown_token_id {unk!r} is not a token")
+    types = info.token_type or [1] * len(info.tokens)
+    vocab, owner = {}, {}
+    for idx, token in enumerate(info.tokens):
+        if types[idx] in (2, 3, 4):  # unknown, control, user-defined: their own text
+            name = token
+        elif token.startswith("\u2581"):
+            if len(token) == 1:
+                raise ValueError(f"{source}: the GGUF WordPiece token {idx} is a lone '\u2581' (a "
+                                 "word start covering no character), which a tokenizer.json "
+                                 "cannot express; not supported")
+            name = token[1:]
+        else:
+            name = "##" + token
+        if name in owner and owner[name] != token:
+            raise ValueError(f"{source}: GGUF WordPiece tokens {owner[name]!r:.40} and "
+                             f"{token!r:.40} are one token in WordPiece's terms; not supported")
+        owner[name] = token
+        vocab[name] = idx
+    return {"version": "1.0",
+            "normalizer": {"type": "BertNormalizer", "clean_text": True,
+                           "handle_chinese_chars": True, "strip_accents": bool(strip),
+                           "lowercase": bool(opts)},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "post_processor": None,
+            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+            "model": {"type": "WordPiece", "unk_token": info.tokens[unk],
+                      "continuing_subword_prefix": "##",
+                      # llama.cpp has no longest word: every word is searched
+                      "max_input_chars_per_word": budgets.MAX_VOCAB_BYTES,
+                      "vocab": vocab}}
+
+
+# llama.cpp's BOS/EOS (llama_vocab::impl::load): per family, the default ids and whether
+# they are added, which the file's add_bos_token/add_eos_token and *_token_id override.
+# A bert (WordPiece) file always gets its BOS ([CLS]) and its separator ([SEP]).
+_SPECIAL_DEFAULTS = {  # family -> (bos id, eos id, add bos, add eos)
+    "llama": (1, 2, True, False), "gpt2": (11, 11, False, False), "t5": (None, 1, False, True),
+    "gemma4": (None, None, True, False),  # llama.cpp turns a Gemma 4 file's BOS on always
+}
+_ADD_BOS_PRES = {"llama3", "llama-v3", "llama-bpe"}  # gpt2 splits whose BOS is on by default
+
+
+def _post_processor(info, source):
+    """A TemplateProcessing with the ids llama.cpp adds when asked for special tokens
+    (llama_tokenize's add_special), or None when it adds none."""
+    if info.model == "bert":
+        before = [_special_id(info, "bos", 101, source)]
+        after = [_special_id(info, "seperator", 102, source)]
+    else:
+        bos, eos, add_bos, add_eos = _SPECIAL_DEFAULTS[info.model]
+        add_bos = info.flag("add_bos_token", add_bos or info.pre in _ADD_BOS_PRES) \
+            or info.model == "gemma4"  # llama.cpp overrides a Gemma 4 file's false
+        before = [_special_id(info, "bos", bos, source)] if add_bos else []
+        after = [_special_id(info, "eos", eos, source)] if info.flag("add_eos_token", add_eos) \
+            else []
+    if not before and not after:
+        return None
+
+    def template(type_id, sequence):
+        return ([{"SpecialToken": {"id": info.tokens[i], "type_id": type_id}} for i in before]
+                + [{"Sequence": {"id": sequence, "type_id": type_id}}]
+                + [{"SpecialToken": {"id": info.tokens[i], "type_id": type_id}} for i in after])
+    return {"type": "TemplateProcessing", "single": template(0, "A"),
+            "pair": template(0, "A") + template(1, "B"),
+            "special_tokens": {info.tokens[i]: {"id": info.tokens[i], "ids": [i],
+                                                "tokens": [info.tokens[i]]}
+                               for i in before + after}}
+
+
+def _special_id(info, name, default, source):
+    idx = info.flag(f"{name}_token_id", default)
+    if not (isinstance(idx, int) and 0 <= idx < len(info.tokens)):
+        raise ValueError(f"{source}: the GGUF file adds its {name.upper()} token when asked for "
+                         f"special tokens, but its {name}_token_id {idx!r} is not a token")
+    return idx
+
+
 def score_merges(vocab, scores):
     """SentencePiece's BPE as merges: every split of a piece into two pieces, the piece of
     higher score first (llama.cpp's and sentencepiece's order), then by the piece's id.
@@ -358,3 +476,15 @@ def score_merges(vocab, scores):
 def _vocab(info):
     """token -> id; a token listed twice keeps its last id, as llama.cpp's token_to_id."""
     return {token: idx for idx, token in enumerate(info.tokens)}
+
+
+FAMILIES = {"gpt2": _gpt2_json, "llama": _llama_json, "bert": _bert_json,
+            "gemma4": _gemma4_json}
+FAMILIES_REFUSED = {  # family -> why it is not opened
+    "t5": "llama.cpp's Unigram (its llm_tokenizer_ugm) applies the precompiled charsmap "
+          "longest match first (SentencePiece's way, where the tokenizers Precompiled this "
+          "lab follows takes the shortest, per grapheme), scores an unknown character from "
+          "its normal pieces only and never matches control pieces; and its test vocabulary "
+          "(ggml-vocab-nomic-bert-moe.gguf) ships no test ids, so no ids here could be "
+          "proven to be llama.cpp's",
+}

@@ -171,7 +171,7 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
             tok = BasicTokenizer.from_merges(merges_)
     else:
         tok = HFTokenizer(pipeline, hf_model, name=source, document=data, added=added_tokens,
-                          rebuild=_rebuild_hf,
+                          rebuild=rebuild_hf,
                           decoder=decoder, post=post, added_ids=set(added.values()))
     try:
         tok.register_special_tokens(added)
@@ -240,7 +240,7 @@ def load_hf_bytes(data, source="tokenizer.json"):
                          f"({type(e).__name__}: {str(e)[:80]})") from None
 
 
-def _rebuild_hf(document, name, special_tokens):
+def rebuild_hf(document, name, special_tokens):
     """An HFTokenizer again from its tokenizer.json and special tokens (for pickle)."""
     tok = tokenizer_from_hf(document, source=name)
     tok.register_special_tokens(special_tokens)

@@ -42,6 +42,34 @@ class Model:
         return [idx for idx, _, _ in self.tokens(piece)]
 
 
+# WordPiece's longest match and Unigram's lattice look up substrings of a piece: the work is
+# the characters looked up, which a file of long tokens (and max_input_chars_per_word huge)
+# makes cubic in a word's length (issue 32: a few KB took 30-40 s). Real vocabularies look
+# up a few hundred characters per character of text (BERT's ~20 lengths, T5's pieces of
+# <= 16); a piece may cost WORK_PER_CHAR times its length, so any text stays within a few
+# seconds, and past that the file is named as the cause.
+WORK_PER_CHAR = 1 << 16
+WORK_FLOOR = 1 << 22
+
+
+def lengths_by_first(tokens, skip=0):
+    """first character -> the lengths of the tokens starting with it (after skip characters),
+    longest first: the only substring lengths worth looking up at a position."""
+    out = {}
+    for token in tokens:
+        if len(token) > skip:
+            out.setdefault(token[skip], set()).add(len(token) - skip)
+    return {ch: sorted(lengths, reverse=True) for ch, lengths in out.items()}
+
+
+def over_budget(kind, piece, longest):
+    return ValueError(f"this {kind} file's tokens are up to {longest:,} characters long, so "
+                      f"encoding a piece of {len(piece):,} characters would look up more than "
+                      f"{WORK_PER_CHAR:,} characters per character of text (real vocabularies "
+                      "look up a few hundred; tokenizers is slower still on it): shorten the "
+                      "text's words or use a file without such long tokens")
+
+
 LONG_PIECE = 256  # longer pieces are cut into segments merges cannot cross (BPE.tokens)
 
 
@@ -198,7 +226,11 @@ class WordPiece(Model):
         if not isinstance(self.max_chars, int):
             raise ValueError("the WordPiece model's max_input_chars_per_word must be an int")
         self.unk_token = model.get("unk_token", "[UNK]")
-        self.longest = max((len(t) for t in self.vocab), default=0)  # bounds the search
+        self.longest = max((len(t) for t in self.vocab), default=0)
+        # the lengths to look up at a word's start, and after it (without the prefix)
+        self.first = lengths_by_first(self.vocab)
+        self.next = lengths_by_first([t for t in self.vocab if t.startswith(self.prefix)],
+                                     len(self.prefix))
 
     def _unk(self, piece):
         if self.unk_token not in self.vocab:
@@ -208,20 +240,29 @@ class WordPiece(Model):
         return [(self.vocab[self.unk_token], 0, len(piece))]
 
     def tokens(self, piece):
+        """Greedy longest match, as tokenizers' WordPiece: from each position the longest
+        vocab entry (only the lengths some entry starting with that character has are
+        looked up, which finds the same entry), "##"-prefixed after the first."""
         n = len(piece)
         if n > self.max_chars:
             return self._unk(piece)
         vocab, prefix, out, start = self.vocab, self.prefix, [], 0
+        work, budget = 0, WORK_FLOOR + WORK_PER_CHAR * n
         while start < n:
-            end = min(n, start + self.longest)
-            while start < end:
+            table = self.first if start == 0 else self.next
+            for length in table.get(piece[start], ()):
+                end = start + length
+                if end > n:
+                    continue
+                work += length
                 sub = piece[start:end] if start == 0 else prefix + piece[start:end]
                 if sub in vocab:
                     out.append((vocab[sub], start, end))
                     break
-                end -= 1
             else:
                 return self._unk(piece)
+            if work > budget:
+                raise over_budget("WordPiece", piece, self.longest)
             start = end
         return out
 
@@ -271,19 +312,22 @@ class Unigram(Model):
                              "vocab")
         self.byte_fallback = bool(model.get("byte_fallback"))
         self.unk_score = min(self.scores, default=math.inf) - UNK_PENALTY
-        self.longest = {}  # first character -> the longest piece starting with it
-        for piece in self.token_to_id:
-            if piece and len(piece) > self.longest.get(piece[0], 0):
-                self.longest[piece[0]] = len(piece)
+        # first character -> the lengths of the pieces starting with it, shortest first
+        self.lengths = {ch: lengths[::-1]
+                        for ch, lengths in lengths_by_first(self.token_to_id).items()}
 
     def segment(self, s):
         """The best path as [(start, end, is_unk)] (unks fused)."""
         n = len(s)
         score, start, node = [0.0] * (n + 1), [None] * (n + 1), [0] * (n + 1)
         token_to_id, scores, unk = self.token_to_id, self.scores, self.unk
+        work, budget = 0, WORK_FLOOR + WORK_PER_CHAR * n
         for i in range(n):
             here, single = score[i], False
-            for length in range(1, min(self.longest.get(s[i], 0), n - i) + 1):
+            for length in self.lengths.get(s[i], ()):
+                if length > n - i:
+                    break
+                work += length
                 idx = token_to_id.get(s[i:i + length])
                 if idx is None:
                     continue
@@ -292,6 +336,8 @@ class Unigram(Model):
                 if start[end] is None or candidate > score[end]:
                     score[end], start[end], node[end] = candidate, i, idx
                 single |= length == 1
+            if work > budget:
+                raise over_budget("Unigram", s, max(map(len, token_to_id)))
             if not single:
                 if unk is None:
                     raise ValueError(f"{s[i]!r} is in no piece of this Unigram model and it has "

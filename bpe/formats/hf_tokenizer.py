@@ -16,9 +16,11 @@ string: WordPiece "##ing" -> b"ing", Metaspace "▁the" -> b" the", a byte-fallb
 "<0xE2>" -> b"\\xe2", a BPE end-of-word suffix dropped; an unknown token gives the unk
 token's own text (b"[UNK]"): the text it covered is token_spans' business.
 """
+import operator
 from itertools import chain
 
 from ..base import CACHE_LIMIT, Tokenizer, raise_disallowed
+from ..decode import MAX_ID
 from ..pretrained import Pretrained
 from ..specials import NO_SPECIALS, minbpe_policy
 from ..text import clean_text
@@ -141,7 +143,8 @@ class HFTokenizer(Pretrained, Tokenizer):
             return self.layout.encode_bytes(text_bytes)
         return self.model.ids(text_bytes.decode("utf-8"))
 
-    def encode(self, text, *policy, allowed_special=NO_SPECIALS, disallowed_special="all"):
+    def encode(self, text, *policy, allowed_special=NO_SPECIALS, disallowed_special="all",
+               add_special_tokens=True):
         """Tokenizer.encode's policy (tiktoken's), with the added tokens cut out as
         tokenizers cuts them and the post-processor's ids around: allowed_special="all"
         gives tokenizers' own encode(text).ids (add_special_tokens=True). A disallowed token
@@ -150,15 +153,18 @@ class HFTokenizer(Pretrained, Tokenizer):
 
         subtle: only the allowed tokens are looked for, as tiktoken does; tokenizers has no
         such subset (it looks for all and can skip specials), so with a subset a skipped
-        token cannot hide an allowed one that overlaps it.
+        token cannot hide an allowed one that overlaps it. add_special_tokens=False leaves
+        the post-processor's ids out, as tokenizers' encode(text, add_special_tokens=False)
+        (and llama.cpp's tokenize with add_special=false for a GGUF file's BOS/EOS).
         """
         if policy:  # minbpe's positional form: its meaning, with the added tokens cut out too
             allowed_special, disallowed_special = minbpe_policy(
                 policy, allowed_special, disallowed_special)
         text = clean_text(text)
         allowed = self._check_policy(text, allowed_special, disallowed_special)
+        wrap = self.post.wrap if add_special_tokens else list
         if not allowed:
-            return self.post.wrap(self.encode_ordinary(text))
+            return wrap(self.encode_ordinary(text))
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
@@ -168,7 +174,7 @@ class HFTokenizer(Pretrained, Tokenizer):
                 ids += chain.from_iterable(map(cache.__getitem__, pre_tokenize(piece, i == 0)))
             else:
                 ids.append(self.special_tokens[special])
-        return self.post.wrap(ids)
+        return wrap(ids)
 
     def _check_policy(self, text, allowed_special, disallowed_special):
         allowed, disallowed = self._policy(allowed_special, disallowed_special)
@@ -228,13 +234,12 @@ class HFTokenizer(Pretrained, Tokenizer):
     def decode_bytes(self, ids, skip_special_tokens=False):
         if self.decoder is None:  # byte-level with a ByteLevel decoder: the bytes themselves
             if not self.added_ids:
-                return Tokenizer.decode_bytes(self, ids)
+                return Tokenizer.decode_bytes(self, self._known(ids))
             # subtle: tokenizers' ByteLevel decoder reads an added token's string as
             # byte-level characters too when they all are ("é" alone is byte 0xE9, so '�'),
             # else as its UTF-8
             strings, token_bytes = self._strings(), self.layout.token_bytes
-            for idx in ids:
-                self.decode_single_token_bytes(idx)  # tiktoken's errors for a bad id
+            ids = self._known(ids)
             return b"".join(token_bytes(strings[idx]) if idx in self.added_ids
                             else self.vocab[idx] for idx in ids)
         return self.decode(ids, skip_special_tokens=skip_special_tokens).encode("utf-8")
@@ -242,20 +247,37 @@ class HFTokenizer(Pretrained, Tokenizer):
     def decode(self, ids, errors="replace", skip_special_tokens=False):
         """The text, as tokenizers' decode(ids, skip_special_tokens) gives it (its decoder
         run on the token strings; no decoder: joined by spaces). errors applies to byte-level
-        files only, whose decoder is UTF-8 itself."""
+        files only, whose decoder is UTF-8 itself. An id this file does not have is skipped,
+        as tokenizers skips it; one that is no id at all (negative, 2**32 or more, not an
+        integer) is a ValueError or TypeError saying so (tokenizers' OverflowError)."""
+        ids = self._known(ids)
         if self.decoder is None:
             if skip_special_tokens:
                 specials = set(self.special_tokens.values())
                 ids = [idx for idx in ids if idx not in specials]
             return Tokenizer.decode(self, ids, errors=errors)
         strings = self._strings()
-        tokens = []
+        if skip_special_tokens:
+            ids = [idx for idx in ids if idx not in self.inverse_special_tokens]
+        return self.decoder([strings[idx] for idx in ids])
+
+    def _known(self, ids):
+        """The ids of this file's tokens among ids, in order (tokenizers' decode skips the
+        others); a value that cannot be an id at all is a sentence, not a traceback."""
+        vocab, out = self.vocab, []
         for idx in ids:
-            self.decode_single_token_bytes(idx)  # tiktoken's errors for a bad id
-            if skip_special_tokens and idx in self.inverse_special_tokens:
-                continue
-            tokens.append(strings[idx])
-        return self.decoder(tokens)
+            if type(idx) is not int:
+                try:
+                    idx = operator.index(idx)
+                except TypeError:
+                    raise TypeError(f"token ids are integers; got {idx!r:.40} "
+                                    f"({type(idx).__name__})") from None
+            if idx in vocab:
+                out.append(idx)
+            elif not 0 <= idx < MAX_ID:
+                raise ValueError(f"token id {str(idx)[:40]} is not an id: ids are integers from 0 "
+                                 f"to {MAX_ID - 1} (this file has {self.n_vocab:,})")
+        return out
 
     def _strings(self):
         if self.__dict__.get("_token_strings_for") != id(self.vocab):

@@ -15,9 +15,10 @@ A file is known by its content, not its name (`detect`):
   (bpe.formats.gpt2): `load` takes either file (the other is found beside it) or their
   folder; `load_files` takes both files' bytes;
 - GGUF, llama.cpp's model file (magic "GGUF"; bpe.formats.gguf): only its tokenizer's
-  metadata is read, never the tensors, so `load` opens a model of any size; its gpt2 and
-  llama families run as llama.cpp runs them (as a tokenizer.json), and the tokenizer
-  carries `gguf_family` (tokenizer.ggml.model) and `gguf_pre` (its split's name).
+  metadata is read, never the tensors, so `load` opens a model of any size; its gpt2,
+  llama, bert and gemma4 families run as llama.cpp runs them (as a tokenizer.json, its
+  BOS/EOS as the post-processor), and the tokenizer carries `gguf_family`
+  (tokenizer.ggml.model) and `gguf_pre` (its split's name), through pickle too.
 Anything else is a ValueError saying what it looked like and what is accepted; a binary
 file is named by what its first bytes say it is (gzip, zip, protobuf, safetensors...). When the
 content fits no kind, the name's ending (.model, .tiktoken, .json) picks the parser whose
@@ -29,6 +30,7 @@ This file only detects and dispatches; each format's parsing lives in its own mo
 >>> type(tok).__name__, tok.pattern == RegexTokenizer().pattern, tok.name
 ('RegexTokenizer', True, 'mine.model')
 """
+import functools
 import hashlib
 import os
 import re
@@ -54,7 +56,7 @@ KINDS = {
     "tokenizer.json": "Hugging Face tokenizer.json",
     "gpt2-vocab": "GPT-2's encoder.json / vocab.json (with its vocab.bpe / merges.txt)",
     "gpt2-merges": "GPT-2's vocab.bpe / merges.txt (with its encoder.json / vocab.json)",
-    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2 and llama families)",
+    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2, llama, bert and gemma4 families)",
 }
 ACCEPTED = "; ".join(KINDS.values())
 EXTENSION_KINDS = {".model": "minbpe", ".tiktoken": "ranks", ".json": "tokenizer.json"}
@@ -233,12 +235,23 @@ def tokenizer_from_gguf(info, source="file"):
     """A GGUFTokenizer (bpe.formats.gguf) -> the tokenizer llama.cpp runs, with its
     family and split's name as gguf_family and gguf_pre (for the app to show)."""
     doc = gguf.tokenizer_json(info, os.path.basename(source))
-    tok = tokenizer_from_hf(doc, source=os.path.basename(source))
-    if info.model == "llama":
-        rank_by_score(tok.model, info.scores)
-    tok.gguf_family, tok.gguf_pre = info.model, info.pre
+    scores = info.scores if info.model == "llama" else None
+    return rebuild_gguf(info.model, info.pre, scores, doc, os.path.basename(source), None)
+
+
+def rebuild_gguf(family, pre, scores, document, name, special_tokens):
+    """The tokenizer of a GGUF file from its tokenizer.json (gguf.tokenizer_json), family,
+    pre and (llama family) scores: what tokenizer_from_gguf builds, and what pickle calls
+    to build it again (HFTokenizer.__reduce__ hands it the document, name and specials)."""
+    tok = tokenizer_from_hf(document, source=name)
+    if scores is not None:
+        rank_by_score(tok.model, scores)
+    if special_tokens:
+        tok.register_special_tokens(special_tokens)
+    tok.gguf_family, tok.gguf_pre = family, pre
     tok.made_from = "a GGUF file (llama.cpp)"
-    tok.name = os.path.basename(source)
+    tok.name = name
+    tok.rebuild = functools.partial(rebuild_gguf, family, pre, scores)
     return tok
 
 
