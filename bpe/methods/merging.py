@@ -48,12 +48,16 @@ class Backwards(tuple):
 
 
 STAND_IN = -2  # a position waiting for its copy (see Words): it pairs with nothing
+BOUNDARY = -3  # a position between two words laid out as one (SuperBPE's text): it pairs
+# with nothing and never changes, so one flat list can hold many words
 
 
 class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
     groups: a group index per word (None: one group); banned: pairs never counted nor
-    picked (SuperBPE stage 2: stage 1's merges).
+    picked (SuperBPE stage 2: stage 1's merges). A word may hold BOUNDARY ids, which
+    cut it into words of its weight: SuperBPE lays out its whole text as one such word
+    (bpe.methods.superbpe.stage1_text), built by C-level joins.
 
     places (BoundlessBPE): per word, each token's position, numbering all tokens
     0 .. n - 1 in the text's order, for the "first" tie rule (None: the words end to
@@ -98,9 +102,8 @@ class Words:
                     positions.sort()
             for pair in self.banned.intersection(where):
                 del where[pair]
-            if places is not None:
-                for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
-                    del where[pair]  # a stand-in pairs with nothing
+            for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
+                del where[pair]  # a stand-in or a boundary pairs with nothing
             stats = {pair: sum(map(weight, positions)) for pair, positions in where.items()}
             heap = [(-count, where[pair][0] if self.by_position else self.tie_key(0, pair), pair)
                     for pair, count in stats.items()]
