@@ -36,7 +36,7 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult, check_tie_break, train_merges
-from .merging import BOUNDARY, Clock, Words
+from .merging import BOUNDARY, Clock, Words, gc_paused
 
 TRANSITION_SHARE = 0.8
 DIGITS = regex.compile(r"\p{N}")
@@ -107,6 +107,7 @@ def stage2_words(chunks):
     return words
 
 
+@gc_paused()
 def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=None,
           tie_break="first", transition=None):
     """A SuperBPETokenizer: stage 1 up to transition tokens, stage 2 up to vocab_size.
