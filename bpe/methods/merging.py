@@ -295,10 +295,11 @@ class Words:
             # its count is dropped whole: after the step no occurrence is left
             stats.pop(pair, None)
             positions = where.pop(pair, ())
-            grown = set()
+            # the new pairs (x, idx) and (idx, y), gathered per neighbour id x or y as
+            # bpe.train does, and counted once the step is done
+            left_at, right_at = defaultdict(list), defaultdict(list)
+            left_w, right_w = Counter(), Counter()
             total = 0
-            # subtle: the counts below are moved one occurrence at a time, so a run such
-            # as "abab" sees the pairs the previous occurrence made (idx, a), (idx, idx)
             for p in positions:
                 if tok[p] != a:
                     continue  # stale, or absorbed by the previous occurrence ("aaa")
@@ -306,55 +307,60 @@ class Words:
                 if q < 0 or tok[q] != b:
                     continue
                 o, r, w = prv[p], nxt[q], wt[p]
-                # the neighbouring pairs, as they were (a stand-in pairs with nothing)
+                # the neighbouring pairs, as they were. A pair not in stats is banned or
+                # holds a stand-in or a boundary: it was never counted.
                 if o >= 0:
-                    old = (tok[o], a)
-                    if old != pair and old[0] >= 0 and old not in banned:
-                        count = stats[old] - w
-                        if count:
-                            stats[old] = count
-                        else:
-                            del stats[old], where[old]  # every entry left is stale
+                    x = tok[o]
+                    if x == idx:
+                        # subtle: "abab": (idx, a), made by the previous occurrence of
+                        # this step, is gone again; its position is left stale
+                        right_w[a] -= w
+                    else:
+                        old = (x, a)
+                        count = stats.get(old)
+                        if count is not None and old != pair:
+                            count -= w
+                            if count:
+                                stats[old] = count
+                            else:
+                                del stats[old], where[old]  # every entry left is stale
+                    if x >= 0:
+                        left_at[x].append(o)
+                        left_w[x] += w
                 if r >= 0:
-                    old = (b, tok[r])
-                    if old != pair and old[1] >= 0 and old not in banned:
-                        count = stats[old] - w
+                    y = tok[r]
+                    old = (b, y)
+                    count = stats.get(old)
+                    if count is not None and old != pair:
+                        count -= w
                         if count:
                             stats[old] = count
                         else:
                             del stats[old], where[old]
+                    if y >= 0:
+                        right_at[y].append(p)
+                        right_w[y] += w
+                    prv[r] = p
+                elif o < 0 and p in copies:
+                    whole.append(p)
                 tok[p] = idx
                 tok[q] = -1
                 nxt[p] = r
-                if r >= 0:
-                    prv[r] = p
-                # and as they are now. Both hold idx, which no list held before this
-                # step (a Picky token that comes back had all its pairs deleted when it
-                # went), so positions are appended in ascending order; and no pair
-                # holding idx is banned (SuperBPE bans stage 1's pairs only).
-                if o >= 0 and tok[o] >= 0:
-                    new = (tok[o], idx)
-                    stats[new] = stats.get(new, 0) + w
-                    found = where.get(new)
-                    if found is None:
-                        where[new] = [o]
-                    else:
-                        found.append(o)
-                    grown.add(new)
-                if r >= 0:
-                    if tok[r] >= 0:
-                        new = (idx, tok[r])
-                        stats[new] = stats.get(new, 0) + w
-                        found = where.get(new)
-                        if found is None:
-                            where[new] = [p]
-                        else:
-                            found.append(p)
-                        grown.add(new)
-                elif o < 0 and p in copies:
-                    whole.append(p)
                 total += w
                 made.append(p)
+            # Positions come in ascending order, and no list held idx before this step
+            # (a Picky token that comes back had all its pairs deleted when it went); no
+            # pair holding idx is banned (SuperBPE bans stage 1's pairs only).
+            grown = set()
+            for found, weights, make in ((left_at, left_w, lambda x: (x, idx)),
+                                         (right_at, right_w, lambda y: (idx, y))):
+                for t, at_t in found.items():
+                    w = weights[t]
+                    if w:
+                        new = make(t)
+                        stats[new] = w
+                        where[new] = at_t
+                        grown.add(new)
             done[g] = total
             self.lengths[g] -= total
             self._push(g, grown)
