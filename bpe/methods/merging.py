@@ -298,7 +298,7 @@ class Words:
             # the new pairs (x, idx) and (idx, y), gathered per neighbour id x or y as
             # bpe.train does, and counted once the step is done
             left_at, right_at = defaultdict(list), defaultdict(list)
-            left_w, right_w = Counter(), Counter()
+            left_w, right_w = defaultdict(int), defaultdict(int)
             total = 0
             for p in positions:
                 if tok[p] != a:
@@ -385,7 +385,7 @@ class Words:
         (BoundlessBPE fills 144k stand-ins on tinyshakespeare at 4096)."""
         tok, prv, nxt, wt = self.tok, self.prv, self.nxt, self.wt
         left_at, right_at = defaultdict(list), defaultdict(list)  # neighbour -> positions
-        left_w, right_w = Counter(), Counter()  # neighbour -> weight
+        left_w, right_w = defaultdict(int), defaultdict(int)  # neighbour -> weight
         for p in whole:
             for u in self.copies.pop(p):
                 tok[u] = idx
