@@ -40,7 +40,7 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
-from .merging import STAND_IN, Clock, Words
+from .merging import STAND_IN, Clock, Words, gc_paused
 from .superbpe import rank_of
 
 
@@ -151,6 +151,7 @@ def layout(counts):
             {"places": places + line_places, "copies": copies})
 
 
+@gc_paused()
 def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=None,
           tie_break="first"):
     """A BoundlessTokenizer of vocab_size tokens (fewer if pairs run out)."""

@@ -31,11 +31,13 @@ anew, so no entry ever sorts later than its pair's true place.
 
 It knows nothing of text, files or tokenizers: ids in, merges out.
 """
+import gc
 import time
 from bisect import insort
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from heapq import heapify, heappop, heappush, heapreplace
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 
 from ..train import MergeProgress, check_tie_break
 
@@ -48,12 +50,16 @@ class Backwards(tuple):
 
 
 STAND_IN = -2  # a position waiting for its copy (see Words): it pairs with nothing
+BOUNDARY = -3  # a position between two words laid out as one (SuperBPE's text): it pairs
+# with nothing and never changes, so one flat list can hold many words
 
 
 class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
     groups: a group index per word (None: one group); banned: pairs never counted nor
-    picked (SuperBPE stage 2: stage 1's merges).
+    picked (SuperBPE stage 2: stage 1's merges). A word may hold BOUNDARY ids, which
+    cut it into words of its weight: SuperBPE lays out its whole text as one such word
+    (bpe.methods.superbpe.stage1_text), built by C-level joins.
 
     places (BoundlessBPE): per word, each token's position, numbering all tokens
     0 .. n - 1 in the text's order, for the "first" tie rule (None: the words end to
@@ -77,11 +83,13 @@ class Words:
         words = [word if isinstance(word, list) else list(word) for word in words]
         freqs = list(freqs)
         groups = list(groups) if groups is not None else [0] * len(words)
-        self.n_groups = max(groups, default=-1) + 1
+        self.n_groups = max(groups, default=0) + 1  # one, empty, if no word
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
         self._freq = None  # token -> weighted occurrences, counted when first asked
         self.contiguous = places is None  # positions are the words' bytes end to end
         self.copies = dict(copies or {})
+        if self.copies and self.n_groups > 1:
+            raise ValueError("copies (BoundlessBPE's stand-ins) need words of one group")
         # --- the layout, and each pair's positions (sorted below, if places are given)
         self.where = [defaultdict(list) for _ in range(self.n_groups)]
         if places is None:
@@ -89,6 +97,7 @@ class Words:
         else:
             self._scatter(words, freqs, groups, places)
         weight = self.wt.__getitem__  # subtle: self.wt, which _renumber may have replaced
+        unweighted = all(f == 1 for f in freqs)
         self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
         for g, where in enumerate(self.where):
@@ -98,10 +107,12 @@ class Words:
                     positions.sort()
             for pair in self.banned.intersection(where):
                 del where[pair]
-            if places is not None:
-                for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
-                    del where[pair]  # a stand-in pairs with nothing
-            stats = {pair: sum(map(weight, positions)) for pair, positions in where.items()}
+            for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
+                del where[pair]  # a stand-in or a boundary pairs with nothing
+            if unweighted:  # each position counts 1 (SuperBPE's text): one C-level pass
+                stats = dict(zip(where, map(len, where.values())))
+            else:
+                stats = {pair: sum(map(weight, positions)) for pair, positions in where.items()}
             heap = [(-count, where[pair][0] if self.by_position else self.tie_key(0, pair), pair)
                     for pair, count in stats.items()]
             heapify(heap)
@@ -133,27 +144,39 @@ class Words:
                 where[pair].append(p)
 
     def _scatter(self, words, freqs, groups, places):
-        """Put each word's tokens at its places (together, 0 .. n - 1 once each)."""
-        n = sum(map(len, words))
-        numbers = set(chain.from_iterable(places))
-        if len(numbers) != n or (n and (min(numbers) != 0 or max(numbers) != n - 1)):
+        """Put each word's tokens at its places (together, 0 .. n - 1 once each).
+
+        The words are read end to end ("flat" order) and each field is gathered into
+        position order through one sort of the places, in C; only the pairs' positions
+        are listed one by one (BoundlessBPE: 338k positions on tinyshakespeare)."""
+        flat_places = list(chain.from_iterable(places))
+        n = len(flat_places)
+        if n != sum(map(len, words)) or len(set(flat_places)) != n or (
+                n and (min(flat_places) != 0 or max(flat_places) != n - 1)):
             raise ValueError("places must number the tokens 0 .. n - 1, once each")
-        self.tok = tok = [-1] * n
-        self.prv = prv = [-1] * n
-        self.nxt = nxt = [-1] * n
-        self.wt = wt = [0] * n
-        self.grp = grp = [0] * n
-        for word, f, g, word_places in zip(words, freqs, groups, places):
-            where = self.where[g]
-            for p, t in zip(word_places, word):
-                tok[p] = t
-                wt[p] = f
-                grp[p] = g
-            for p, q in zip(word_places, word_places[1:]):
-                nxt[p] = q
-                prv[q] = p
-            self.lengths[g] += f * len(word)
-            for pair, p in zip(zip(word, word[1:]), word_places):
+        if any(groups):
+            raise ValueError("places (BoundlessBPE's layout) need words of one group")
+        flat_tok = list(chain.from_iterable(words))
+        flat_wt = list(chain.from_iterable(map(repeat, freqs, map(len, words))))
+        # the next and previous place in flat order, cut at each word's ends
+        flat_nxt = flat_places[1:] + [-1]
+        flat_prv = [-1] + flat_places[:-1]
+        ends = list(accumulate(map(len, words)))
+        for end in ends:
+            if end:
+                flat_nxt[end - 1] = -1
+            if end < n:
+                flat_prv[end] = -1
+        order = sorted(range(n), key=flat_places.__getitem__)  # position -> flat index
+        self.tok = list(map(flat_tok.__getitem__, order))
+        self.wt = list(map(flat_wt.__getitem__, order))
+        self.nxt = list(map(flat_nxt.__getitem__, order))
+        self.prv = list(map(flat_prv.__getitem__, order))
+        self.grp = [0] * n
+        self.lengths[0] = sum(flat_wt)
+        where = self.where[0]
+        for pair, p, q in zip(zip(flat_tok, flat_tok[1:]), flat_places, flat_nxt):
+            if q >= 0:  # not a word's last token
                 where[pair].append(p)
 
     # ------------------------------------------------------------------ reading
@@ -272,10 +295,11 @@ class Words:
             # its count is dropped whole: after the step no occurrence is left
             stats.pop(pair, None)
             positions = where.pop(pair, ())
-            grown = set()
+            # the new pairs (x, idx) and (idx, y), gathered per neighbour id x or y as
+            # bpe.train does, and counted once the step is done
+            left_at, right_at = defaultdict(list), defaultdict(list)
+            left_w, right_w = defaultdict(int), defaultdict(int)
             total = 0
-            # subtle: the counts below are moved one occurrence at a time, so a run such
-            # as "abab" sees the pairs the previous occurrence made (idx, a), (idx, idx)
             for p in positions:
                 if tok[p] != a:
                     continue  # stale, or absorbed by the previous occurrence ("aaa")
@@ -283,55 +307,60 @@ class Words:
                 if q < 0 or tok[q] != b:
                     continue
                 o, r, w = prv[p], nxt[q], wt[p]
-                # the neighbouring pairs, as they were (a stand-in pairs with nothing)
+                # the neighbouring pairs, as they were. A pair not in stats is banned or
+                # holds a stand-in or a boundary: it was never counted.
                 if o >= 0:
-                    old = (tok[o], a)
-                    if old != pair and old[0] >= 0 and old not in banned:
-                        count = stats[old] - w
-                        if count:
-                            stats[old] = count
-                        else:
-                            del stats[old], where[old]  # every entry left is stale
+                    x = tok[o]
+                    if x == idx:
+                        # subtle: "abab": (idx, a), made by the previous occurrence of
+                        # this step, is gone again; its position is left stale
+                        right_w[a] -= w
+                    else:
+                        old = (x, a)
+                        count = stats.get(old)
+                        if count is not None and old != pair:
+                            count -= w
+                            if count:
+                                stats[old] = count
+                            else:
+                                del stats[old], where[old]  # every entry left is stale
+                    if x >= 0:
+                        left_at[x].append(o)
+                        left_w[x] += w
                 if r >= 0:
-                    old = (b, tok[r])
-                    if old != pair and old[1] >= 0 and old not in banned:
-                        count = stats[old] - w
+                    y = tok[r]
+                    old = (b, y)
+                    count = stats.get(old)
+                    if count is not None and old != pair:
+                        count -= w
                         if count:
                             stats[old] = count
                         else:
                             del stats[old], where[old]
+                    if y >= 0:
+                        right_at[y].append(p)
+                        right_w[y] += w
+                    prv[r] = p
+                elif o < 0 and p in copies:
+                    whole.append(p)
                 tok[p] = idx
                 tok[q] = -1
                 nxt[p] = r
-                if r >= 0:
-                    prv[r] = p
-                # and as they are now. Both hold idx, which no list held before this
-                # step (a Picky token that comes back had all its pairs deleted when it
-                # went), so positions are appended in ascending order; and no pair
-                # holding idx is banned (SuperBPE bans stage 1's pairs only).
-                if o >= 0 and tok[o] >= 0:
-                    new = (tok[o], idx)
-                    stats[new] = stats.get(new, 0) + w
-                    found = where.get(new)
-                    if found is None:
-                        where[new] = [o]
-                    else:
-                        found.append(o)
-                    grown.add(new)
-                if r >= 0:
-                    if tok[r] >= 0:
-                        new = (idx, tok[r])
-                        stats[new] = stats.get(new, 0) + w
-                        found = where.get(new)
-                        if found is None:
-                            where[new] = [p]
-                        else:
-                            found.append(p)
-                        grown.add(new)
-                elif o < 0 and p in copies:
-                    whole.append(p)
                 total += w
                 made.append(p)
+            # Positions come in ascending order, and no list held idx before this step
+            # (a Picky token that comes back had all its pairs deleted when it went); no
+            # pair holding idx is banned (SuperBPE bans stage 1's pairs only).
+            grown = set()
+            for found, weights, make in ((left_at, left_w, lambda x: (x, idx)),
+                                         (right_at, right_w, lambda y: (idx, y))):
+                for t, at_t in found.items():
+                    w = weights[t]
+                    if w:
+                        new = make(t)
+                        stats[new] = w
+                        where[new] = at_t
+                        grown.add(new)
             done[g] = total
             self.lengths[g] -= total
             self._push(g, grown)
@@ -348,38 +377,45 @@ class Words:
 
     def _copy(self, whole, idx):
         """Words at positions whole are now the one token idx: put it in their stand-ins
-        and count the pairs it makes with neighbours that are tokens already."""
-        tok, prv, nxt, wt, grp = self.tok, self.prv, self.nxt, self.wt, self.grp
-        grown = {}  # group -> pairs that grew
+        and count the pairs it makes with neighbours that are tokens already.
+
+        The stand-ins are visited in order, each reading its neighbours as they are (so
+        in "ha ha" the second finds the first alive and counts (idx, idx) once); the
+        counts and positions are gathered per neighbour id and added once per pair
+        (BoundlessBPE fills 144k stand-ins on tinyshakespeare at 4096)."""
+        tok, prv, nxt, wt = self.tok, self.prv, self.nxt, self.wt
+        left_at, right_at = defaultdict(list), defaultdict(list)  # neighbour -> positions
+        left_w, right_w = defaultdict(int), defaultdict(int)  # neighbour -> weight
         for p in whole:
             for u in self.copies.pop(p):
                 tok[u] = idx
-                g, w = grp[u], wt[u]
-                stats, where = self.stats[g], self.where[g]
-                pairs = grown.setdefault(g, set())
                 left, right = prv[u], nxt[u]
-                if left >= 0 and tok[left] >= 0:
-                    pair = (tok[left], idx)
-                    stats[pair] = stats.get(pair, 0) + w
-                    found = where.get(pair)
-                    if found is None:
-                        where[pair] = [left]
-                    else:
-                        found.append(left)
-                    pairs.add(pair)
-                if right >= 0 and tok[right] >= 0:
-                    pair = (idx, tok[right])
-                    stats[pair] = stats.get(pair, 0) + w
-                    found = where.get(pair)
-                    if found is None:
-                        where[pair] = [u]
-                    else:
-                        found.append(u)
-                    pairs.add(pair)
-        for g, pairs in grown.items():
-            for pair in pairs:
-                self.where[g][pair].sort()  # the stand-ins lie among the merge's positions
-            self._push(g, pairs)
+                if left >= 0:
+                    x = tok[left]
+                    if x >= 0:
+                        left_at[x].append(left)
+                        left_w[x] += wt[u]
+                if right >= 0:
+                    y = tok[right]
+                    if y >= 0:
+                        right_at[y].append(u)
+                        right_w[y] += wt[u]
+        stats, where = self.stats[0], self.where[0]
+        grown = set()
+        for found, weights, make in ((left_at, left_w, lambda x: (x, idx)),
+                                     (right_at, right_w, lambda y: (idx, y))):
+            for t, positions in found.items():
+                pair = make(t)
+                stats[pair] = stats.get(pair, 0) + weights[t]
+                old = where.get(pair)
+                if old is not None:
+                    old += positions
+                    old.sort()  # the stand-ins lie among the merge's positions
+                else:
+                    # one word's stand-ins come in order; two words' may interleave
+                    where[pair] = sorted(positions) if len(whole) > 1 else positions
+                grown.add(pair)
+        self._push(0, grown)
 
     def split(self, idx, parts):
         """Replace every occurrence of token idx by the tokens parts (its pieces, which
@@ -426,6 +462,22 @@ class Words:
         for g in range(self.n_groups):
             self._push(g, {pair for h, pair in grown if h == g})
         return total
+
+
+@contextmanager
+def gc_paused():
+    """Python's cyclic garbage collector off for the block (on again after, if it was
+    on). A layout holds millions of small lists and tuples and no reference cycle, and
+    while it is built and merged every full collection walks all of it: about a quarter
+    of SuperBPE's and BoundlessBPE's training on tinyshakespeare (bench/results/methods.md).
+    Reference counting still frees everything as usual."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 class Clock:

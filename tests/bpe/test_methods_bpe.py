@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from bpe import methods
 from bpe.methods.boundless import BoundlessTokenizer, lines
+from bpe.methods.superbpe import stage2_words
 from bpe.methods.parity import gini
 from bpe.text import clean_text
 from bpe.train import TIE_BREAKS
@@ -155,3 +156,60 @@ def test_boundless_is_the_textbook_loop():
 def test_boundless_is_the_textbook_loop_fuzz(docs):
     tok = methods.train("boundless", docs, 275)
     assert tok.merges == textbook_boundless(docs, 275)
+
+
+def textbook_superbpe(docs, vocab_size, transition):
+    """SuperBPE's merges by the textbook loop: stage 1 is bpe's; stage 2 counts each
+    distinct stage-2 word (GPT-4 chunks between digit runs, each encoded by stage 1)
+    once with its weight, recounts every pair stage 1 did not merge before each merge,
+    takes the most frequent (the first met on a tie) and merges it left to right. The
+    reference for superbpe's one flat list of every occurrence (stage1_text). If stage
+    1 runs out of pairs before the transition, there is no stage 2 (as in superbpe)."""
+    stage1 = methods.train("bpe", docs, transition)
+    if len(stage1.merges) < transition - 256:
+        return stage1.merges
+    counts = {}
+    for doc in docs:
+        for word in stage2_words(stage1.split(clean_text(doc))):
+            counts[word] = counts.get(word, 0) + 1
+    words = [[i for chunk in word for i in stage1.encode_chunk(chunk.encode("utf-8"))]
+             for word in counts]
+    merges = dict(stage1.merges)
+    for idx in range(transition, vocab_size):
+        stats = {}
+        for ids, count in zip(words, counts.values()):
+            for pair in zip(ids, ids[1:]):
+                if pair not in stage1.merges:
+                    stats[pair] = stats.get(pair, 0) + count
+        if not stats:
+            break
+        pair = max(stats, key=stats.get)
+        for ids in words:
+            i = 0
+            while i < len(ids) - 1:
+                if (ids[i], ids[i + 1]) == pair:
+                    ids[i:i + 2] = [idx]
+                i += 1
+        merges[pair] = idx
+    return merges
+
+
+def test_superbpe_is_the_textbook_loop():
+    text = read_corpus("taylorswift.txt")[:15_000]
+    docs = text.split("\n\n")
+    tok = methods.train("superbpe", docs, 480, transition=400)
+    assert tok.merges == textbook_superbpe(docs, 480, 400)
+    assert any(b" " in tok.vocab[i].strip() for i in tok.merges.values() if i >= 400)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab c\n12", min_size=1, max_size=40), min_size=1, max_size=4))
+def test_superbpe_is_the_textbook_loop_fuzz(docs):
+    assert methods.train("superbpe", docs, 275, transition=258).merges == \
+        textbook_superbpe(docs, 275, 258)
+
+
+@pytest.mark.parametrize("method", ["superbpe", "boundless"])
+def test_a_text_of_special_tokens_only_trains_no_merge(method):
+    tok = methods.train(method, ["<|e|><|e|>"], 300, special_tokens=["<|e|>"])
+    assert tok.merges == {} and tok.special_tokens == {"<|e|>": 256}
