@@ -1,0 +1,100 @@
+"""Merge replay and Merge tree with a tokenizer of every method, in AppTest: the methods
+with merges replay and draw (Picky's removed tokens, SuperBPE's cross-chunk merges, HF's
+own id layout), and a method without merges (Unigram, WordPiece) says so and lists its
+pieces and scores instead; never a traceback."""
+import pytest
+
+from bpe import methods
+from bpe.methods import unigram
+from helpers.app import ROOT
+from helpers.apptest import plain
+
+SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")[:30_000]
+MERGING = ["bpe", "hf-bpe", "superbpe", "boundless", "picky", "parity"]
+OPTIONS = {"picky": {"tau": 0.6}, "superbpe": {"transition": 330}}
+
+
+def trained(method, vocab_size=400, **options):
+    texts = {"english": SAMPLE} if method == "parity" else [SAMPLE]
+    return methods.train(method, texts, vocab_size, **{**OPTIONS.get(method, {}), **options})
+
+
+_cache = {}
+
+
+def tok_of(method):
+    if method not in _cache:
+        _cache[method] = trained(method)
+    return _cache[method]
+
+
+def with_tok(at, key, name, tok):
+    at.session_state["lab_tokenizers"] = {name: tok}
+    at.run()
+    at.selectbox(key=key).select(name).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("method", MERGING)
+def test_replay_steps_through_every_method_with_merges(open_page, method):
+    tok = tok_of(method)
+    at = with_tok(open_page("pages/replay.py"), "replay_tokenizer", method, tok)
+    assert not at.error, [e.value for e in at.error]
+    text = at.session_state["replay_text"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["With all merges"] == f"{len(tok.encode_ordinary(text)):,}"
+    for k in (1, 50, len(tok.merges) // 2):
+        at.number_input(key="replay_k_num").set_value(k).run()
+        assert not at.exception, at.exception
+        assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("method", MERGING)
+def test_merge_tree_draws_the_longest_token_of_every_method(open_page, method):
+    tok = tok_of(method)
+    at = with_tok(open_page("pages/merge_tree.py"), "tree_tokenizer", method, tok)
+    assert not at.error, [e.value for e in at.error]
+    charts = at.get("graphviz_chart")
+    assert len(charts) == 1 and charts[0].proto.spec.startswith("digraph")
+
+
+@pytest.mark.parametrize("page,key", [("pages/replay.py", "replay_tokenizer"),
+                                      ("pages/merge_tree.py", "tree_tokenizer")])
+@pytest.mark.parametrize("method", ["unigram", "wordpiece"])
+def test_a_method_without_merges_says_so_and_lists_its_pieces(open_page, page, key, method):
+    tok = tok_of(method)
+    at = with_tok(open_page(page), key, method, tok)
+    assert not at.error, [e.value for e in at.error]
+    assert any("has no merges" in i.value for i in at.info)
+    pieces = at.dataframe[0].value
+    assert len(pieces) > 100
+    if method == "unigram":  # learned pieces, best first, with their log probabilities
+        scores = unigram.piece_scores(tok)
+        assert pieces["score"].tolist() == sorted(pieces["score"], reverse=True)
+        assert pieces["score"].iloc[0] == round(max(scores.values()), 4)
+    else:
+        assert "score" not in pieces and pieces["piece"].iloc[0] == "[UNK]"
+    assert not at.get("graphviz_chart") and not at.metric
+
+
+def test_picky_dropped_tokens_are_drawn_and_marked(open_page):
+    tok = tok_of("picky")
+    assert tok.removed
+    dropped = min(tok.removed)
+    above = next(idx for (p0, p1), idx in tok.merges.items()
+                 if dropped in (p0, p1) and idx in tok.vocab)
+    at = with_tok(open_page("pages/merge_tree.py"), "tree_tokenizer", "picky", tok)
+    at.radio(key="tree_how").set_value("By id").run()
+    at.number_input(key="tree_id").set_value(above).run()
+    assert not at.exception and not at.error
+    assert "(dropped)" in at.get("graphviz_chart")[0].proto.spec
+    at.number_input(key="tree_id").set_value(dropped).run()  # the dropped token itself
+    assert not at.exception
+    assert any("was dropped by this tokenizer's training" in plain(e) for e in at.error)
+    # the replay, at the step that made the dropped token
+    at = with_tok(open_page("pages/replay.py"), "replay_tokenizer", "picky", tok)
+    assert any("dropped" in c.value for c in at.caption)
+    at.number_input(key="replay_k_num").set_value(dropped - 255).run()
+    assert not at.exception and not at.error
+    assert any("(dropped)" in c.value for c in at.code)
