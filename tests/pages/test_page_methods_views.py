@@ -98,3 +98,27 @@ def test_picky_dropped_tokens_are_drawn_and_marked(open_page):
     at.number_input(key="replay_k_num").set_value(dropped - 255).run()
     assert not at.exception and not at.error
     assert any("(dropped)" in c.value for c in at.code)
+
+
+def test_health_lists_leftover_tokens_lowest_r_first(open_page):
+    tok = tok_of("bpe")
+    at = with_tok(open_page("pages/health.py"), "health_tokenizer", "bpe", tok)
+    corpus = next(o for o in at.selectbox(key="health_corpus").options if "Shakespeare" in o)
+    at.selectbox(key="health_corpus").select(corpus).run()
+    at.button(key="health_run").click().run()
+    assert not at.exception
+    (label,) = [e.label for e in at.expander if "leftovers (R < 0.1)" in plain(e.label)]
+    assert "merged tokens the corpus makes" in plain(label)
+    tables = [d.value for d in at.dataframe if "R" in d.value.columns]
+    assert tables and tables[0]["R"].is_monotonic_increasing
+
+
+def test_evaluate_shows_the_leftover_share_of_gpt4o_llama3_and_yours(open_page):
+    at = with_tok(open_page("pages/evaluate.py"), "evaluate_tokenizer", "superbpe",
+                  tok_of("superbpe"))
+    assert not at.error
+    table = next(d.value for d in at.dataframe if "leftovers" in d.value.columns)
+    shares = dict(zip(table["tokenizer"], table["share"]))
+    assert {"superbpe", "GPT-4o (o200k_base)", "Llama 3"} <= set(shares)
+    assert all(s.endswith("%") for s in shares.values())
+    assert any("this lab's own choice" in c.value for c in at.caption)
