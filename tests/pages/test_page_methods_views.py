@@ -122,3 +122,22 @@ def test_evaluate_shows_the_leftover_share_of_gpt4o_llama3_and_yours(open_page):
     assert {"superbpe", "GPT-4o (o200k_base)", "Llama 3"} <= set(shares)
     assert all(s.endswith("%") for s in shares.values())
     assert any("this lab's own choice" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("page,key,value", [
+    ("pages/train.py", "train_method", "unigram"),
+    ("pages/methods.py", "methods_pick", ["bpe", "unigram"])])
+def test_unigram_says_where_it_differs_from_sentencepiece(open_page, page, key, value):
+    at = open_page(page)
+    widget = at.selectbox(key=key) if page.endswith("train.py") else at.multiselect(key=key)
+    widget.set_value(value).run()
+    assert not at.exception
+    (expander,) = [e for e in at.expander if "differs from sentencepiece" in e.label]
+    shown = plain(expander.markdown[0])
+    assert all(plain(line)[:40] in shown for line in unigram.DIFFERENCES)
+
+
+def test_train_says_it_makes_every_method_and_links_methods(open_page):
+    at = open_page("pages/train.py")
+    assert any("Unigram, SuperBPE" in c.value for c in at.caption)
+    assert "methods" in [link.proto.page for link in at.get("page_link")]
