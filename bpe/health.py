@@ -203,9 +203,10 @@ def unused(tok, corpus, progress=None, top=20, render=render_token):
 
 def leftovers(tok, corpus, progress=None, render=render_token, threshold=LEFTOVER_R):
     """The merged tokens the corpus makes mostly as parts of bigger tokens (LiteToken's
-    residue): rows of every merged token the corpus makes, lowest R first (the most
-    intermediate uses first among equals), with final and intermediate counts and R; the
-    title counts those below threshold. Not checked for a tokenizer without merges."""
+    residue): a row per leftover (R below threshold), lowest R first (the most
+    intermediate uses first among equals), with its final and intermediate counts and R;
+    the title gives their share of all merged tokens made. Not checked for a tokenizer
+    without merges."""
     _report(progress, "leftover tokens", 0, 1)
     # subtle: not tok.merges first, which GPT-4o's ranks recover in seconds
     found, why = residue_or_why(tok, [corpus])
@@ -216,12 +217,12 @@ def leftovers(tok, corpus, progress=None, render=render_token, threshold=LEFTOVE
     data = {idx: counts for idx, counts in found.items()
             if idx in vocab}  # not a token Picky BPE dropped: it is gone already
     _report(progress, "leftover tokens", 1, 1)
-    order = sorted(data, key=lambda idx: (data[idx][2], -data[idx][1], idx))
+    low = sorted((idx for idx, (_, _, r) in data.items() if r < threshold),
+                 key=lambda idx: (data[idx][2], -data[idx][1], idx))
     rows = [token_row(tok, idx, render, final=final, intermediate=inter, R=round(r, 4))
-            for idx in order for final, inter, r in [data[idx]]]
-    low = sum(1 for _, _, r in data.values() if r < threshold)
-    return Finding("residue", f"{low} of the {len(data)} merged tokens the corpus makes are "
-                   f"leftovers (R < {threshold}): {leftover_share(data, threshold):.1%}",
+            for idx in low for final, inter, r in [data[idx]]]
+    return Finding("residue", f"{len(low)} of the {len(data)} merged tokens the corpus makes "
+                   f"are leftovers (R < {threshold}): {leftover_share(data, threshold):.1%}",
                    RESIDUE_WHY, rows)
 
 
@@ -230,7 +231,7 @@ RESIDUE_WHY = (
     "corpus leaves it standing as a token (final) and how often it makes it only to merge "
     "it further (intermediate); R = final / (final + intermediate). A token with a low R is "
     "scaffolding: learned on the way to bigger tokens, rarely used itself, so its embedding "
-    "is under-trained. The table lists every merged token the corpus makes, lowest R first. "
+    "is under-trained. The table lists the leftovers, lowest R first. "
     f"The cut-off R < {LEFTOVER_R} is this lab's own choice, not a figure from the paper "
     "(which also filters by neighbour entropy); the paper's 5-10% of leftovers in o200k, "
     "Llama 3 and Qwen is over a large web corpus. On a small corpus many tokens are made "

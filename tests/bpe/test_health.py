@@ -166,11 +166,11 @@ def test_leftovers_count_final_and_intermediate_uses(taylorswift):
     finding = leftovers(tok, corpus)
     assert finding.checked and finding.kind == "residue"
     expected = recount(tok, corpus)
-    assert {row["id"]: (row["final"], row["intermediate"]) for row in finding.rows} == expected
+    low = {idx: fi for idx, fi in expected.items() if fi[0] / sum(fi) < 0.1}
+    assert {row["id"]: (row["final"], row["intermediate"]) for row in finding.rows} == low
     rs = [row["R"] for row in finding.rows]
-    assert rs == sorted(rs) and rs[0] < 0.1 < rs[-1]  # lowest R first
-    low = sum(1 for f, i in expected.values() if f / (f + i) < 0.1)
-    assert finding.title.startswith(f"{low} of the {len(expected)} merged tokens")
+    assert rs == sorted(rs) and len(rs) > 1  # lowest R first
+    assert finding.title.startswith(f"{len(low)} of the {len(expected)} merged tokens")
     assert "this lab's own choice" in finding.why and "large web corpus" in finding.why
 
 

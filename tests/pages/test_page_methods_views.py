@@ -107,7 +107,7 @@ def test_health_lists_leftover_tokens_lowest_r_first(open_page):
     at.selectbox(key="health_corpus").select(corpus).run()
     at.button(key="health_run").click().run()
     assert not at.exception
-    (label,) = [e.label for e in at.expander if "leftovers (R < 0.1)" in plain(e.label)]
+    (label,) = [e.label for e in at.expander if "are leftovers (R < 0.1)" in plain(e.label)]
     assert "merged tokens the corpus makes" in plain(label)
     tables = [d.value for d in at.dataframe if "R" in d.value.columns]
     assert tables and tables[0]["R"].is_monotonic_increasing
