@@ -7,6 +7,8 @@ For one text through one tokenizer (`measure`), and for several texts together (
   (reference tokens - tokens) / reference tokens, so +10% means 10% fewer tokens;
 - tokens per word ("fertility") and the share of words cut into two or more tokens;
 - unique tokens used;
+- the share of leftover tokens (`leftovers`: LiteToken's residue, bpe.methods.residue):
+  merged tokens the texts make mostly on the way to bigger ones, R below LEFTOVER_R;
 - and, for a whole vocabulary, the share of its tokens in each script (`script_shares`).
 
 Words are counted by one rule, `count_words`: text is cut at whitespace, and inside each
@@ -28,6 +30,9 @@ import time
 from dataclasses import dataclass, field
 
 import regex
+
+from .methods import residue
+from .methods.residue import LEFTOVER_R, leftover_share
 
 # one word per character of these scripts; runs of anything else (not whitespace) are words
 CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
@@ -168,6 +173,39 @@ def evaluate(tokenizers, texts):
         mine = [measure(tok, text, tokenizer=name, file=file) for file, text in texts.items()]
         rows += mine + ([total(mine)] if mine else [])
     return rows
+
+
+def residue_or_why(tok, texts):
+    """(bpe.methods.residue(tok, texts), "") or (None, a sentence saying why there is
+    none): a tokenizer without merges (Unigram, WordPiece), or a SentencePiece model, whose
+    merges are not applied chunk by chunk as residue replays them."""
+    try:
+        return residue(tok, list(texts)), ""
+    except ValueError as e:  # no merges
+        return None, str(e)
+    except NotImplementedError:  # base.Tokenizer.split: a SentencePiece model
+        return None, (f"{getattr(tok, 'name', 'this tokenizer')} is a SentencePiece model: "
+                      "residue replays merges chunk by chunk, which it does not do")
+
+
+def leftovers(tok, texts, *, tokenizer, threshold=LEFTOVER_R):
+    """The leftover-token figures of tok over texts (an iterable of str): a dict of
+    tokenizer, merged (merged tokens the texts make), leftovers (those with R below
+    threshold) and share (leftovers / merged); merged, leftovers and share are None for
+    a tokenizer without merges (Unigram, WordPiece), with why saying so.
+
+    >>> from bpe import RegexTokenizer
+    >>> tok = RegexTokenizer().train("aaabdaaabac", 259)
+    >>> leftovers(tok, ["aaabdaaabac"], tokenizer="t")
+    {'tokenizer': 't', 'merged': 3, 'leftovers': 2, 'share': 0.6666666666666666, 'why': ''}
+    """
+    data, why = residue_or_why(tok, texts)
+    if data is None:
+        return {"tokenizer": tokenizer, "merged": None, "leftovers": None, "share": None,
+                "why": why}
+    low = sum(1 for _, _, r in data.values() if r < threshold)
+    return {"tokenizer": tokenizer, "merged": len(data), "leftovers": low,
+            "share": leftover_share(data, threshold), "why": ""}
 
 
 def script_of(token):

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from bpe.methods import METHODS, OPTIONS
+from bpe.methods import METHODS, OPTIONS, unigram
 from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
 from lab import training
@@ -99,7 +99,17 @@ def method_choice(counts):
     st.caption(md(METHODS[method]))
     if method == "parity":
         st.caption(PARITY_NOTE.format(n=len(arena_samples())))
+    if method == "unigram":
+        unigram_differences()
     return method
+
+
+def unigram_differences():
+    """Where the lab's Unigram differs from sentencepiece's, and why
+    (bpe.methods.unigram.DIFFERENCES), folded: the Train and Methods pages show it."""
+    with st.expander("Where this Unigram differs from sentencepiece's, and why",
+                     icon=":material/compare_arrows:"):
+        st.markdown("\n".join(f"- {md(line)}" for line in unigram.DIFFERENCES))
 
 
 def train_form(corpus_label, *, counts=None, ready=True, running=False):

@@ -12,6 +12,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe import evaluate, reference
+from bpe.methods.residue import LEFTOVER_R
 from lab import corpora, lessons, state, training, widgets
 from lab.job_view import finished
 from lab.memory import remember
@@ -65,6 +66,20 @@ def report(tokenizers, texts, key):
     if memo.get(key, (None,))[0] != ident:
         memo[key] = (ident, evaluate.evaluate(tokenizers, texts))
     return memo[key][1]
+
+
+LEFTOVER_REFS = ("o200k_base", "llama3")  # the paper's own examples, shown beside yours
+
+
+def leftover_rows(tokenizers, texts):
+    """bpe.evaluate.leftovers for each tokenizer over texts, remembered in this session."""
+    memo = st.session_state.setdefault("evaluate_leftovers", {})
+    ident = (tuple((n, id(t)) for n, t in tokenizers.items()),
+             tuple((label, len(text), hash(text)) for label, text in texts.items()))
+    if memo.get("ident") != ident:
+        memo.update(ident=ident, rows=[evaluate.leftovers(t, texts.values(), tokenizer=n)
+                                       for n, t in tokenizers.items()])
+    return memo["rows"]
 
 
 def show_report(rows, references, key):
@@ -154,6 +169,27 @@ else:
         st.stop()
     show_report(rows, references, "evaluate")
     st.altair_chart(ve.bytes_per_token_chart(rows), width="stretch")
+    st.subheader("Leftover tokens", divider="gray")
+    st.caption(
+        f"LiteToken's residue over the same texts: of the merged tokens the texts make, the "
+        f"share whose R = final / (final + intermediate) is below {LEFTOVER_R}, made mostly "
+        "on the way to bigger tokens and rarely left standing. The cut-off is this lab's "
+        "own choice, not the paper's; the paper's 5-10% for o200k (GPT-4o), Llama 3 and "
+        "Qwen is over a large web corpus. On a few samples many tokens are made only a "
+        "few times, so these shares run higher: compare tokenizers here, not with the "
+        "paper. The Vocabulary health page lists the tokens, lowest R first.")
+    leftover_toks = dict(tokenizers)
+    for key in LEFTOVER_REFS:
+        label = reference.REFERENCES[key].label
+        if label in names and label not in leftover_toks:
+            leftover_toks[label] = state.get_tokenizer(label)
+    st.dataframe(ve.leftover_frame(leftover_rows(leftover_toks, texts)), hide_index=True,
+                 width="stretch", column_config={
+                     "merged": st.column_config.NumberColumn(
+                         "merged tokens made", help="merged tokens the texts make at all"),
+                     "leftovers": st.column_config.NumberColumn(
+                         f"leftovers (R < {LEFTOVER_R})"),
+                     "share": "leftover share", "why": "note"})
 
 st.header("Vocabulary by script", divider="gray")
 st.caption("The share of each vocabulary's ordinary tokens whose letters are in one script "

@@ -21,21 +21,22 @@ from viz import health as vh
 
 RESULT = "health_result"
 CORPUS_LIMIT = 2_000_000  # characters of the corpus encoded for the unused-token check
-NO_CORPUS = "None (skip the unused-token check)"
+NO_CORPUS = "None (skip the unused-token and leftover-token checks)"
 
 remember({"health_corpus": NO_CORPUS, "health_low": 2})
 
 st.title("Vocabulary health")
 lesson_link("pages/health.py")
 st.caption("What in a vocabulary is broken, wasted or redundant: tokens no text can ever "
-           "produce (the 'glitch token' test), tokens a corpus never uses, near-duplicates, "
+           "produce (the 'glitch token' test), tokens a corpus never uses, leftover tokens "
+           "a corpus makes mostly inside bigger ones (LiteToken's residue), near-duplicates, "
            "the longest tokens, and merges learned from too few examples.")
 
 name, tok = tokenizer_picker("health_tokenizer")
 corpora = sample_corpora()
 c1, c2 = st.columns([2, 1])
-corpus_name = c1.selectbox("Corpus for the unused-token check", [NO_CORPUS, *corpora],
-                           key="health_corpus",
+corpus_name = c1.selectbox("Corpus for the unused-token and leftover-token checks",
+                           [NO_CORPUS, *corpora], key="health_corpus",
                            help=f"Its first {CORPUS_LIMIT:,} characters are encoded.")
 low = c2.number_input("Flag merges whose pair occurred fewer than", min_value=1,
                       max_value=1_000_000_000, step=1, key="health_low",

@@ -21,7 +21,8 @@ from lab.memory import remember
 from lab.requests import METHODS_MAX, VOCAB_MAX
 from lab.safe import code, md
 from lab.token_view import live_box
-from lab.train_form import ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods
+from lab.train_form import (ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods,
+                            unigram_differences)
 from lab.train_panels import progress_panel
 from viz import compare as cmp
 from viz import methods as vm
@@ -51,6 +52,8 @@ with st.container(border=True, key="methods_form"):
                             help=f"Two to {METHODS_MAX}; they train one after the other.")
     for method in picked:
         st.caption(f"{code(method)} {md(METHODS[method])}")
+    if "unigram" in picked:
+        unigram_differences()
     samples = [*corpora.sample_corpora(), ARENA_CORPUS]
     left, right = st.columns(2)
     corpus = left.selectbox("Corpus", samples, key="methods_corpus",

@@ -16,6 +16,10 @@ from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
 from lab.token_view import token_view
 from lab.guard import guarded
+from lab.lessons import page_link
+from lab.safe import md
+from bpe.replay import check_replayable
+from viz import methods as vm
 
 TICK = 0.7          # seconds between steps while playing
 MAX_TICKS = 300     # a play stops by itself after this many steps
@@ -31,15 +35,26 @@ st.caption("Slide k: the text as it stands after the tokenizer's first k merges.
 remember({"replay_tokenizer": state.GPT4_NAME, "replay_sample": DEFAULT_SAMPLE,
           "replay_text": SAMPLES[DEFAULT_SAMPLE]})
 name, tok = widgets.tokenizer_picker("replay_tokenizer")
+if not vm.has_merges(tok):  # Unigram, WordPiece, a SentencePiece model
+    st.info(md(vm.no_merges_message(name)), icon=":material/info:")
+    st.dataframe(vm.pieces_rows(tok), hide_index=True, width="stretch", height=420)
+    page_link("pages/methods.py", label="Methods: train Unigram, WordPiece and the BPE "
+              "variants side by side", icon=":material/science:")
+    st.stop()
 parents = tokenizer_cache.parents(tok)
 n_merges = len(parents)
+try:
+    check_replayable(parents)
+except ValueError as e:  # a tokenizer.json whose ids are laid out otherwise
+    st.info(md(f"{name}: {e}. Merge tree draws its tokens."), icon=":material/info:")
+    st.stop()
+if getattr(tok, "removed", None):
+    st.caption(md(f"{name} is a Picky BPE tokenizer: training dropped {len(tok.removed):,} "
+                  "of the tokens it merged (marked “dropped”). The replay takes the final "
+                  "tokens apart merge by merge, so a dropped token shows where a final "
+                  "token was built from it; it does not replay the drops themselves."))
 
 text = sample_text("replay", height=100, max_chars=MAX_CHARS)
-
-if n_merges == 0:
-    st.info("This tokenizer records no merges (a SentencePiece model, say), so there is "
-            "nothing to replay. Pick GPT-4, or train one on the Train page and pick it here.")
-    st.stop()
 
 ids = tok.encode_ordinary(text)
 counts = tokenizer_cache.counts_by_merge(tok, text)

@@ -13,7 +13,7 @@ run_inside_frame()
 
 from lab import corpora, training, widgets
 from lab import train_panels as panels
-from lab.lessons import lesson_link
+from lab.lessons import lesson_link, page_link
 from lab.memory import remember
 from lab.safe import md
 from lab.train_corpus import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
@@ -38,7 +38,11 @@ if running:
 else:
     st.caption("Byte-pair encoding starts from the 256 single bytes and, merge after merge, "
                "glues together the pair of tokens that occurs most often in the corpus. "
-               "Pick a corpus, choose a vocab size, and watch the merges come in.")
+               "Pick a corpus, choose a vocab size, and watch the merges come in. The "
+               "Method choice makes the other kinds too: Hugging Face's BPE, WordPiece, "
+               "Unigram, SuperBPE, BoundlessBPE, Picky and Parity-aware BPE.")
+    page_link("pages/methods.py", label="Methods: train several on one corpus and compare "
+              "them side by side", icon=":material/science:")
 
 # ------------------------------------------------------------------ the corpus
 st.subheader("1 · Corpus")

@@ -15,6 +15,20 @@ def report_frame(rows, references=()):
     return pd.DataFrame(evaluate.report(rows, references))
 
 
+def leftover_frame(rows):
+    """bpe.evaluate.leftovers' rows as a table: the share in percent, and a note where a
+    tokenizer has none (no merges).
+
+    >>> leftover_frame([{"tokenizer": "t", "merged": 3, "leftovers": 2, "share": 2 / 3, "why": ""}]).values.tolist()
+    [['t', 3, 2, '66.7%', '']]
+    """
+    frame = pd.DataFrame(rows, columns=["tokenizer", "merged", "leftovers", "share", "why"])
+    frame["share"] = [None if v is None or v != v else f"{v:.1%}" for v in frame["share"]]
+    for column in ("merged", "leftovers"):
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
 def csv_text(frame):
     """The report as CSV text, for a download."""
     return frame.to_csv(index=False)

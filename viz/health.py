@@ -8,7 +8,8 @@ from viz.vocab import visible
 
 ROWS_SHOWN = 2000  # table rows per finding; the rest are counted, not drawn
 ICONS = {"invalid_utf8": ":material/broken_image:", "unreachable": ":material/block:",
-         "unused": ":material/visibility_off:", "near_duplicates": ":material/content_copy:",
+         "unused": ":material/visibility_off:",
+         "residue": ":material/layers:", "near_duplicates": ":material/content_copy:",
          "longest": ":material/straighten:", "low_count": ":material/trending_down:"}
 
 

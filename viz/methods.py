@@ -22,6 +22,7 @@ import re
 import pandas as pd
 
 from bpe import methods
+from bpe.methods import unigram
 from bpe.methods.parity import gini
 from bpe.methods.residue import LEFTOVER_R, leftover_share
 from viz.vocab import visible
@@ -192,19 +193,20 @@ def blame_sum(result):
 
 # ------------------------------------------------------------------ no merges
 def pieces_rows(tok, limit=None):
-    """A tokenizer's pieces in id order, with each piece's score where its model keeps
-    one (a Unigram's log probability), for the pages that show merges: id, piece, score."""
-    model = getattr(tok, "model", None)
-    scores = getattr(model, "scores", None)
-    rows = []
-    for idx in sorted(tok.vocab):
-        if limit is not None and len(rows) >= limit:
-            break
-        row = {"id": idx, "piece": visible(tok.vocab[idx])}
-        if scores is not None and idx < len(scores):
-            row["score"] = round(scores[idx], 4)
-        rows.append(row)
-    return rows
+    """A tokenizer's pieces for the pages that show merges: id, piece, and score where its
+    model keeps one. A Unigram's learned pieces come best first, by score (their log
+    probability, bpe.methods.unigram.piece_scores), without <unk>, the special tokens and
+    the 256 byte-fallback pieces; any other tokenizer's pieces come in id order."""
+    if getattr(tok, "document", None) is not None and \
+            tok.document.get("model", {}).get("type") == "Unigram":
+        ids = {token: idx for idx, token in tok.vocab.items()}
+        rows = [{"id": ids[piece.encode("utf-8")], "piece": visible(piece.encode("utf-8")),
+                 "score": round(score, 4)}
+                for piece, score in unigram.piece_scores(tok).items()
+                if piece.encode("utf-8") in ids]
+        return rows[:limit] if limit is not None else rows
+    return [{"id": idx, "piece": visible(tok.vocab[idx])}
+            for idx in sorted(tok.vocab)[:limit]]
 
 
 def no_merges_message(name):

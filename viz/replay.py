@@ -14,6 +14,8 @@ import pandas as pd
 
 from bpe.replay import merge_applications, split_below
 from viz.marks import spans_holding, tokens_row
+from viz.rows import view_row
+from viz.tree import dropped_note, merged_vocab
 from viz.vocab import visible
 
 CHART_POINTS = 1500  # points of the count curve drawn; GPT-4 has 100,001
@@ -47,7 +49,7 @@ def replay_step(tok, ids, k, parents):
     if not 0 <= k <= n_merges:
         raise ValueError(f"k must be from 0 to {n_merges} (the number of merges), not {k}")
     step_ids = split_below(ids, parents, 256 + k)
-    step = ReplayStep(k, step_ids, tokens_row(tok, step_ids, color_by="id"))
+    step = ReplayStep(k, step_ids, step_row(tok, step_ids))
     if k:
         step.idx = 255 + k
         step.pair = parents[step.idx]
@@ -57,15 +59,35 @@ def replay_step(tok, ids, k, parents):
     return step
 
 
+def step_row(tok, ids):
+    """The token view's row of ids, colored by id. Half way through a replay the ids may
+    hold tokens a method dropped later in training (Picky BPE): they are not in the
+    vocabulary any more, so their bytes come from their pair (viz.tree.merged_vocab)."""
+    if not getattr(tok, "removed", None):
+        return tokens_row(tok, ids, color_by="id")
+    vocab = merged_vocab(tok)
+    token_bytes = [vocab[idx] for idx in ids]
+    row = view_row(token_bytes, ids, whitespace="markers")
+    joined = b"".join(token_bytes)
+    try:
+        row["text"] = joined.decode("utf-8")
+    except UnicodeDecodeError:
+        row["hex"] = joined.hex()
+    row["color_by"] = "id"
+    return row
+
+
 def merge_name(tok, idx, pair):
-    """'[t] + [he] -> [the]': a merge in the visible text of its tokens.
+    """'[t] + [he] -> [the]': a merge in the visible text of its tokens; a token the
+    method dropped later (Picky BPE) is marked so.
 
     >>> from bpe import BasicTokenizer
     >>> merge_name(BasicTokenizer().train("aaabdaaabac", 259), 256, (97, 97))
     '[a] + [a] -> [aa]'
     """
-    left, right = (visible(tok.vocab[p]) for p in pair)
-    return f"[{left}] + [{right}] -> [{visible(tok.vocab[idx])}]"
+    vocab = merged_vocab(tok)
+    left, right = (visible(vocab[p]) for p in pair)
+    return f"[{left}] + [{right}] -> [{visible(vocab[idx])}]{dropped_note(tok, idx)}"
 
 
 def used_steps(ids, parents):

@@ -27,6 +27,30 @@ ROOT_COLOR = "#fde2a7"
 MARKER_TEXT = {"·": " ", "↵": "\n", "→": "\t"}
 
 
+def merged_vocab(tok):
+    """idx -> bytes for every token tok has or once made: tok.vocab, plus the tokens a
+    method dropped again after merging them (Picky BPE's tok.removed), whose bytes come
+    from their pair. Their merges still build the tokens above them, so trees and replays
+    pass through them. Shared: never mutate it.
+
+    >>> from bpe import BasicTokenizer
+    >>> merged_vocab(BasicTokenizer().train("aaabdaaabac", 257))[256]
+    b'aa'
+    """
+    if not getattr(tok, "removed", None):
+        return tok.vocab
+    vocab = dict(tok.vocab)
+    for (p0, p1), idx in tok.merges.items():  # in order: a pair's parts come first
+        if idx not in vocab:
+            vocab[idx] = vocab[p0] + vocab[p1]
+    return vocab
+
+
+def dropped_note(tok, idx):
+    """' (dropped)' for a token the method removed after making it (Picky BPE), else ''."""
+    return " (dropped)" if idx in (getattr(tok, "removed", None) or ()) else ""
+
+
 @dataclass(frozen=True)
 class TreeNode:
     idx: int
@@ -69,6 +93,11 @@ def check_buildable(tok, idx, parents):
         raise ValueError(f"id {idx} is the special token "
                          f"{tok.inverse_special_tokens[idx]!r}: it is added whole, "
                          "not built by merges, so it has no merge tree")
+    if idx in (getattr(tok, "removed", None) or ()):
+        raise ValueError(f"token {idx} was dropped by this tokenizer's training (Picky BPE "
+                         "removes a token used mostly inside a bigger one): it is no longer "
+                         "in the vocabulary, though the trees of the tokens made from it "
+                         "show it, marked (dropped)")
     if idx not in tok.vocab:
         raise ValueError(f"no token with id {idx}: pick an id from 0 to "
                          f"{max(tok.vocab)} (the Vocabulary page lists them)")
@@ -113,8 +142,10 @@ def merge_steps(tok, idx, parents):
         if top in parents and top not in seen:
             seen.add(top)
             stack.extend(parents[top])
-    return [{"merge": node - 255, "id": node, "token": short(tok.vocab[node]),
-             "pair": " + ".join(short(tok.vocab[p]) for p in parents[node]),
+    vocab = merged_vocab(tok)
+    return [{"merge": node - 255, "id": node,
+             "token": short(vocab[node]) + dropped_note(tok, node),
+             "pair": " + ".join(short(vocab[p]) for p in parents[node]),
              "count": tok.merge_counts.get(node)}
             for node in sorted(seen)]
 
@@ -142,12 +173,12 @@ def short(token, limit=SHOWN_BYTES):
 
 def node_label(tok, node):
     """A node's label lines (unescaped): the token's text and what it is."""
-    token = tok.vocab[node.idx]
+    token = merged_vocab(tok)[node.idx]
     if node.left is None:
         byte = f"byte 0x{token.hex()}"
         return [visible(token), byte if node.idx == token[0] else f"{byte}, id {node.idx}"]
     count = tok.merge_counts.get(node.idx)
-    return [short(token), f"id {node.idx} · merge {node.idx - 255:,}",
+    return [short(token) + dropped_note(tok, node.idx), f"id {node.idx} · merge {node.idx - 255:,}",
             f"count {count:,}" if count is not None else "count not recorded"]
 
 
@@ -165,6 +196,7 @@ def tree_dot(tok, idx, parents, max_nodes=MAX_NODES):
     (4, True)
     """
     check_buildable(tok, idx, parents)
+    vocab = merged_vocab(tok)
     # ordering=in keeps each merge's left part drawn left of its right part
     lines = ["digraph merges {", "  rankdir=BT;", "  ordering=in;", '  bgcolor="transparent";',
              '  node [shape=box, style="rounded,filled", fontname="monospace", '
@@ -178,9 +210,9 @@ def tree_dot(tok, idx, parents, max_nodes=MAX_NODES):
         drawn += 1
         pair = parents.get(node)
         if pair is not None and drawn + len(queue) + 2 > max_nodes:
-            boxes = 2 * len(tok.vocab[node]) - 1
+            boxes = 2 * len(vocab[node]) - 1
             label = "\\n".join(dot_escape(line) for line in (
-                short(tok.vocab[node], 12), f"… {boxes:,} boxes not drawn"))
+                short(vocab[node], 12), f"… {boxes:,} boxes not drawn"))
             lines.append(f'  {name} [label="{label}", fillcolor="{FOLDED_COLOR}", '
                          'style="rounded,filled,dashed"];')
         else:

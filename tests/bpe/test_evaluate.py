@@ -116,3 +116,31 @@ def test_throughput_and_pile_time():
         evaluate.pile_time(0)
     with pytest.raises(ValueError, match="repeat"):
         evaluate.throughput(BasicTokenizer(), "x", repeat=0)
+
+
+def test_leftovers_agree_with_the_merge_trees(taylorswift):
+    """The leftover share, recounted from the encoded ids and the merges applied to make
+    them (bpe.replay), on a trained tokenizer; none for a tokenizer without merges."""
+    from collections import Counter
+
+    from bpe import RegexTokenizer, methods
+    from bpe.methods.residue import LEFTOVER_R
+    from bpe.replay import merge_applications, merge_parents
+    tok = RegexTokenizer().train(taylorswift[:20_000], 256 + 200)
+    texts = [taylorswift[20_000:30_000], taylorswift[30_000:40_000]]
+    ids = [i for text in texts for i in tok.encode_ordinary(text)]
+    final, applied = Counter(ids), merge_applications(ids, merge_parents(tok))
+    low = sum(1 for idx, n in applied.items() if final[idx] / n < LEFTOVER_R)
+    row = evaluate.leftovers(tok, texts, tokenizer="mine")
+    assert (row["merged"], row["leftovers"]) == (len(applied), low) and low
+    assert row["share"] == low / len(applied)
+    pieces = evaluate.leftovers(methods.train("unigram", [taylorswift[:5000]], 400),
+                                texts, tokenizer="u")
+    assert pieces["share"] is None and "has no merges" in pieces["why"]
+
+
+def test_leftovers_of_the_papers_tokenizers_on_the_arena():
+    texts = list(arena_samples().values())
+    for name in ("o200k_base", "llama3"):
+        row = evaluate.leftovers(load_reference(name), texts, tokenizer=name)
+        assert row["merged"] > 1000 and 0 < row["share"] < 1

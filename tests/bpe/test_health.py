@@ -101,7 +101,7 @@ def test_low_count(built):
 def test_report_reports_progress(built):
     seen = []
     findings = health_report(built, "the cat", progress=seen.append)
-    assert [f.kind for f in findings] == ["invalid_utf8", "unreachable", "unused",
+    assert [f.kind for f in findings] == ["invalid_utf8", "unreachable", "unused", "residue",
                                           "near_duplicates", "longest", "low_count"]
     assert seen and seen[-1].done == seen[-1].total
     assert "unused" not in [f.kind for f in health_report(built)]
@@ -144,3 +144,42 @@ def test_a_long_token_is_written_short_in_its_row():
     tok.vocab = {**tok.vocab, 256: b"a" * 10_000}
     row = token_row(tok, 256)
     assert row["bytes"] == 10_000 and row["token"] == "a" * SHOWN_BYTES + " …"
+
+
+# ------------------------------------------------------------------ leftover tokens
+def recount(tok, corpus):
+    """idx -> (final, intermediate) by a second road: the encoded ids, and how often each
+    merge was applied to make them (bpe.replay walks the merge trees)."""
+    from collections import Counter
+
+    from bpe.replay import merge_applications, merge_parents
+    ids = tok.encode_ordinary(corpus)
+    final = Counter(ids)
+    applied = merge_applications(ids, merge_parents(tok))
+    return {idx: (final[idx], n - final[idx]) for idx, n in applied.items()}
+
+
+def test_leftovers_count_final_and_intermediate_uses(taylorswift):
+    from bpe.health import leftovers
+    tok = RegexTokenizer().train(taylorswift[:20_000], 256 + 200)
+    corpus = taylorswift[20_000:40_000]
+    finding = leftovers(tok, corpus)
+    assert finding.checked and finding.kind == "residue"
+    expected = recount(tok, corpus)
+    low = {idx: fi for idx, fi in expected.items() if fi[0] / sum(fi) < 0.1}
+    assert {row["id"]: (row["final"], row["intermediate"]) for row in finding.rows} == low
+    rs = [row["R"] for row in finding.rows]
+    assert rs == sorted(rs) and len(rs) > 1  # lowest R first
+    assert finding.title.startswith(f"{len(low)} of the {len(expected)} merged tokens")
+    assert "this lab's own choice" in finding.why and "large web corpus" in finding.why
+
+
+def test_leftovers_with_a_corpus_only_and_not_for_pieces(taylorswift):
+    from bpe import methods
+    from bpe.health import leftovers
+    tok = RegexTokenizer().train(taylorswift[:5000], 256 + 50)
+    assert "residue" not in [f.kind for f in health_report(tok)]
+    assert "residue" in [f.kind for f in health_report(tok, taylorswift[:2000])]
+    pieces = methods.train("wordpiece", [taylorswift[:5000]], 300)
+    finding = leftovers(pieces, taylorswift[:2000])
+    assert not finding.checked and "has no merges" in finding.title
