@@ -15,12 +15,11 @@ special tokens first, so every rank is shifted by 1000). The SentencePiece ones 
 does not know about the app; lab/parity.py checks our ids against the owners' libraries.
 """
 import base64
-import functools
 import gzip
 import json
+import re
 from dataclasses import dataclass, field
 
-import regex
 
 from .derived_cache import ranks_tables
 from .formats.ranks import check_sha256, find_data_file, read_ranks_file  # noqa: F401
@@ -266,20 +265,34 @@ def llama_pieces(text):
 def _cut_long_runs(s, limit=LLAMA_MAX_RUN_CHARS):
     """s cut inside every run of whitespace (or of non-whitespace) longer than limit, every
     limit characters from the run's start: llama_models' _split_whitespaces_or_nonwhitespaces,
-    whose whitespace is str.isspace's."""
-    if len(s) <= limit:
+    whose whitespace is str.isspace's, as is `re`'s \\s on a str (both are Py_UNICODE_ISSPACE)."""
+    if len(s) <= limit or not _has_long_run(s, limit):
         return [s]
-    cuts = [cut for run in _runs_regex().finditer(s) if run.end() - run.start() > limit
+    # a run starts where the character before is of the other kind (or there is none)
+    long_runs = re.compile(rf"(?<!\s)\s{{{limit + 1},}}|(?<!\S)\S{{{limit + 1},}}")
+    cuts = [cut for run in long_runs.finditer(s)
             for cut in range(run.start() + limit, run.end(), limit)]
     bounds = [0, *cuts, len(s)]
     return [s[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
-@functools.lru_cache(maxsize=1)
-def _runs_regex():
-    """Runs of str.isspace characters, or of the others (regex's \\s is a different set)."""
-    spaces = "".join(regex.escape(chr(c)) for c in range(0x110000) if chr(c).isspace())
-    return regex.compile(f"[{spaces}]+|[^{spaces}]+")
+_SPACES, _NON_SPACES = re.compile(r"\s*").match, re.compile(r"\S*").match
+
+
+def _has_long_run(s, limit):
+    """Whether s holds a run of whitespace or of non-whitespace longer than limit. Such a
+    run covers limit + 1 consecutive positions, so one of them is a multiple of limit + 1:
+    only the runs through those few positions are measured (a scan of the whole text for
+    runs would cost a regex step per character, and this is on every Llama encode)."""
+    for p in range(0, len(s), limit + 1):
+        run = _SPACES if s[p].isspace() else _NON_SPACES
+        ahead = run(s, p).end() - p
+        if ahead > limit:
+            return True
+        before = s[max(0, p - (limit + 1 - ahead)):p]
+        if ahead + run(before[::-1]).end() > limit:
+            return True
+    return False
 
 
 def _tekken(data, path, label):

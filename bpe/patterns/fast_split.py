@@ -19,12 +19,12 @@ with no such candidate (none is known) sends the text to `regex`.
 Llama 3's, Tekken's), or None. It knows no tokenizer.
 """
 import re
-from bisect import bisect_left, bisect_right
 from itertools import accumulate
+from string import ascii_letters
 
 import regex
 
-RARE_SHIFT = 6  # fewer non-ASCII runs than 1 in 2**RARE_SHIFT characters: map run by run
+RARE_SHIFT = 6  # non-ASCII runs closer than 2**RARE_SHIFT characters are mapped together
 STAND_INS_LIMIT = 1 << 16  # characters remembered per table; a server may meet all 1.1M
 
 _S = r"\t\n\x0b\x0c\r "  # regex's \s within ASCII (not \x1c-\x1f, which re's \s takes)
@@ -90,12 +90,29 @@ class _StandIns(dict):
 
 
 _ASCII = {cp: cp for cp in range(128)}
-_non_ascii_runs = re.compile(r"[^\x00-\x7f]+").finditer
+_non_ascii_run = re.compile(r"[^\x00-\x7f]+").search
+ASCII_BLOCK = 1024  # characters checked at once for being all ASCII
+
+
+def _next_non_ascii(text, pos=0):
+    """The match of the next run of non-ASCII characters at or after pos, or None.
+    subtle: `re` tests a character class at ~12 ns a character, while slicing and
+    str.isascii check a block at ~1 ns a character: mostly-ASCII text is skipped by blocks."""
+    n = len(text)
+    while pos < n and text[pos:pos + ASCII_BLOCK].isascii():
+        pos += ASCII_BLOCK
+    return _non_ascii_run(text, pos)
+# an ASCII letter before a space or LF: a chunk boundary in every pattern here (no chunk
+# holds a letter and then white space), and where the text can be cut: the piece before
+# ends in a letter, so no test that looks at the end of the text ($, (?!\S)) can
+# succeed there, and none of the patterns looks behind
+_next_boundary = re.compile(r"[A-Za-z](?=[ \n])").search
 
 
 class FastSplit:
     """A callable text -> regex.findall(pattern, text), computed with `re` on stand-ins
-    (ascii_pattern) or, for an ASCII text, with ascii_only (by default ascii_pattern).
+    (ascii_pattern) or, for ASCII text and the ASCII stretches of a text, with ascii_only
+    (by default ascii_pattern).
     It pickles as its pattern (a worker process rebuilds it with for_pattern)."""
 
     def __init__(self, ascii_pattern, classes, pattern, ascii_only=None):
@@ -109,7 +126,7 @@ class FastSplit:
         if text.isascii():
             return self.only_findall(text)
         try:
-            return _split_mapped(text, self.ascii_findall, self.stand_ins)
+            return _split_mapped(text, self.ascii_findall, self.only_findall, self.stand_ins)
         except _NoStandIn:
             return self.slow(text)
 
@@ -117,30 +134,46 @@ class FastSplit:
         return for_pattern, (self.pattern,)
 
 
-def _split_mapped(text, ascii_findall, stand_ins):
-    runs = [m.span() for m in _non_ascii_runs(text)]
-    if len(runs) > len(text) >> RARE_SHIFT:
-        # much non-ASCII text: map it all, then cut every chunk from the original
-        coded = ascii_findall(text.translate(stand_ins))
-        ends = list(accumulate(map(len, coded)))
-        return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-    # mostly ASCII: map only the non-ASCII runs, and re-cut only the chunks they touch
-    # (an ASCII character stands for itself, so every other chunk is already right)
-    pieces = []
-    done = 0
-    for start, end in runs:
-        pieces.append(text[done:start])
-        pieces.append(text[start:end].translate(stand_ins))
+def _split_mapped(text, ascii_findall, only_findall, stand_ins):
+    """The split of a text that is not all ASCII. Each stretch around non-ASCII runs, from
+    a boundary (see _next_boundary) before to one after, is mapped onto stand-ins, split by
+    ascii_findall and its chunks cut from the original at the same offsets; the ASCII
+    text between such stretches is split in place by only_findall (no mapping, no cutting,
+    and the possessive ASCII pattern where there is one)."""
+    chunks = []
+    done = 0  # chunks is the split of text[:done], and done is a boundary
+    run = _next_non_ascii(text)
+    while run:
+        start = _boundary_before(text, run.start(), done)
+        end = run.end()
+        while True:  # take in the runs that follow closely (each stretch costs a few calls)
+            after = _next_boundary(text, end)
+            end = after.end() if after else len(text)
+            run = _next_non_ascii(text, end)
+            if run is None or run.start() - end >= 1 << RARE_SHIFT:
+                break
+            end = run.end()
+        if done < start:
+            chunks += only_findall(text, done, start)
+        stretch = text[start:end]
+        ends = list(accumulate(map(len, ascii_findall(stretch.translate(stand_ins)))))
+        chunks += map(stretch.__getitem__, map(slice, [0, *ends[:-1]], ends))
         done = end
-    pieces.append(text[done:])
-    chunks = ascii_findall("".join(pieces))
-    ends = list(accumulate(map(len, chunks)))
-    for start, end in runs:
-        i = bisect_right(ends, start)  # the chunk holding the run's first character
-        j = bisect_left(ends, end)     # ... and its last
-        for k in range(i, j + 1):
-            chunks[k] = text[ends[k - 1] if k else 0:ends[k]]
+    if done < len(text):
+        chunks += only_findall(text, done)
     return chunks
+
+
+def _boundary_before(text, pos, lo):
+    """The last boundary (see _next_boundary) at or before pos, and not before lo (which
+    is one)."""
+    while pos > lo:
+        pos = text.rfind(" ", lo, pos)
+        if pos <= lo:
+            break
+        if text[pos - 1] in ascii_letters:
+            return pos
+    return lo
 
 
 # ------------------------------------------------------------------ the patterns
