@@ -41,7 +41,8 @@ from ..basic import BasicTokenizer
 from ..patterns import PATTERNS
 from ..ranks_tokenizer import RanksTokenizer
 from ..regex import RegexTokenizer
-from . import gguf, gpt2
+from . import gguf, gpt2, reading
+from .method_file import looks_like_method_file, parse_method_file
 from .hf import load_hf_bytes, tokenizer_from_hf
 from .model import MODEL_VERSION
 from .ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
@@ -57,6 +58,8 @@ KINDS = {
     "gpt2-vocab": "GPT-2's encoder.json / vocab.json (with its vocab.bpe / merges.txt)",
     "gpt2-merges": "GPT-2's vocab.bpe / merges.txt (with its encoder.json / vocab.json)",
     "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2, llama, bert and gemma4 families)",
+    "method": "the lab's method file (SuperBPE, BoundlessBPE or Picky BPE, written by "
+              "python -m bpe train --method)",
 }
 ACCEPTED = "; ".join(KINDS.values())
 EXTENSION_KINDS = {".model": "minbpe", ".tiktoken": "ranks", ".json": "tokenizer.json"}
@@ -112,6 +115,8 @@ def load_bytes(data, filename, *, pattern=None, special_tokens=None, source=None
         tok = load_hf_bytes(data, source)
     elif kind == "gguf":
         tok = tokenizer_from_gguf(gguf.read_tokenizer_bytes(data, source), source)
+    elif kind == "method":
+        tok = _load_method(data, source)
     else:  # a GPT-2 half
         other = "vocab.bpe (or merges.txt)" if kind == "gpt2-vocab" else \
             "encoder.json (or vocab.json)"
@@ -173,6 +178,8 @@ def detect(data, source="file", fallback=None):
     stripped = text.lstrip()
     if stripped.startswith(MODEL_VERSION.encode()):
         return "minbpe"
+    if looks_like_method_file(stripped):
+        return "method"
     if stripped.startswith(b"{"):
         if _HF_MODEL.search(data):
             return "tokenizer.json"
@@ -383,12 +390,21 @@ def _load_folder(path, pattern, special_tokens):
 
 # ------------------------------------------------------------------ bytes
 def _read(path):
-    size = os.path.getsize(path)
+    """The file's bytes: a regular file of at most MAX_FILE_BYTES (a FIFO, a device or a
+    socket is refused at once, never read)."""
+    size = os.path.getsize(path)  # a stat: never blocks, even on a FIFO
     if size > MAX_FILE_BYTES:
         raise ValueError(f"{path} is {_size(size)}; tokenizer files this lab opens are at "
                          f"most {_size(MAX_FILE_BYTES)}")
-    with open(path, "rb") as f:
-        return f.read()
+    return reading.read_regular(path, MAX_FILE_BYTES, "the tokenizer file")
+
+
+def _load_method(data, source):
+    # subtle: bpe.methods builds tokenizers on the floors above this one, and imports
+    # them (bpe.regex, bpe.reference) at its top; imported here, where it is used, so
+    # loading bpe does not import it half-made (issue 29 moves building up a floor)
+    from ..methods.saved import from_method_data
+    return from_method_data(parse_method_file(data, source))
 
 
 def _bounded(data, source):

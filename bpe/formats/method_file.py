@@ -28,7 +28,7 @@ KINDS = ("superbpe", "boundless", "picky")
 
 def looks_like_method_file(head):
     """True if the file's first bytes open this format's JSON object."""
-    return head.lstrip()[:40].startswith(b'{"' + KEY.encode() + b'"')
+    return head.lstrip()[:40].startswith(b"{\"" + KEY.encode() + b"\"")
 
 
 def method_file_text(method, pattern, merges, special_tokens, *, transition=None,

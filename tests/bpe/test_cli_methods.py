@@ -93,3 +93,14 @@ def test_an_output_that_is_the_input_is_refused(corpus):
                cwd=corpus) if (corpus / "a.json").write_text("x") else None
     assert done.returncode == 1 and "reads" in done.stderr
     assert (corpus / "a.json").read_text() == "x"
+
+
+def test_a_damaged_method_file_gets_a_sentence(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text('{"bpe_lab_method": 1, "method": "superbpe", "pattern": "gpt4", '
+                    '"merges": [[97, 98, "x"]]}')
+    with pytest.raises(ValueError, match=r"each merge must be \[a, b, idx\] of ids"):
+        bpe.load(str(path))
+    path.write_text('{"bpe_lab_method": 1, "method": "magic", "pattern": "gpt4", "merges": []}')
+    with pytest.raises(ValueError, match="method 'magic' is not one this file holds"):
+        bpe.load(str(path))
