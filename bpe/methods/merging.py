@@ -96,7 +96,7 @@ class Words:
             self._end_to_end(words, freqs, groups)
         else:
             self._scatter(words, freqs, groups, places)
-        weight = self.wt.__getitem__  # subtle: self.wt, which _renumber may have replaced
+        weight = self.wt.__getitem__
         unweighted = all(f == 1 for f in freqs)
         self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
