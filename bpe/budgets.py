@@ -9,6 +9,10 @@ what to do, instead of gigabytes or a hung thread:
   computed incrementally so a chained file is refused before it is built; special
   tokens bounded in number, length and total length (encode compiles them to a regex).
 - `parse_json`, `expect`: a tokenizer.json's structure checked before use.
+- `growth_limit`, `Growth`: the one budget for every component that can make its output
+  longer than its input (normalizers, decoders, post-processors, charsmaps): at most
+  GROWTH_FACTOR times the input plus GROWTH_SLACK, counted while the output is built, so a
+  bomb stops before it allocates. `check_steps` bounds a Sequence of components.
 
 Split patterns have their own checks in bpe.patterns.safety. This file does not read
 files or know any format beyond that: the loaders call it.
@@ -28,6 +32,22 @@ MAX_SPECIAL_TOKENS = 10_000  # Llama 3 reserves 256; encode compiles them into o
 # 1.1 GB to compile; 128 K characters take ~0.6 s and ~25 MB; Llama 3's are ~8 K)
 MAX_SPECIAL_CHARS = 128 * 1024
 MAX_JSON_DEPTH = 64          # a tokenizer.json nests ~6 deep
+# What a file's components may make of one text: GROWTH_FACTOR times its length, plus
+# GROWTH_SLACK (BERT's spacing of Chinese is 3x; NFKC of a text of ligatures alone needs the
+# slack). Counted in the input's own units (characters of a str, bytes of bytes), so the
+# memory of the output stays a multiple of the input's.
+GROWTH_FACTOR = 4
+GROWTH_SLACK = 4096
+# One replacement string of a charsmap (SentencePiece's normalizer, Precompiled): NFKC's
+# longest is 33 bytes (U+FDFA). sentencepiece normalizes in C++, where growth cannot be
+# counted as it happens, so this bounds what one input byte can become there.
+MAX_REPLACEMENT_BYTES = 256
+MAX_STEPS = 64               # components in one Sequence (flattened); real files use <= 8
+MAX_TEMPLATE_IDS = 64        # ids a post-processor puts around a text; real ones use <= 3
+# A vocabulary read from a file: entries (pieces, merges, vocab.json keys). The largest in
+# use hold ~262k (Gemma); parsing costs ~12 us and ~150 bytes per entry in Python.
+MAX_ENTRIES = 1 << 20
+MAX_SENTENCEPIECE_PIECES = 1 << 19   # sentencepiece's own load adds ~7 us a piece
 
 
 # ------------------------------------------------------------------ ids and vocab
@@ -158,6 +178,67 @@ class VocabBudget:
             raise ValueError(f"{where}: the vocabulary would exceed {shown} of token bytes; "
                              "the limit keeps one file from exhausting the server's memory")
         self.lengths[idx] = n_bytes
+
+
+# -------------------------------------------------------------------- growth
+def growth_limit(n_in):
+    """The most a component may make of an input of n_in units.
+
+    >>> growth_limit(1000)
+    8096
+    """
+    return GROWTH_FACTOR * n_in + GROWTH_SLACK
+
+
+def growth_error(what, n_in):
+    """The one wording of the growth budget."""
+    return ValueError(f"{what} would make more than {growth_limit(n_in):,} characters out "
+                      f"of {n_in:,}, more than this lab allows ({GROWTH_FACTOR}x the input "
+                      f"+ {GROWTH_SLACK:,}); encode a shorter text, or fix that part of the file")
+
+
+class Growth:
+    """The output of a component over an input of n_in units, counted as it is built:
+    add(n) before each piece is made raises once the total passes growth_limit(n_in).
+
+    >>> g = Growth(10, "the Replace decoder"); g.add(4000); g.add(200)
+    Traceback (most recent call last):
+    ...
+    ValueError: the Replace decoder would make more than 4,136 characters out of 10, more than this lab allows (4x the input + 4,096); encode a shorter text, or fix that part of the file
+    """
+    __slots__ = ("n_in", "limit", "total", "what")
+
+    def __init__(self, n_in, what):
+        self.n_in, self.what = n_in, what
+        self.limit = growth_limit(n_in)
+        self.total = 0
+
+    def add(self, n):
+        self.total += n
+        if self.total > self.limit:
+            raise growth_error(self.what, self.n_in)
+
+
+def check_growth(n_in, n_out, what):
+    """ValueError if n_out passes growth_limit(n_in) (for output already counted)."""
+    if n_out > growth_limit(n_in):
+        raise growth_error(what, n_in)
+
+
+def check_steps(n, what):
+    """ValueError if a Sequence holds more than MAX_STEPS components (each runs over the
+    whole text, so their number multiplies every encode's work)."""
+    if n > MAX_STEPS:
+        raise ValueError(f"{what}: more than {MAX_STEPS} components in a Sequence; this lab "
+                         f"runs at most {MAX_STEPS} (real files use fewer than 10)")
+
+
+def check_entries(n, where, limit=MAX_ENTRIES, what="entries"):
+    """ValueError if a file holds more than limit entries (counted before they are built)."""
+    if n > limit:
+        raise ValueError(f"{where}: more than {limit:,} {what}; this lab reads at most "
+                         f"{limit:,} (the largest vocabularies in use hold ~262,000), so "
+                         "one file cannot exhaust the server's memory")
 
 
 # ---------------------------------------------------------------------- json

@@ -8,6 +8,9 @@ is "Ġ" and a newline "Ċ". The merges are applied by their order in the file, w
 bpe.vocab_merges' rule; the ids are encoder.json's. A vocab entry no merge can make (like
 "<|endoftext|>") is a special token.
 
+Parsing is bounded by what it builds: the entries of either file are counted (bytes counted
+by C, before a single token is made) against bpe.budgets.MAX_ENTRIES.
+
 This module parses and writes the pair (`gpt2_pair_text` is the writer, so a tokenizer can
 be exported and tests can make real files); bpe.formats.loader decides a file is one.
 
@@ -57,6 +60,9 @@ def parse_vocab(data, source="vocab.json"):
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{source} is not UTF-8 text, so not GPT-2's encoder.json") from None
+    # before json builds a dict: entries are separated by commas, so there are at most
+    # this many (a comma inside a token only makes the count larger)
+    budgets.check_entries(text.count(",") + 1, source, what="vocab entries")
     parsed = budgets.parse_json(text, source)
     if not is_vocab_json(parsed):
         raise ValueError(f"{source}: expected a JSON object of token -> id, as GPT-2's "
@@ -88,6 +94,8 @@ def parse_merges(data, source="merges.txt"):
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{source} is not UTF-8 text, so not GPT-2's vocab.bpe") from None
+    # before the lines are split: one merge a line at most
+    budgets.check_entries(text.count("\n") + 1, source, what="lines of merges")
     merges = []
     for lineno, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
@@ -99,8 +107,6 @@ def parse_merges(data, source="merges.txt"):
                              f"{line[:40]!r}")
         where = f"{source} line {lineno}"
         merges.append((token_bytes(parts[0], where), token_bytes(parts[1], where)))
-        if len(merges) > budgets.MAX_ID:
-            raise ValueError(f"{where}: more than {budgets.MAX_ID:,} merges")
     return merges
 
 

@@ -7,9 +7,13 @@ Metaspace, WordPiece, ByteFallback, Fuse, Strip, Replace, BPEDecoder, CTC, Seque
 Post-processors give the ids a single text is wrapped in (`PostProcessor.wrap`):
 TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel (which adds none), and
 Sequence. Anything else is refused by name. Nothing here encodes.
+Bounds (bpe.budgets): a decode's output is counted against the growth budget of its input
+while Replace builds it, and all its regex matches share one time budget; a template's
+ids are checked ids, at most MAX_TEMPLATE_IDS of them.
 """
 import itertools
 
+from .. import budgets
 from .hf_parts import flatten, pattern_of
 from ..patterns import safety
 
@@ -25,8 +29,13 @@ def decoder_from_json(component, byte_decoder):
         return lambda tokens: " ".join(tokens)
 
     def decode(tokens):
-        for step in steps:
-            tokens = step(tokens)
+        n_in = sum(map(len, tokens))
+        growth = budgets.Growth(n_in, "the decoder")
+        growth.add(n_in)
+        with safety.action(safety.steps_seconds(n_in)):  # every Replace regex, together
+            for step in steps:
+                tokens = step(tokens, growth) if getattr(step, "grows", False) else step(tokens)
+        budgets.check_growth(n_in, sum(map(len, tokens)), "the decoder")
         return "".join(tokens)
     return decode
 
@@ -71,16 +80,14 @@ def _decoder(spec, byte_decoder):
     if kind == "Replace":
         compiled, content = pattern_of(spec, "Replace"), spec.get("content", "")
 
-        def replace(tokens):
-            out = []
-            for token in tokens:
-                seconds = safety.match_seconds(len(token))
-                try:  # a file's regex may backtrack catastrophically: stop it in time
-                    out.append(compiled.sub(lambda m: content, token, timeout=seconds))
-                except TimeoutError:
-                    raise safety.runaway(compiled.pattern, seconds, len(token),
-                                         "Replace decoder regex") from None
-            return out
+        def replace(tokens, growth):
+            def repl(m):  # counted before it is built: an empty pattern matches everywhere
+                growth.add(len(content) - (m.end() - m.start()))
+                return content
+            # a file's regex may backtrack catastrophically: stopped in time
+            return [safety.sub_within(compiled, repl, token, what="Replace decoder regex")
+                    for token in tokens]
+        replace.grows = True
         return replace
     if kind == "BPEDecoder":
         suffix = spec.get("suffix", "</w>")
@@ -192,7 +199,7 @@ class PostProcessor:
 def _pair_id(pair, kind, name):
     if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], int)):
         raise ValueError(f"the {kind} post-processor's {name!r} should be [token, id]")
-    return pair[1]
+    return budgets.check_id(pair[1], f"the {kind} post-processor's {name!r}")
 
 
 def _template(spec):
@@ -211,11 +218,19 @@ def _template(spec):
             seen = True
         elif kind == "SpecialToken":
             name = body.get("id") if isinstance(body, dict) else None
-            ids = (specials.get(name) or {}).get("ids")
+            entry = specials.get(name) if isinstance(specials, dict) and isinstance(
+                name, str) else None
+            ids = entry.get("ids") if isinstance(entry, dict) else None
             if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
-                raise ValueError(f"TemplateProcessing uses the special token {name!r}, which "
-                                 "its special_tokens do not give ids for")
-            (after if seen else before).extend(ids)
+                raise ValueError(f"TemplateProcessing uses the special token {name!r:.40}, "
+                                 "which its special_tokens do not give ids for")
+            (after if seen else before).extend(
+                budgets.check_id(i, f"TemplateProcessing's special token {name!r:.40}")
+                for i in ids)
+            if len(before) + len(after) > budgets.MAX_TEMPLATE_IDS:
+                raise ValueError(f"TemplateProcessing puts more than {budgets.MAX_TEMPLATE_IDS} "
+                                 "ids around each text; this lab allows at most "
+                                 f"{budgets.MAX_TEMPLATE_IDS} (real templates use 1 to 3)")
         else:
-            raise ValueError(f"TemplateProcessing piece {kind!r} is unknown")
+            raise ValueError(f"TemplateProcessing piece {kind!r:.40} is unknown")
     return before, after

@@ -39,17 +39,9 @@ def unicode_9_normalize(form, text):
 
 
 
-def grown_too_much(n_in, n_out):
-    """The normalizer output budget: at most 4x the input plus a constant (BERT's
-    Chinese spacing is 3x; NFKC of a few ligatures more, which text of only them needs)."""
-    return n_out > 4 * n_in + 4096
-
-
 def check_growth(original, text, what):
-    if grown_too_much(len(original), len(text)):
-        raise ValueError(f"the normalizer {what} made {len(text):,} characters out of "
-                         f"{len(original):,}, more than this lab allows (4x + 4096); encode "
-                         "a shorter text")
+    """text, if it is within the growth budget (bpe.budgets) of original."""
+    budgets.check_growth(len(original), len(text), f"the normalizer {what}")
     return text
 
 
@@ -129,16 +121,15 @@ class Replace(Normalizer):
         self.compiled, self.content = compiled, content
 
     def chunks(self, text):
-        out, prev, size = [], 0, 0
+        out, prev = [], 0
+        growth = budgets.Growth(len(text), "the normalizer Replace")
+        growth.add(len(text))
         for m in safety.finditer_within(self.compiled, text, what="Replace regex"):
             a, b = m.span()
             if a > prev:
                 out.append((prev, a, text[prev:a]))
             out.append((a, b, self.content))
-            size += len(self.content) - (b - a)
-            if grown_too_much(len(text), len(text) + size):  # before it is built
-                raise ValueError(f"the Replace normalizer would make more than 4x + 4096 "
-                                 f"characters out of {len(text):,}; encode a shorter text")
+            growth.add(len(self.content) - (b - a))  # before the output is built
             prev = b
         if prev < len(text):
             out.append((prev, len(text), text[prev:]))
@@ -146,15 +137,21 @@ class Replace(Normalizer):
 
 
 class Prepend(Normalizer):
+    """The prefix before a non-empty text, within the growth budget before it is built."""
+
     def __init__(self, prefix):
         self.prefix = prefix
 
     def apply(self, text):
-        return self.prefix + text if text else text
+        if not text:
+            return text
+        budgets.check_growth(len(text), len(self.prefix) + len(text), "the normalizer Prepend")
+        return self.prefix + text
 
     def chunks(self, text):
         if not text:
             return []
+        budgets.check_growth(len(text), len(self.prefix) + len(text), "the normalizer Prepend")
         rest = [(1, len(text), text[1:])] if len(text) > 1 else []
         return [(0, 1, self.prefix + text[0])] + rest
 

@@ -38,17 +38,24 @@ class _Memo(dict):
 
 
 def flatten(component, key):
-    """A component, or a Sequence of them (nested), as a flat list; [] for None."""
+    """A component, or a Sequence of them (nested), as a flat list; [] for None.
+    ValueError past budgets.MAX_STEPS components (each one runs over the whole text)."""
+    out = []
+    _flatten(component, key, out)
+    return out
+
+
+def _flatten(component, key, out):
     if component is None:
-        return []
+        return
     if not isinstance(component, dict):
         raise ValueError(f"expected a component object, found {str(component)[:40]!r}")
     if component.get("type") == "Sequence":
-        out = []
         for part in budgets.expect(component.get(key) or [], list, f'"{key}"'):
-            out += flatten(part, key)
-        return out
-    return [component]
+            _flatten(part, key, out)
+    else:
+        out.append(component)
+        budgets.check_steps(len(out), f'the "{key}"')
 
 
 def pattern_of(spec, kind):

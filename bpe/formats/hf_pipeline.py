@@ -3,8 +3,11 @@
 bpe.formats.hf_normalizers and bpe.formats.hf_pre_tokenizers), and the regex flavour of its
 engine, Oniguruma (hf_pattern out, pattern_from_hf in). bpe.formats.hf reads and writes the
 files; the models that turn pieces into ids are bpe.formats.hf_models / hf_bytelevel.
+Each call (normalize, pre-tokenize) is one action of bpe.patterns.safety: all the regex
+matches of all its steps share one CPU-time budget for the text (steps_seconds), so a
+Sequence of slow Splits over many pieces costs that once, not once per piece and step.
 """
-from ..patterns import PATTERNS
+from ..patterns import PATTERNS, safety
 from ..regex import compile_pattern
 from .hf_parts import _pattern_from_hf, flatten, hf_pattern
 from .hf_normalizers import (LOWER_NEWER, NEWER_THAN_HF,  # noqa: F401
@@ -42,10 +45,12 @@ class Pipeline:
         return self.pattern is not None
 
     def normalize(self, text):
-        return normalize(self.normalizers, text)
+        with safety.action(safety.steps_seconds(len(text))):
+            return normalize(self.normalizers, text)
 
     def normalize_aligned(self, text, spans):
-        return normalize_aligned(self.normalizers, text, spans)
+        with safety.action(safety.steps_seconds(len(text))):
+            return normalize_aligned(self.normalizers, text, spans)
 
     def pieces(self, text):
         return self.pre_tokenize(self.normalize(text))
@@ -59,8 +64,9 @@ class Pipeline:
     def pre_tokenize_pieces(self, normalized, at_start=True):
         """As pre_tokenize, each piece as (text, start, shift): see hf_pre_tokenizers."""
         pieces = [(normalized, 0, 0)] if normalized else []
-        for step in self.steps:
-            pieces = [piece for piece in step(pieces, at_start) if piece[0]]
+        with safety.action(safety.steps_seconds(len(normalized))):
+            for step in self.steps:
+                pieces = [piece for piece in step(pieces, at_start) if piece[0]]
         return pieces
 
 

@@ -8,6 +8,10 @@ than 6 UTF-8 bytes whose start the trie knows is replaced whole by the replaceme
 SHORTEST key that prefixes it; otherwise each character of it is looked up the same way
 and replaced, or kept. (That is what tokenizers does, quirks included; it is not quite
 SentencePiece's own longest-match normalizer, which bpe does not claim to reproduce.)
+Bounds (bpe.budgets): no replacement string is longer than MAX_REPLACEMENT_BYTES (checked
+at load, so a charsmap bomb is refused before it runs: bpe.formats.sentencepiece checks a
+.model's charsmap with the same `Precompiled`), and each text's output is counted against
+the growth budget before it is joined.
 This module only normalizes; bpe.formats.hf_normalizers holds the other normalizers.
 """
 import base64
@@ -16,27 +20,34 @@ import struct
 
 import regex
 
+from .. import budgets
 from .hf_parts import Normalizer, _Memo
 
 GRAPHEME = regex.compile(r"\X")
 
 
 class Precompiled(Normalizer):
-    def __init__(self, blob):
+    def __init__(self, blob, what="the Precompiled normalizer's charsmap"):
         if len(blob) < 4:
-            raise ValueError("the Precompiled normalizer's charsmap is shorter than its header; "
+            raise ValueError(f"{what} is shorter than its header; "
                              "re-export the tokenizer.json from its SentencePiece model")
         (size,) = struct.unpack_from("<I", blob)
         if size % 4 or 4 + size > len(blob):
-            raise ValueError("the Precompiled normalizer's charsmap has a trie size that does "
-                             "not fit the blob; re-export the tokenizer.json")
-        self.units = struct.unpack_from(f"<{size // 4}I", blob, 4)
-        self.strings = blob[4 + size:]
+            raise ValueError(f"{what} has a trie size that does not fit the blob; "
+                             "re-export the tokenizer.json")
+        self.strings = bytes(blob[4 + size:])
+        # before anything runs: the longest replacement bounds what one byte can become
+        longest = max(map(len, self.strings.split(b"\0")))
+        if longest > budgets.MAX_REPLACEMENT_BYTES:
+            raise ValueError(f"{what} replaces a character with {longest:,} bytes; this lab "
+                             f"allows at most {budgets.MAX_REPLACEMENT_BYTES} (NFKC's longest "
+                             "is 33), so a text cannot grow without bound")
         try:
             self.strings.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValueError("the Precompiled normalizer's replacement strings are not UTF-8; "
+            raise ValueError(f"{what}: its replacement strings are not UTF-8; "
                              "re-export the tokenizer.json") from None
+        self.units = struct.unpack_from(f"<{size // 4}I", blob, 4)
         self._memo = {}
         self._graphemes = _Memo(self._grapheme)
 
@@ -103,7 +114,9 @@ class Precompiled(Normalizer):
         memo = self._graphemes
         if len(memo) > 200_000:
             memo.clear()
-        return "".join(map(memo.__getitem__, GRAPHEME.findall(text)))
+        parts = list(map(memo.__getitem__, GRAPHEME.findall(text)))  # shared strings
+        budgets.check_growth(len(text), sum(map(len, parts)), "the normalizer Precompiled")
+        return "".join(parts)
 
     def _grapheme(self, grapheme):
         """One grapheme cluster's replacement (the rule in the module's docstring)."""
@@ -117,14 +130,18 @@ class Precompiled(Normalizer):
     def chunks(self, text):
         out = []
         transform = self.transform
+        grow = budgets.Growth(len(text), "the normalizer Precompiled").add
         for m in GRAPHEME.finditer(text):
             grapheme, start = m.group(), m.start()
             if len(grapheme.encode("utf-8")) < 6:
                 norm = transform(grapheme)
                 if norm is not None:
+                    grow(len(norm))
                     out.append((start, m.end(), norm))
                     continue
             for i, ch in enumerate(grapheme, start):
                 norm = transform(ch)
-                out.append((i, i + 1, ch if norm is None else norm))
+                norm = ch if norm is None else norm
+                grow(len(norm))
+                out.append((i, i + 1, norm))
         return out

@@ -8,6 +8,13 @@ from the others and to check its size against bpe.budgets before `sentencepiece`
 it; bpe.sentencepiece_bpe.SentencePieceTokenizer then runs the model, so ids are exactly
 sentencepiece's. It does not encode anything itself.
 
+Checked before sentencepiece sees the file (bpe.budgets): at most MAX_SENTENCEPIECE_PIECES
+pieces (counted as they are read, so a larger file stops there), the vocabulary's bytes,
+the control pieces (they become special tokens, so they get the limits special tokens of
+every other file get), and the normalizer's charsmap (normalizer_spec field 2), read by
+bpe.formats.hf_precompiled.Precompiled, whose replacement strings are bounded: a
+charsmap bomb is a sentence here, not std::bad_alloc there.
+
 >>> info = model_info(bytes([0x0A, 0x07, 0x0A, 0x03]) + "<s>".encode() + bytes([0x18, 0x03]))
 >>> info.pieces, info.model_type, info.dummy_prefix
 (1, 'unigram', True)
@@ -15,6 +22,7 @@ sentencepiece's. It does not encode anything itself.
 from dataclasses import dataclass
 
 from .. import budgets
+from .hf_precompiled import Precompiled
 
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused",
@@ -28,6 +36,7 @@ class ModelInfo:
     piece_bytes: int     # their text, in bytes, in all
     model_type: str      # "unigram" (protobuf's default), "bpe", "word" or "char"
     dummy_prefix: bool   # normalizer_spec.add_dummy_prefix (default true)
+    controls: tuple = () # the control pieces' texts (they become special tokens)
 
 
 def _varint(data, pos):
@@ -75,30 +84,79 @@ def model_info(data):
     """ModelInfo of a SentencePiece model's bytes; ValueError if they are not one (not
     protobuf's wire format, no pieces, a piece that is not UTF-8) or pass the budgets."""
     data = memoryview(data)
+    _count_pieces(data)
     pieces = piece_bytes = 0
     model_type, dummy_prefix = 1, True
+    controls = {}
     for field, wire, value in _fields(data):
         if field == 1 and wire == 2:
-            text = next((v for f, w, v in _fields(value) if f == 1 and w == 2), None)
-            if text is None:
-                raise ValueError(f"piece {pieces} has no text")
-            bytes(text).decode("utf-8")  # UnicodeDecodeError is a ValueError
+            text, kind = _piece(value, pieces)
             pieces += 1
             piece_bytes += len(text)
-            if pieces > budgets.MAX_ID or piece_bytes > budgets.MAX_VOCAB_BYTES:
-                raise ValueError("more pieces than this lab accepts "
-                                 f"({budgets.MAX_ID:,} pieces, {budgets.MAX_VOCAB_BYTES >> 20} MB)")
+            budgets.check_entries(pieces, f"piece {pieces - 1}",
+                                  budgets.MAX_SENTENCEPIECE_PIECES, "pieces")
+            if piece_bytes > budgets.MAX_VOCAB_BYTES:
+                raise ValueError(f"its pieces hold more than {budgets.MAX_VOCAB_BYTES >> 20} "
+                                 "MB of text, more than this lab accepts")
+            if kind == 3:  # control: a special token, counted as it is read
+                controls[text] = pieces - 1
+                if len(controls) > budgets.MAX_SPECIAL_TOKENS:
+                    budgets.check_special_ids(controls, (), "its control pieces")
         elif field == 2 and wire == 2:
             model_type = next((v for f, w, v in _fields(value) if f == 3 and w == 0), model_type)
         elif field == 3 and wire == 2:
-            dummy_prefix = bool(next((v for f, w, v in _fields(value) if f == 3 and w == 0),
-                                     dummy_prefix))
+            for f, w, v in _fields(value):
+                if f == 3 and w == 0:
+                    dummy_prefix = bool(v)
+                elif f == 2 and w == 2 and len(v):  # the charsmap: bounded before it runs
+                    Precompiled(v, "its normalizer's precompiled_charsmap")
         elif field in (1, 2, 3):
             raise ValueError(f"field {field} has wire type {wire}")
     if not pieces:
         raise ValueError("no pieces")
+    budgets.check_special_ids(controls, (), "its control pieces")
     return ModelInfo(pieces, piece_bytes, MODEL_TYPES.get(model_type, f"type {model_type}"),
-                     dummy_prefix)
+                     dummy_prefix, tuple(controls))
+
+
+def _count_pieces(data):
+    """ValueError past MAX_SENTENCEPIECE_PIECES pieces, found by a pass that reads only
+    each top-level field's key and length (~10x faster than reading the pieces), so a file
+    of millions of pieces is refused in a fraction of a second."""
+    pos, end, pieces = 0, len(data), 0
+    limit = budgets.MAX_SENTENCEPIECE_PIECES
+    while pos < end:
+        if data[pos] == 0x0A and pos + 1 < end and data[pos + 1] < 0x80:  # a short piece
+            pieces += 1
+            if pieces > limit:
+                budgets.check_entries(pieces, f"piece {pieces - 1}", limit, "pieces")
+            pos += 2 + data[pos + 1]
+            continue
+        key, pos = _varint(data, pos)
+        wire = key & 7
+        if wire == 0:
+            _, pos = _varint(data, pos)
+        elif wire in (1, 5):
+            pos += 8 if wire == 1 else 4
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            pieces += key >> 3 == 1
+            pos += size
+        else:
+            return  # model_info names what is wrong
+
+
+def _piece(message, index):
+    """(text, type) of one ModelProto.SentencePiece (1 its text, 3 its type, 1 normal)."""
+    text, kind = None, 1
+    for f, w, v in _fields(message):
+        if f == 1 and w == 2:
+            text = bytes(v).decode("utf-8")  # UnicodeDecodeError is a ValueError
+        elif f == 3 and w == 0:
+            kind = v
+    if text is None:
+        raise ValueError(f"piece {index} has no text")
+    return text, kind
 
 
 def looks_like_sentencepiece(data):

@@ -372,6 +372,17 @@ def runaway(pattern, seconds, n_chars, what="split pattern"):
                       "(a+)+); simplify it, " + _PRESET_HINT)
 
 
+def steps_seconds(n_chars):
+    """The time every limited match of one pass of a file's steps (a normalizer or
+    pre-tokenizer Sequence, a decoder) may take together over a text of n_chars: twice one
+    match's, as honest steps each run far below it (>10 MB/s) and a file has few of them.
+
+    >>> steps_seconds(100)
+    2.0
+    """
+    return 2 * match_seconds(n_chars)
+
+
 def match_seconds(n_chars):
     """The time a user pattern may take over a text of n_chars: backtracking blows up
     exponentially on tens of characters, while honest matching grows with the text.

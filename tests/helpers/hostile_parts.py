@@ -1,0 +1,187 @@
+"""Hostile tokenizer files of issue 32's third round, built in place (no file is shipped),
+and one way to run an attempt on them: `measure(code)` runs Python in a fresh process with
+an address-space cap and reports what it ended in, its CPU seconds and its peak memory.
+
+tests/bpe/test_hostile_parts.py asserts on them; the same builders give bench/RESULTS.md
+its before/after figures (run this file: `python tests/helpers/hostile_parts.py`).
+"""
+import base64
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+from bpe import RegexTokenizer
+from bpe.formats.hf import hf_json
+
+ROOT = Path(__file__).resolve().parents[2]
+CAP_BYTES = 1 << 30
+
+
+# ------------------------------------------------------------------ builders
+def charsmap(key=b"a", replacement=b"b" * (2 << 20)):
+    """A precompiled charsmap (darts-clone trie + strings, laid out as sentencepiece's own
+    builder lays out one rule) with one key, key (1 byte), replaced by replacement: the
+    root's offset c ^ 1 puts the child for byte c at unit 1, its leaf at unit 1 ^ 3."""
+    (c,) = key
+    units = [0] * 256
+    units[0] = (c ^ 1) << 10
+    units[1] = c | (1 << 8) | (3 << 10)          # label c, has a leaf, offset 3
+    units[2] = 1 << 31                           # the leaf: value 0 (the first string)
+    trie = struct.pack(f"<{len(units)}I", *units)
+    return struct.pack("<I", len(trie)) + trie + replacement + b"\0"
+
+
+def precompiled(blob):
+    return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(blob).decode()}
+
+
+def hf_doc(**changes):
+    """A small valid tokenizer.json (bytes): ours, trained on a few words, with an NFC
+    normalizer (so it is read as any file, not as one of ours) and some keys replaced."""
+    doc = hf_json(RegexTokenizer().train("ab ba abab " * 20, 260))
+    return json.dumps({**doc, "normalizer": {"type": "NFC"}, **changes}).encode("utf-8")
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number, payload):
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def sp_piece(text, kind=1, score=0.0):
+    """One ModelProto.SentencePiece: 1 text, 2 score, 3 type (1 normal, 2 unknown, 3 control)."""
+    return _field(1, _field(1, text.encode()) + b"\x15" + struct.pack("<f", score)
+                  + b"\x18" + _varint(kind))
+
+
+def sp_model(pieces=(), charsmap_blob=None, controls=0, normal=0):
+    """A SentencePiece unigram .model's bytes: <unk>, then `controls` control pieces, then
+    `normal` numbered pieces, then pieces (text, type); charsmap_blob as its normalizer's
+    precompiled_charsmap (field 3.2)."""
+    out = [sp_piece("<unk>", 2), sp_piece("a", 1, -1.0), sp_piece("b", 1, -2.0),
+           sp_piece("\u2581", 1, -3.0)]
+    out += [sp_piece(f"<c{i}>", 3) for i in range(controls)]
+    out += [sp_piece(f"p{i}", 1, -4.0) for i in range(normal)]
+    out += [sp_piece(text, kind) for text, kind in pieces]
+    trainer = _field(2, b"\x18\x01")  # model_type UNIGRAM
+    normalizer = b""
+    if charsmap_blob is not None:
+        normalizer = _field(3, _field(1, b"custom") + _field(2, charsmap_blob))
+    return b"".join(out) + trainer + normalizer
+
+
+# ------------------------------------------------------------------ the runner
+_PRELUDE = """
+import json, resource, sys, time
+def _report(outcome, message=''):
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    peak = next(int(l.split()[1]) / 1024 for l in open('/proc/self/status')
+                if l.startswith('VmHWM'))
+    print(json.dumps({'outcome': outcome, 'message': message[:300],
+                      'cpu': usage.ru_utime + usage.ru_stime, 'peak_mb': peak}))
+try:
+    exec(compile(sys.stdin.read(), 'attempt', 'exec'))
+except (ValueError, TypeError) as e:
+    _report('sentence', f'{type(e).__name__}: {e}')
+except MemoryError:
+    _report('MemoryError')
+except BaseException as e:
+    _report('traceback', f'{type(e).__name__}: {e}')
+else:
+    _report('ok')
+"""
+
+
+def measure(code, cap_bytes=CAP_BYTES, timeout=300):
+    """Run code in a fresh process (address space capped): {'outcome': ok | sentence |
+    MemoryError | traceback | killed, 'message', 'cpu' (s), 'peak_mb' (VmHWM: ru_maxrss
+    would carry the forking parent's)}. CPU time bounds the run: RLIMIT_CPU at timeout."""
+    def limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (timeout, timeout))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(ROOT / "tests")))}
+    run = subprocess.run([sys.executable, "-c", _PRELUDE], input=code, text=True,
+                         capture_output=True, env=env, preexec_fn=limit)
+    lines = run.stdout.strip().splitlines()
+    if run.returncode or not lines:
+        return {"outcome": "killed", "message": (run.stderr or "")[-300:], "cpu": None,
+                "peak_mb": None, "returncode": run.returncode}
+    return json.loads(lines[-1])
+
+
+def load_code(data, name, *then):
+    """Code that loads data as a visitor's file named name (as `tok`), then runs then."""
+    return "\n".join((f"from bpe import load_bytes\ntok = load_bytes({data!r}, {name!r})",)
+                     + then)
+
+
+def families():
+    """{family: code} for every hostile file this round bounds (for the figures)."""
+    seq = lambda kind, key, step, n: {"type": "Sequence", key: [step] * n}  # noqa: E731
+    return {
+        "precompiled-bomb": load_code(hf_doc(normalizer=precompiled(charsmap())),
+                                      "tokenizer.json", "tok.encode_ordinary('a' * 1500)"),
+        "prepend-long": load_code(hf_doc(normalizer={"type": "Prepend", "prepend": "x" * 3_000_000}),
+                                  "tokenizer.json", "tok.encode_ordinary('a b ' * 300)"),
+        "decoder-replace-empty": load_code(
+            hf_doc(decoder={"type": "Replace", "pattern": {"String": ""}, "content": "x" * 10_000}),
+            "tokenizer.json", "tok.decode(tok.encode_ordinary('ab ' * 2000))"),
+        "normalizer-sequence-20k": load_code(
+            hf_doc(normalizer=seq("Sequence", "normalizers", {"type": "Lowercase"}, 20_000)),
+            "tokenizer.json", "tok.encode_ordinary('Hello ' * 2000)"),
+        "decoder-sequence-20k": load_code(
+            hf_doc(decoder=seq("Sequence", "decoders", {"type": "Fuse"}, 20_000)),
+            "tokenizer.json", "tok.decode(tok.encode_ordinary('ab ' * 2000))"),
+        "split-sequence": load_code(
+            hf_doc(pre_tokenizer={"type": "Sequence", "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": r"\s+"}, "behavior": "Isolated"},
+                {"type": "Split", "pattern": {"Regex": "(a|aa)+$|."}, "behavior": "Isolated"}]}),
+            "tokenizer.json", "tok.encode_ordinary(('a' * 30 + 'b ') * 100)"),
+        "template-huge-id": load_code(hf_doc(post_processor=template(2 ** 70)), "tokenizer.json",
+                                      "tok.decode(tok.encode('ab'))"),
+        "sp-charsmap-bomb": load_code(sp_model(charsmap_blob=charsmap()), "x.model",
+                                      "tok.encode('a' * 1500)"),
+        "sp-300k-controls": load_code(sp_model(controls=300_000), "x.model",
+                                      "[tok.encode('ab ' * 100) for _ in range(5)]"),
+        "sp-3m-pieces": load_code(sp_model(normal=3_000_000), "x.model", "tok.encode('ab')"),
+        "gpt2-merges-10m": "from bpe.formats.gpt2 import parse_merges\n"
+                           "parse_merges(b'#version: 0.2\\n' + b'a b\\n' * 10_000_000)",
+        "gpt2-vocab-120mb": "from bpe.formats.gpt2 import parse_vocab\n"
+                            "parse_vocab(b'{' + b','.join(b'\"%x\":%d' % (i, i % 9_000_000) "
+                            "for i in range(12_000_000)) + b'}')",
+        "minbpe-doubling": minbpe_doubling_code(),
+    }
+
+
+def template(idx):
+    return {"type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                       {"Sequence": {"id": "A", "type_id": 0}}],
+            "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [idx], "tokens": ["<s>"]}}}
+
+
+def minbpe_doubling_code(n=24):
+    """A minbpe .model whose merges double one token (a, aa, aaaa, ...), each merge then
+    used again with every earlier one, then loaded and its vocabulary built."""
+    lines = ["minbpe v1", "", "0", "97 97"]
+    lines += [f"{255 + k} {255 + k}" for k in range(1, n)]
+    data = ("\n".join(lines) + "\n").encode()
+    return load_code(data, "x.model", "len(tok.vocab)")
+
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or list(families())
+    for name, code in families().items():
+        if name in chosen:
+            print(name, json.dumps(measure(code)), flush=True)
