@@ -79,10 +79,11 @@ def check_id(value, where, *, limit=MAX_ID):
     >>> check_id(-1, "tokenizer.json vocab 'a'")
     Traceback (most recent call last):
     ...
-    ValueError: tokenizer.json vocab 'a': id -1 must be an integer from 0 to 10,000,000
+    ValueError: tokenizer.json vocab 'a': id -1 is out of range: ids are integers from 0 to 10,000,000
     """
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
-        raise ValueError(f"{where}: id {value!r:.40} must be an integer from 0 to {limit:,}")
+        raise ValueError(f"{where}: id {value!r:.40} is out of range: ids are integers from 0 "
+                         f"to {limit:,}")
     return value
 
 
@@ -263,7 +264,10 @@ def parse_json(text, where):
         raise ValueError(f"{where} is not valid JSON ({e.msg} at line {e.lineno})") from None
 
 
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# subtle: a string is matched as an unrolled loop, runs of plain characters at a time; the
+# plain (?:[^"\\]|\\.)* keeps a backtracking frame per character, so one 10 MB string in
+# a file took gigabytes (a MemoryError) before anything was parsed
+_JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
 def _json_depth(text):

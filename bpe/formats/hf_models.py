@@ -34,7 +34,16 @@ def _unk(model, vocab, kind):
     if not isinstance(unk, str) or unk not in vocab:
         raise ValueError(f"the {kind} model's unk_token {unk!r:.40} is not in its vocab; add "
                          "it to the vocab or set unk_token to null")
+    check_unk_length(unk, kind)
     return vocab[unk]
+
+
+def check_unk_length(unk, kind):
+    """ValueError for an unk_token longer than a special token may be: decode writes it
+    once per unknown, so 25 MB of it made gigabytes a run."""
+    if len(unk) > budgets.MAX_SPECIAL_LENGTH:
+        raise ValueError(f"the {kind} model's unk_token is {len(unk):,} characters; this lab "
+                         f"accepts at most {budgets.MAX_SPECIAL_LENGTH:,}")
 
 
 class Model:
@@ -226,6 +235,8 @@ class WordPiece(Model):
         if not isinstance(self.max_chars, int):
             raise ValueError("the WordPiece model's max_input_chars_per_word must be an int")
         self.unk_token = model.get("unk_token", "[UNK]")
+        if isinstance(self.unk_token, str):
+            check_unk_length(self.unk_token, "WordPiece")
         self.longest = max((len(t) for t in self.vocab), default=0)
         # the lengths to look up at a word's start, and after it (without the prefix)
         self.first = lengths_by_first(self.vocab)

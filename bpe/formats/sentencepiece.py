@@ -80,6 +80,9 @@ def _fields(data):
         yield field, wire, value
 
 
+UNK_SURFACE = 44  # trainer_spec's unk_surface (" ⁇ " by default)
+
+
 def model_info(data):
     """ModelInfo of a SentencePiece model's bytes; ValueError if they are not one (not
     protobuf's wire format, no pieces, a piece that is not UTF-8) or pass the budgets."""
@@ -103,7 +106,14 @@ def model_info(data):
                 if len(controls) > budgets.MAX_SPECIAL_TOKENS:
                     budgets.check_special_ids(controls, (), "its control pieces")
         elif field == 2 and wire == 2:
-            model_type = next((v for f, w, v in _fields(value) if f == 3 and w == 0), model_type)
+            for f, w, v in _fields(value):
+                if f == 3 and w == 0:
+                    model_type = v
+                elif f == UNK_SURFACE and w == 2 and len(v) > budgets.MAX_SPECIAL_LENGTH:
+                    # decode writes it once per unknown id: 8 MB of it made GBs a run
+                    raise ValueError(f"its unk_surface (what decode writes for an unknown "
+                                     f"piece) is {len(v):,} bytes; this lab accepts at most "
+                                     f"{budgets.MAX_SPECIAL_LENGTH:,}")
         elif field == 3 and wire == 2:
             for f, w, v in _fields(value):
                 if f == 3 and w == 0:
