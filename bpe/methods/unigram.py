@@ -354,21 +354,25 @@ def _graph(prefixes, words, ends):
     ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
     """
     node = {"": 0}
+    parent = [0]  # node -> the node one character shorter
     sources, targets, pids = [], [], []
     for prefix in prefixes:  # shortest first: an edge's source comes before its target
         target = node[prefix] = len(node)
+        source = node[prefix[:-1]]
+        parent.append(source)
+        first = len(sources)  # this target's edges go here, longest piece first
+        # (_pieces_ending, inlined: 2x faster); prefix[:start] is the node `source`,
+        # walked up one parent per step
         n = len(prefix)
-        found = []  # (source, pid), longest piece first (_pieces_ending, inlined: 2x faster)
         for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
             pid = ends.get(prefix[start:])
             if pid is None:
                 break
             if pid >= 0:
-                found.append((node[prefix[:start]], pid))
-        for source, pid in reversed(found):
-            sources.append(source)
-            targets.append(target)
-            pids.append(pid)
+                sources.insert(first, source)
+                pids.insert(first, pid)
+                targets.append(target)
+            source = parent[source]
     return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
                  [count for _, count in words])
 
