@@ -458,31 +458,39 @@ def digamma(x):
             - 127 * xx4 * xx4 / 30720)
 
 
-def _best_paths(graph, score):
-    """Each word's Viterbi split (pids), by graph.words. Of two equal paths into a prefix,
-    the one whose last piece starts further left wins."""
+def _viterbi_uses(graph, score):
+    """[pid -> how often the piece is used] in every word's Viterbi split, weighted by the
+    word's count. Of two equal paths into a prefix, the one whose last piece starts
+    further left wins; a dropped piece (score None) is never used.
+
+    Counted without spelling out the paths: backwards over the nodes (longest prefix
+    first), a node passes the count of the words whose best path runs through it on to
+    its best path's last edge and that edge's source."""
     sources, targets, pids = graph.sources, graph.targets, graph.pids
+    edge_score = [-math.inf if s is None else s for s in score]
     best = [-math.inf] * graph.nodes
     best[0] = 0.0
     back = [0] * graph.nodes  # node -> the edge its best path ends with
     for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
-        candidate = best[p] + score[pid]
+        candidate = best[p] + edge_score[pid]
         if candidate > best[q]:
             best[q], back[q] = candidate, edge
-    paths = []
-    for q in graph.words:
-        path = []
-        while q:
+    through = [0] * graph.nodes  # node -> the count of the words whose best path has it
+    for q, count in zip(graph.words, graph.counts):
+        through[q] = count
+    uses = [0] * len(score)
+    for q in range(graph.nodes - 1, 0, -1):  # a source is shorter, so numbered lower
+        count = through[q]
+        if count:
             edge = back[q]
-            path.append(pids[edge])
-            q = sources[edge]
-        paths.append(path[::-1])
-    return paths
+            uses[pids[edge]] += count
+            through[sources[edge]] += count
+    return uses
 
 
 def _viterbi(piece, ends, score, skip=None):
     """The pids of the best split of piece (None if it has none); skip: a pid left out.
-    The same tie rule as _best_paths."""
+    The same tie rule as _viterbi_uses."""
     n = len(piece)
     best = [-math.inf] * (n + 1)
     back = [None] * (n + 1)
@@ -507,10 +515,7 @@ def _viterbi(piece, ends, score, skip=None):
 def _prune(graph, score, pieces, ends, is_char, desired):
     """Drop the pieces whose loss of corpus likelihood would be least (sentencepiece's
     PruneSentencePieces), down to max(desired, 0.75 x the current size)."""
-    freq = [0.0] * len(score)
-    for path, count in zip(_best_paths(graph, score), graph.counts):
-        for pid in path:
-            freq[pid] += count
+    freq = _viterbi_uses(graph, score)
     total = sum(freq)
     logsum = math.log(total)
     out = [None] * len(score)
