@@ -197,11 +197,12 @@ def train_pieces(words, size, chars, progress=None):
     while True:
         for _ in range(NUM_SUB_ITERATIONS):
             score = remember(_m_step(_e_step(graph, score, pieces), score, is_char))
-            graph = _without_dropped(graph, score)  # a dropped piece's edges add nothing
             step()
         if _alive(score) <= desired:
             break
         score = _prune(graph, score, pieces, ends, is_char, desired)
+        # subtle: a dropped piece's edges add exactly nothing (the E-step weighs them 0,
+        # the Viterbi never takes them), so they go only here, where most pieces go
         graph = _without_dropped(graph, score)
         step()
     # keep the best `size` by score, characters first (sentencepiece's Finalize). subtle:
