@@ -160,6 +160,9 @@ def train_pieces(words, size, chars, progress=None):
     among them), by seed, EM and pruning (see the module)."""
     chunks = {}
     for word, count in words:
+        if len(word) <= CHUNK and chars.issuperset(word):  # most words: one chunk, whole
+            chunks[word] = chunks.get(word, 0) + count
+            continue
         # a character left to byte fallback cuts the word: no piece may hold it
         for run in _covered_runs(word, chars):
             for start in range(0, len(run), CHUNK):
