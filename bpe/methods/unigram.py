@@ -30,9 +30,11 @@ import math
 import re
 import statistics
 import time
-from collections import namedtuple
+from collections import Counter, namedtuple
+from bisect import bisect_right
 from heapq import heappush, heappushpop
 from itertools import compress
+from operator import itemgetter
 
 from ..formats.hf import tokenizer_from_hf
 from ..train import MergeProgress
@@ -279,12 +281,18 @@ def _seed(prefixes, size, chars):
     for prefix, weight in prefixes.items():
         char_freq[prefix[-1]] += weight
     best = []  # min-heap of the k best (freq x length, substring) so far
-    active = [(prefix, weight) for prefix, weight in prefixes.items() if len(prefix) > 1]
+    # the prefixes of 2+ characters, shortest first, apart by weight: most weigh 1, and
+    # those are counted by Counter (in C), the rest one by one
+    ones = [prefix for prefix, weight in prefixes.items() if weight == 1 and len(prefix) > 1]
+    heavy = [(prefix, weight) for prefix, weight in prefixes.items()
+             if weight > 1 and len(prefix) > 1]
     length = 2
-    while active:
-        subs = [prefix[-length:] for prefix, _ in active]
-        freq = {}
-        for sub, (_, weight) in zip(subs, active):
+    while ones or heavy:
+        ending = itemgetter(slice(-length, None))
+        subs = list(map(ending, ones))
+        freq = dict(Counter(subs))
+        heavy_subs = [prefix[-length:] for prefix, _ in heavy]
+        for sub, (_, weight) in zip(heavy_subs, heavy):
             freq[sub] = freq.get(sub, 0) + weight
         for sub, f in freq.items():
             if f >= 2:
@@ -297,8 +305,11 @@ def _seed(prefixes, size, chars):
             break
         bound = best[0][0] if len(best) == k else 0
         grow = {sub for sub, f in freq.items() if f >= 2 and f * MAX_PIECE_LENGTH >= bound}
-        active = [item for item, sub in zip(active, subs)
-                  if sub in grow and len(item[0]) > length]
+        # the prefixes of this length are done; they come first (shortest first)
+        cut = bisect_right(ones, length, key=len)
+        ones = list(compress(ones[cut:], map(grow.__contains__, subs[cut:])))
+        heavy = [item for item, sub in zip(heavy, heavy_subs)
+                 if sub in grow and len(item[0]) > length]
         length += 1
     seed = {sub: value // len(sub) for value, sub in sorted(best, reverse=True)}
     seed.update({ch: max(count, 1) for ch, count in char_freq.items()})
