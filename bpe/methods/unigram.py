@@ -503,28 +503,45 @@ def _viterbi_uses(graph, score):
     return uses
 
 
-def _viterbi(piece, ends, score, skip=None):
-    """The pids of the best split of piece (None if it has none); skip: a pid left out.
-    The same tie rule as _viterbi_uses."""
+def _best_splits(piece, pid, ends, score):
+    """(the pids of piece's best split, those of its best split without pid; None where
+    there is none). The same tie rule as _viterbi_uses. One pass: pid spans the whole
+    piece, so up to the last character both are the same, and only the last piece differs.
+
+    >>> pieces = ["ab", "a", "b"]
+    >>> _best_splits("ab", 0, _ends(pieces), [-1.0, -2.0, -2.0])
+    ([0], [1, 2])
+    """
     n = len(piece)
     best = [-math.inf] * (n + 1)
-    back = [None] * (n + 1)
+    back = [None] * (n + 1)  # position -> (start, pid) of the best split's last piece
     best[0] = 0.0
-    for j in range(1, n + 1):
-        for i, pid in _pieces_ending(piece[:j], ends):
-            s = score[pid]
-            if s is None or pid == skip:
-                continue
-            candidate = best[i] + s
-            if candidate > best[j]:
-                best[j], back[j] = candidate, (i, pid)
-    if back[n] is None:
-        return None
-    out = []
-    while n:
-        n, pid = back[n]
-        out.append(pid)
-    return out[::-1]
+    for j in range(1, n):
+        for i, other in _pieces_ending(piece[:j], ends):
+            s = score[other]
+            if s is not None and best[i] + s > best[j]:
+                best[j], back[j] = best[i] + s, (i, other)
+    whole = without = (-math.inf, 0, None)  # (score, start, pid) of the last piece
+    for i, other in _pieces_ending(piece, ends):
+        s = score[other]
+        if s is None:
+            continue
+        candidate = (best[i] + s, i, other)
+        if candidate[0] > whole[0]:
+            whole = candidate
+        if other != pid and candidate[0] > without[0]:
+            without = candidate
+
+    def spelled(last):
+        _, start, other = last
+        if other is None:
+            return None
+        split = [other]
+        while start:
+            start, other = back[start]
+            split.append(other)
+        return split[::-1]
+    return spelled(whole), spelled(without)
 
 
 def _prune(graph, score, pieces, ends, is_char, desired):
@@ -547,9 +564,9 @@ def _prune(graph, score, pieces, ends, is_char, desired):
         if f == 0:
             continue
         piece = pieces[pid]
-        if _viterbi(piece, ends, score) != [pid]:
+        split, alternatives = _best_splits(piece, pid, ends, score)
+        if split != [pid]:
             continue  # its own string splits better otherwise: it is never used whole
-        alternatives = _viterbi(piece, ends, score, skip=pid)
         logprob = math.log(f) - logsum
         logsum_alt = math.log(total + f * (len(alternatives) - 1))
         logprob_alt = sum(math.log(freq[alt] + f) - logsum_alt for alt in alternatives)
