@@ -67,6 +67,8 @@ SEED_FACTOR = 2  # tinyshakespeare 2000: 1 gives 11% more held-out tokens, 4 giv
 EXPECTED_FREQUENCY_THRESHOLD = 0.5
 VOCAB_MARGIN = 1.1
 CHUNK = 24
+# STARTS[n]: where a piece ending a string of n characters may start, nearest first
+STARTS = [range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1) for n in range(CHUNK + 1)]
 FLOOR_SCORE = -1e4  # <unk> and byte pieces: used only for characters no piece covers
 SPLIT = r" ?[^ \t\n\r]+|[ \t\n\r]"
 WORDS = re.compile(SPLIT)
@@ -355,8 +357,7 @@ def _pieces_ending(text, ends):
     [(1, 0), (2, 2), (3, 1)]
     """
     found = []
-    n = len(text)
-    for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+    for start in STARTS[len(text)]:
         pid = ends.get(text[start:])
         if pid is None:
             break
@@ -393,8 +394,7 @@ def _graph(prefixes, words, ends):
         first = len(sources)  # this target's edges go here, longest piece first
         # (_pieces_ending, inlined: 2x faster); prefix[:start] is the node `source`,
         # walked up one parent per step
-        n = len(prefix)
-        for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+        for start in STARTS[len(prefix)]:
             pid = ends.get(prefix[start:])
             if pid is None:
                 break
