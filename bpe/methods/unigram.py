@@ -385,12 +385,13 @@ def _graph(prefixes, words, ends):
     ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
     """
     node = {"": 0}
+    node.update(zip(prefixes, range(1, len(prefixes) + 1)))
     parent = [0]  # node -> the node one character shorter
+    parent += map(node.__getitem__, map(itemgetter(slice(0, -1)), prefixes))
     sources, targets, pids = [], [], []
-    for prefix in prefixes:  # shortest first: an edge's source comes before its target
-        target = node[prefix] = len(node)
-        source = node[prefix[:-1]]
-        parent.append(source)
+    # shortest first: an edge's source comes before its target
+    for target, prefix in enumerate(prefixes, 1):
+        source = parent[target]
         first = len(sources)  # this target's edges go here, longest piece first
         # (_pieces_ending, inlined: 2x faster); prefix[:start] is the node `source`,
         # walked up one parent per step
