@@ -260,12 +260,18 @@ def _prefix_weights(words):
     >>> _prefix_weights([("ab", 3), ("ac", 1)])
     {'a': 4, 'ab': 3, 'ac': 1}
     """
+    # length by length, so shortest first with no sort; within a length, in order of
+    # first occurrence
+    strings, counts = [word for word, _ in words], [count for _, count in words]
     weights = {}
-    for word, count in words:
-        for end in range(1, len(word) + 1):
-            prefix = word[:end]
+    end = 1
+    while strings:
+        for prefix, count in zip(map(itemgetter(slice(0, end)), strings), counts):
             weights[prefix] = weights.get(prefix, 0) + count
-    return dict(sorted(weights.items(), key=lambda item: len(item[0])))
+        longer = list(map(end.__lt__, map(len, strings)))
+        strings, counts = list(compress(strings, longer)), list(compress(counts, longer))
+        end += 1
+    return weights
 
 
 def _seed(prefixes, size, chars):
