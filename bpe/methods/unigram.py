@@ -146,10 +146,13 @@ def count_words(texts):
 def _required_chars(word_counts):
     """The characters that cover CHARACTER_COVERAGE of the text (most frequent first), plus
     ALWAYS; a rarer one is spelled in byte pieces."""
+    by_count = {}  # count -> the words seen that often, joined: Counter counts their
+    for word, count in word_counts.items():  # characters in C, not one by one
+        by_count.setdefault(count, []).append(word)
     freq = {}
-    for word, count in word_counts.items():
-        for ch in word:
-            freq[ch] = freq.get(ch, 0) + count
+    for count, group in by_count.items():
+        for ch, n in Counter("".join(group)).items():
+            freq[ch] = freq.get(ch, 0) + n * count
     total = sum(freq.values())
     kept, covered = set(ALWAYS), 0
     for ch, count in sorted(freq.items(), key=lambda item: (-item[1], item[0])):
