@@ -53,6 +53,8 @@ def main(argv=None):
     parser.add_argument("--vocab", type=int, default=2000)
     parser.add_argument("--train-fraction", type=float, default=0.9)
     parser.add_argument("--no-cost", action="store_true", help="skip the A B B A timings")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat the A B B A timings this many times (a loaded machine)")
     args = parser.parse_args(argv)
     lines = [line for line in (CORPORA / args.corpus).read_text().splitlines() if line.strip()]
     cut = int(len(lines) * args.train_fraction)
@@ -77,12 +79,13 @@ def main(argv=None):
             "hf-bpe": lambda: hf_bpe.train(docs, max(args.vocab, 257)),
             "wordpiece": lambda: wordpiece.train(docs, args.vocab)}
     seconds = {name: [] for name in runs}
-    for name in ["bpe", "unigram", "hf-bpe", "wordpiece", "wordpiece", "hf-bpe", "unigram", "bpe"]:
+    for name in ["bpe", "unigram", "hf-bpe", "wordpiece", "wordpiece", "hf-bpe", "unigram",
+                 "bpe"] * args.rounds:
         seconds[name].append(cpu(runs[name])[1])
     base = sum(seconds["bpe"])
     load = os.getloadavg()[0]
     print(f"training cost, CPU s (A B B A, load {load:.1f}): "
-          + ", ".join(f"{name} {sum(s) / 2:.2f} s ({sum(s) / base:.2f}x bpe)"
+          + ", ".join(f"{name} {sum(s) / len(s):.2f} s ({sum(s) / base:.2f}x bpe)"
                       for name, s in seconds.items()))
 
 

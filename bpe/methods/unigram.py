@@ -30,9 +30,11 @@ import math
 import re
 import statistics
 import time
-from collections import namedtuple
+from collections import Counter, namedtuple
+from bisect import bisect_right
 from heapq import heappush, heappushpop
 from itertools import compress
+from operator import itemgetter
 
 from ..formats.hf import tokenizer_from_hf
 from ..train import MergeProgress
@@ -59,11 +61,14 @@ SHRINKING_FACTOR = 0.75
 NUM_SUB_ITERATIONS = 2
 MAX_PIECE_LENGTH = 16
 CHARACTER_COVERAGE = 0.9995
+LIGHT = 8  # the seed counts a prefix weighing up to this in C, once per unit (see _seed)
 SEED_FACTOR = 2  # tinyshakespeare 2000: 1 gives 11% more held-out tokens, 4 gives 4% fewer
 # at 1.5x the training time (bench/results/methods_hf.md)
 EXPECTED_FREQUENCY_THRESHOLD = 0.5
 VOCAB_MARGIN = 1.1
 CHUNK = 24
+# STARTS[n]: where a piece ending a string of n characters may start, nearest first
+STARTS = [range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1) for n in range(CHUNK + 1)]
 FLOOR_SCORE = -1e4  # <unk> and byte pieces: used only for characters no piece covers
 SPLIT = r" ?[^ \t\n\r]+|[ \t\n\r]"
 WORDS = re.compile(SPLIT)
@@ -141,10 +146,13 @@ def count_words(texts):
 def _required_chars(word_counts):
     """The characters that cover CHARACTER_COVERAGE of the text (most frequent first), plus
     ALWAYS; a rarer one is spelled in byte pieces."""
+    by_count = {}  # count -> the words seen that often, joined: Counter counts their
+    for word, count in word_counts.items():  # characters in C, not one by one
+        by_count.setdefault(count, []).append(word)
     freq = {}
-    for word, count in word_counts.items():
-        for ch in word:
-            freq[ch] = freq.get(ch, 0) + count
+    for count, group in by_count.items():
+        for ch, n in Counter("".join(group)).items():
+            freq[ch] = freq.get(ch, 0) + n * count
     total = sum(freq.values())
     kept, covered = set(ALWAYS), 0
     for ch, count in sorted(freq.items(), key=lambda item: (-item[1], item[0])):
@@ -160,6 +168,9 @@ def train_pieces(words, size, chars, progress=None):
     among them), by seed, EM and pruning (see the module)."""
     chunks = {}
     for word, count in words:
+        if len(word) <= CHUNK and chars.issuperset(word):  # most words: one chunk, whole
+            chunks[word] = chunks.get(word, 0) + count
+            continue
         # a character left to byte fallback cuts the word: no piece may hold it
         for run in _covered_runs(word, chars):
             for start in range(0, len(run), CHUNK):
@@ -197,11 +208,12 @@ def train_pieces(words, size, chars, progress=None):
     while True:
         for _ in range(NUM_SUB_ITERATIONS):
             score = remember(_m_step(_e_step(graph, score, pieces), score, is_char))
-            graph = _without_dropped(graph, score)  # a dropped piece's edges add nothing
             step()
         if _alive(score) <= desired:
             break
         score = _prune(graph, score, pieces, ends, is_char, desired)
+        # subtle: a dropped piece's edges add exactly nothing (the E-step weighs them 0,
+        # the Viterbi never takes them), so they go only here, where most pieces go
         graph = _without_dropped(graph, score)
         step()
     # keep the best `size` by score, characters first (sentencepiece's Finalize). subtle:
@@ -251,12 +263,18 @@ def _prefix_weights(words):
     >>> _prefix_weights([("ab", 3), ("ac", 1)])
     {'a': 4, 'ab': 3, 'ac': 1}
     """
+    # length by length, so shortest first with no sort; within a length, in order of
+    # first occurrence
+    strings, counts = [word for word, _ in words], [count for _, count in words]
     weights = {}
-    for word, count in words:
-        for end in range(1, len(word) + 1):
-            prefix = word[:end]
+    end = 1
+    while strings:
+        for prefix, count in zip(map(itemgetter(slice(0, end)), strings), counts):
             weights[prefix] = weights.get(prefix, 0) + count
-    return dict(sorted(weights.items(), key=lambda item: len(item[0])))
+        longer = list(map(end.__lt__, map(len, strings)))
+        strings, counts = list(compress(strings, longer)), list(compress(counts, longer))
+        end += 1
+    return weights
 
 
 def _seed(prefixes, size, chars):
@@ -275,12 +293,28 @@ def _seed(prefixes, size, chars):
     for prefix, weight in prefixes.items():
         char_freq[prefix[-1]] += weight
     best = []  # min-heap of the k best (freq x length, substring) so far
-    active = [(prefix, weight) for prefix, weight in prefixes.items() if len(prefix) > 1]
+    # the prefixes of 2+ characters, shortest first, apart by weight: most weigh little,
+    # and a light one's ending is counted by Counter (in C) once per unit of its weight;
+    # a heavier one is added in one by one
+    light = {}  # weight -> [prefix], for weights up to LIGHT
+    heavy = []  # [(prefix, weight)]
+    for prefix, weight in prefixes.items():
+        if len(prefix) > 1:
+            if weight <= LIGHT:
+                light.setdefault(weight, []).append(prefix)
+            else:
+                heavy.append((prefix, weight))
     length = 2
-    while active:
-        subs = [prefix[-length:] for prefix, _ in active]
-        freq = {}
-        for sub, (_, weight) in zip(subs, active):
+    while light or heavy:
+        ending = itemgetter(slice(-length, None))
+        freq = Counter()
+        light_subs = {}
+        for weight, group in light.items():
+            subs = light_subs[weight] = list(map(ending, group))
+            for _ in range(weight):
+                freq.update(subs)
+        heavy_subs = [prefix[-length:] for prefix, _ in heavy]
+        for sub, (_, weight) in zip(heavy_subs, heavy):
             freq[sub] = freq.get(sub, 0) + weight
         for sub, f in freq.items():
             if f >= 2:
@@ -293,8 +327,15 @@ def _seed(prefixes, size, chars):
             break
         bound = best[0][0] if len(best) == k else 0
         grow = {sub for sub, f in freq.items() if f >= 2 and f * MAX_PIECE_LENGTH >= bound}
-        active = [item for item, sub in zip(active, subs)
-                  if sub in grow and len(item[0]) > length]
+        # the prefixes of this length are done; they come first in each group
+        for weight, group in list(light.items()):
+            cut = bisect_right(group, length, key=len)
+            light[weight] = list(compress(group[cut:], map(grow.__contains__,
+                                                           light_subs[weight][cut:])))
+            if not light[weight]:
+                del light[weight]
+        heavy = [item for item, sub in zip(heavy, heavy_subs)
+                 if sub in grow and len(item[0]) > length]
         length += 1
     seed = {sub: value // len(sub) for value, sub in sorted(best, reverse=True)}
     seed.update({ch: max(count, 1) for ch, count in char_freq.items()})
@@ -325,8 +366,7 @@ def _pieces_ending(text, ends):
     [(1, 0), (2, 2), (3, 1)]
     """
     found = []
-    n = len(text)
-    for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+    for start in STARTS[len(text)]:
         pid = ends.get(text[start:])
         if pid is None:
             break
@@ -354,21 +394,25 @@ def _graph(prefixes, words, ends):
     ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
     """
     node = {"": 0}
+    node.update(zip(prefixes, range(1, len(prefixes) + 1)))
+    parent = [0]  # node -> the node one character shorter
+    parent += map(node.__getitem__, map(itemgetter(slice(0, -1)), prefixes))
     sources, targets, pids = [], [], []
-    for prefix in prefixes:  # shortest first: an edge's source comes before its target
-        target = node[prefix] = len(node)
-        n = len(prefix)
-        found = []  # (source, pid), longest piece first (_pieces_ending, inlined: 2x faster)
-        for start in range(n - 1, max(n - MAX_PIECE_LENGTH, 0) - 1, -1):
+    # shortest first: an edge's source comes before its target
+    for target, prefix in enumerate(prefixes, 1):
+        source = parent[target]
+        first = len(sources)  # this target's edges go here, longest piece first
+        # (_pieces_ending, inlined: 2x faster); prefix[:start] is the node `source`,
+        # walked up one parent per step
+        for start in STARTS[len(prefix)]:
             pid = ends.get(prefix[start:])
             if pid is None:
                 break
             if pid >= 0:
-                found.append((node[prefix[:start]], pid))
-        for source, pid in reversed(found):
-            sources.append(source)
-            targets.append(target)
-            pids.append(pid)
+                sources.insert(first, source)
+                pids.insert(first, pid)
+                targets.append(target)
+            source = parent[source]
     return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
                  [count for _, count in words])
 
@@ -454,59 +498,81 @@ def digamma(x):
             - 127 * xx4 * xx4 / 30720)
 
 
-def _best_paths(graph, score):
-    """Each word's Viterbi split (pids), by graph.words. Of two equal paths into a prefix,
-    the one whose last piece starts further left wins."""
+def _viterbi_uses(graph, score):
+    """[pid -> how often the piece is used] in every word's Viterbi split, weighted by the
+    word's count. Of two equal paths into a prefix, the one whose last piece starts
+    further left wins; a dropped piece (score None) is never used.
+
+    Counted without spelling out the paths: backwards over the nodes (longest prefix
+    first), a node passes the count of the words whose best path runs through it on to
+    its best path's last edge and that edge's source."""
     sources, targets, pids = graph.sources, graph.targets, graph.pids
+    edge_score = [-math.inf if s is None else s for s in score]
     best = [-math.inf] * graph.nodes
     best[0] = 0.0
     back = [0] * graph.nodes  # node -> the edge its best path ends with
     for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
-        candidate = best[p] + score[pid]
+        candidate = best[p] + edge_score[pid]
         if candidate > best[q]:
             best[q], back[q] = candidate, edge
-    paths = []
-    for q in graph.words:
-        path = []
-        while q:
+    through = [0] * graph.nodes  # node -> the count of the words whose best path has it
+    for q, count in zip(graph.words, graph.counts):
+        through[q] = count
+    uses = [0] * len(score)
+    for q in range(graph.nodes - 1, 0, -1):  # a source is shorter, so numbered lower
+        count = through[q]
+        if count:
             edge = back[q]
-            path.append(pids[edge])
-            q = sources[edge]
-        paths.append(path[::-1])
-    return paths
+            uses[pids[edge]] += count
+            through[sources[edge]] += count
+    return uses
 
 
-def _viterbi(piece, ends, score, skip=None):
-    """The pids of the best split of piece (None if it has none); skip: a pid left out.
-    The same tie rule as _best_paths."""
+def _best_splits(piece, pid, ends, score):
+    """(the pids of piece's best split, those of its best split without pid; None where
+    there is none). The same tie rule as _viterbi_uses. One pass: pid spans the whole
+    piece, so up to the last character both are the same, and only the last piece differs.
+
+    >>> pieces = ["ab", "a", "b"]
+    >>> _best_splits("ab", 0, _ends(pieces), [-1.0, -2.0, -2.0])
+    ([0], [1, 2])
+    """
     n = len(piece)
     best = [-math.inf] * (n + 1)
-    back = [None] * (n + 1)
+    back = [None] * (n + 1)  # position -> (start, pid) of the best split's last piece
     best[0] = 0.0
-    for j in range(1, n + 1):
-        for i, pid in _pieces_ending(piece[:j], ends):
-            s = score[pid]
-            if s is None or pid == skip:
-                continue
-            candidate = best[i] + s
-            if candidate > best[j]:
-                best[j], back[j] = candidate, (i, pid)
-    if back[n] is None:
-        return None
-    out = []
-    while n:
-        n, pid = back[n]
-        out.append(pid)
-    return out[::-1]
+    for j in range(1, n):
+        for i, other in _pieces_ending(piece[:j], ends):
+            s = score[other]
+            if s is not None and best[i] + s > best[j]:
+                best[j], back[j] = best[i] + s, (i, other)
+    whole = without = (-math.inf, 0, None)  # (score, start, pid) of the last piece
+    for i, other in _pieces_ending(piece, ends):
+        s = score[other]
+        if s is None:
+            continue
+        candidate = (best[i] + s, i, other)
+        if candidate[0] > whole[0]:
+            whole = candidate
+        if other != pid and candidate[0] > without[0]:
+            without = candidate
+
+    def spelled(last):
+        _, start, other = last
+        if other is None:
+            return None
+        split = [other]
+        while start:
+            start, other = back[start]
+            split.append(other)
+        return split[::-1]
+    return spelled(whole), spelled(without)
 
 
 def _prune(graph, score, pieces, ends, is_char, desired):
     """Drop the pieces whose loss of corpus likelihood would be least (sentencepiece's
     PruneSentencePieces), down to max(desired, 0.75 x the current size)."""
-    freq = [0.0] * len(score)
-    for path, count in zip(_best_paths(graph, score), graph.counts):
-        for pid in path:
-            freq[pid] += count
+    freq = _viterbi_uses(graph, score)
     total = sum(freq)
     logsum = math.log(total)
     out = [None] * len(score)
@@ -523,9 +589,9 @@ def _prune(graph, score, pieces, ends, is_char, desired):
         if f == 0:
             continue
         piece = pieces[pid]
-        if _viterbi(piece, ends, score) != [pid]:
+        split, alternatives = _best_splits(piece, pid, ends, score)
+        if split != [pid]:
             continue  # its own string splits better otherwise: it is never used whole
-        alternatives = _viterbi(piece, ends, score, skip=pid)
         logprob = math.log(f) - logsum
         logsum_alt = math.log(total + f * (len(alternatives) - 1))
         logprob_alt = sum(math.log(freq[alt] + f) - logsum_alt for alt in alternatives)

@@ -4,6 +4,7 @@ ids, and on held-out text it needs at most 3% more tokens than sentencepiece's U
 trainer at the same vocab size (the bigger measurement: bench/unigram_vs_sentencepiece.py)."""
 import functools
 import json
+import math
 import os
 import pickle
 import tempfile
@@ -111,3 +112,62 @@ def test_bad_input_gets_a_sentence():
 def test_differences_are_stated():
     assert len(unigram.DIFFERENCES) >= 3
     assert all(line in unigram.__doc__ for line in unigram.DIFFERENCES)
+
+
+# The trainer's inner steps against the plain computation each one shortcuts (bpe.methods.unigram
+# counts over distinct prefixes, prunes the seed's count, and keeps dead edges until a prune).
+WORD_COUNTS = st.dictionaries(st.text(alphabet="ab c", min_size=1, max_size=unigram.CHUNK),
+                              st.integers(1, 20), min_size=1, max_size=30)
+
+
+def inner_steps(word_counts, size):
+    words = list(word_counts.items())
+    chars = {ch for word in word_counts for ch in word}
+    prefixes = unigram._prefix_weights(words)
+    seed = unigram._seed(prefixes, size, chars)
+    pieces = list(seed)
+    ends = unigram._ends(pieces)
+    return words, chars, prefixes, seed, pieces, ends, unigram._graph(prefixes, words, ends)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(word_counts=WORD_COUNTS, size=st.integers(1, 40))
+def test_prefix_weights_and_seed_are_the_plain_counts(word_counts, size):
+    words, chars, prefixes, seed, *_ = inner_steps(word_counts, size)
+    weights, freq = {}, {}
+    for word, count in words:
+        for end in range(1, len(word) + 1):
+            weights[word[:end]] = weights.get(word[:end], 0) + count
+        for start in range(len(word)):  # every substring of 2 to MAX_PIECE_LENGTH chars
+            for end in range(start + 2, min(start + unigram.MAX_PIECE_LENGTH, len(word)) + 1):
+                freq[word[start:end]] = freq.get(word[start:end], 0) + count
+    assert list(prefixes.items()) == sorted(weights.items(), key=lambda item: len(item[0]))
+    top = sorted(((f * len(sub), sub) for sub, f in freq.items() if f >= 2), reverse=True)
+    counts = {sub: value // len(sub) for value, sub in top[:unigram.SEED_FACTOR * size]}
+    char_counts = dict.fromkeys(chars, 0)
+    for word, count in words:
+        for ch in word:
+            char_counts[ch] += count
+    counts.update(char_counts)
+    logsum = math.log(sum(counts.values()))
+    assert list(seed.items()) == [(sub, math.log(c) - logsum) for sub, c in counts.items()]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(word_counts=WORD_COUNTS, size=st.integers(1, 40), data=st.data())
+def test_viterbi_uses_are_each_words_best_split(word_counts, size, data):
+    words, chars, prefixes, seed, pieces, ends, graph = inner_steps(word_counts, size)
+    score = list(seed.values())
+    for pid in data.draw(st.sets(st.integers(0, len(score) - 1))):
+        if pieces[pid] not in chars:
+            score[pid] = None  # dropped, its edges still in the graph
+    uses = [0] * len(score)
+    for word, count in words:
+        split, _ = unigram._best_splits(word, -1, ends, score)
+        for pid in split:
+            uses[pid] += count
+    assert unigram._viterbi_uses(graph, score) == uses
+    # dead edges change nothing, to the last bit, in the Viterbi and in the E-step
+    live = unigram._without_dropped(graph, score)
+    assert unigram._viterbi_uses(live, score) == uses
+    assert unigram._e_step(live, score, pieces) == unigram._e_step(graph, score, pieces)
