@@ -1,4 +1,4 @@
-"""`python -m bpe ...`: the command line in bpe/cli.py."""
+"""`python -m bpe ...`: the command line in bpe/cli/."""
 import sys
 
 from .cli import main

@@ -12,7 +12,7 @@ Why it cannot go: Streamlit decides "old layout" from a folder literally named p
 beside the entry script (PagesManager, on the server's first session), before any of
 our code runs, and no config option turns that off; the design card names the folder
 pages/. Checked in Chromium: with the call removed from a page, a fresh server's deep
-link to it shows the page outside the frame (tests/test_browser_frame.py). It leans on
+link to it shows the page outside the frame (tests/browser/test_browser_frame.py). It leans on
 Streamlit's private PagesManager.uses_pages_directory, so requirements.txt pins
 streamlit's minor version.
 """

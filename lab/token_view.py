@@ -96,7 +96,7 @@ summary: figures drawn between the text box and the rows: [[label, value, help?]
 note: a caption line above the rows.
 
 The component is named NAME ("lab.token_view"); AppTest finds its elements by
-e.proto.component_name == NAME (tests/component_data.py).
+e.proto.component_name == NAME (tests/helpers/component_data.py).
 
 In the browser every drawn token box carries data-ids="id id" and data-bytes="START-END"
 (byte offsets in the row's text), data-r (row) and data-i (span); a line break inside a

@@ -213,7 +213,7 @@ def estimate_left(trace, total, *, since=0.3, points=30):
     `points`) points in log-log space (a stall on a busy server moves a median little),
     and read off at `total`, anchored at the latest point. On recorded real trainings
     it is within 2x of the real time left whenever that is a second or more, from 10%
-    of the merges on (tests/test_training.py).
+    of the merges on (tests/lab/test_training.py).
 
     >>> round(estimate_left([(n, (n / 100) ** 0.5) for n in range(1, 501)], 1000), 2)
     0.93

@@ -49,7 +49,7 @@ FEED_CHUNKS = 1 << 16  # head chunks fed to a PartCounter at a time by join
 # - x \r or \n, y not whitespace: \r \n are consumed only by the whitespace alternatives
 #   and by gpt4's [\r\n]* / gpt4o's [\r\n/]* after "other" runs (so gpt4o leaves out "/");
 #   the letter prefixes are [^\r\n\p{L}\p{N}] and the ` ?` prefixes are a space.
-# tests/test_long_chunks_join.py checks them against every split of every short text.
+# tests/bpe/test_long_chunks_join.py checks them against every split of every short text.
 _SURE_COMMON = r"\p{N}\P{N}|\p{L}[\s\p{N}]|[^\s\p{L}\p{N}][^\S\r\n]"
 SURE_PAIRS = {
     "gpt2": _SURE_COMMON + r"|\p{L}[^\s\p{L}\p{N}]|[\r\n]\S",

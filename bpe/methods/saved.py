@@ -6,7 +6,7 @@
 - superbpe, boundless, picky: the lab's method file, PREFIX.json (bpe.formats.method_file),
   since neither format above can replay their merges (across chunks, of whole
   pretokens, or with removals).
-bpe.load opens each of them back with identical ids (tests/bpe/test_methods_files.py).
+bpe.load opens each of them back with identical ids (tests/bpe/test_cli_methods.py).
 """
 from ..formats import atomic
 from ..formats.hf import save_hf

@@ -6,7 +6,7 @@ hang, a MemoryError) instead of taking the machine with it. An attempt is judged
 CPU time its process tree used, never by wall time: on a busy machine (load 10-20) wall
 time stretches several times while CPU time does not. The wall guard (HANG_FACTOR times the
 bound, at least HANG_MIN_S) only ends what waits without computing (a blocked open, a
-socket nobody answers). tests/test_hostile_attempts.py asserts each one;
+socket nobody answers). tests/bpe/test_hostile_attempts.py asserts each one;
 bench/hostile.py counts them into the issue's table.
 
 An attempt passes when it ends in the expected outcome within its bounds: for "error",
@@ -344,7 +344,7 @@ def run_case(case):
     if case.needs_mount and os.geteuid() != 0:
         return Outcome(case, "skipped", "needs root to mount a small tmpfs")
     with tempfile.TemporaryDirectory(prefix="hostile-") as cwd:
-        # the attempt process imports tests/hostile_tools.py too
+        # the attempt process imports tests/helpers/hostile_tools.py too
         env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(ROOT / "tests")))}
         Path(cwd, ".attempt.py").write_text(case.code, encoding="utf-8")
         for name, data in case.files.items():

@@ -1,4 +1,4 @@
-"""What both sides of a hostile attempt use (tests/hostile_cases.py): the runner, and the
+"""What both sides of a hostile attempt use (tests/helpers/hostile_cases.py): the runner, and the
 fresh process an attempt runs in, which imports only this (so its memory baseline holds
 no more than bpe and these few lines)."""
 import os

@@ -69,7 +69,7 @@ def test_train_the_shipped_sample(open_page):
     assert metrics(at)["Bytes per token (held out)"] == \
         f"{n_bytes / len(ref.encode_ordinary(held_out)):.2f}"
     assert metrics(at)["Vocab size"] == "401"  # 400 + the special token
-    # downloads in every format (tests/test_downloads.py loads each back)
+    # downloads in every format (tests/lab/test_train_downloads.py loads each back)
     labels = {b.label for b in at.download_button}
     assert labels == {"Download .model", "Download .vocab", "Download .tiktoken",
                       "Download tokenizer.json"}
