@@ -40,7 +40,7 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
-from .merging import STAND_IN, Clock, Words, gc_paused
+from .merging import STAND_IN, Clock, Words, gc_paused, merge_until
 from .superbpe import rank_of
 
 
@@ -169,23 +169,6 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
     state = Words(words, freqs, tie_break=tie_break, **options)
     merges, merge_counts = {}, {}
     clock = Clock(progress, size - 256)
-    stop_reason = "no_pairs"
-    idx = 256
-    while True:
-        if idx >= size:
-            stop_reason = "vocab_size"
-            break
-        found = state.best()
-        if found is None:
-            break
-        pair, count = found
-        if count < min_frequency:
-            stop_reason = "min_frequency"
-            break
-        state.merge(pair, idx)
-        merges[pair] = idx
-        merge_counts[idx] = count
-        clock.tick(idx, pair, state.vocab[idx], count)
-        idx += 1
+    stop_reason = merge_until(state, size, min_frequency, clock, merges, merge_counts)
     tok.apply_training(TrainResult(merges, merge_counts, stop_reason))
     return documents.register_after_merges(tok, specials)

@@ -286,7 +286,7 @@ class Words:
         a, b = pair
         self.vocab[idx] = self.vocab[a] + self.vocab[b]
         tok, prv, nxt, wt, at = self.tok, self.prv, self.nxt, self.wt, self.at
-        banned, copies = self.banned, self.copies
+        copies = self.copies
         done = [0] * self.n_groups
         made = []
         whole = []  # positions of words this merge made one token, that have copies
@@ -494,3 +494,23 @@ class Clock:
         if self.progress is not None:
             self.progress(MergeProgress(self.done, self.total, idx, pair, token, count,
                                         time.perf_counter() - self.start))
+
+
+def merge_until(words, size, min_frequency, clock, merges, merge_counts):
+    """Merge words' best pair, one new id after another from 256 + len(merges), until the
+    vocabulary reaches size ids, no pair is left, or the best pair occurs fewer than
+    min_frequency times; merges and merge_counts grow in place. The stop reason."""
+    idx = 256 + len(merges)
+    while idx < size:
+        found = words.best()
+        if found is None:
+            return "no_pairs"
+        pair, count = found
+        if count < min_frequency:
+            return "min_frequency"
+        words.merge(pair, idx)
+        merges[pair] = idx
+        merge_counts[idx] = count
+        clock.tick(idx, pair, words.vocab[idx], count)
+        idx += 1
+    return "vocab_size"

@@ -36,7 +36,7 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult, check_tie_break, train_merges
-from .merging import BOUNDARY, Clock, Words, gc_paused
+from .merging import BOUNDARY, Clock, Words, gc_paused, merge_until
 
 TRANSITION_SHARE = 0.8
 DIGITS = regex.compile(r"\p{N}")
@@ -141,24 +141,7 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         del chunked
         clock = Clock(progress, total)
         clock.done = len(merges)
-        stop_reason = "no_pairs"
-        idx = 256 + len(merges)
-        while True:
-            if idx >= size:
-                stop_reason = "vocab_size"
-                break
-            found = state.best()
-            if found is None:
-                break
-            pair, count = found
-            if count < min_frequency:
-                stop_reason = "min_frequency"
-                break
-            state.merge(pair, idx)
-            merges[pair] = idx
-            merge_counts[idx] = count
-            clock.tick(idx, pair, state.vocab[idx], count)
-            idx += 1
+        stop_reason = merge_until(state, size, min_frequency, clock, merges, merge_counts)
     tok.transition = transition
     tok.apply_training(TrainResult(merges, merge_counts, stop_reason))
     return documents.register_after_merges(tok, specials)
