@@ -27,6 +27,7 @@ MAX_ID = 10_000_000          # the largest vocabularies in use hold ~1M ids
 # at the same total (bpe.train's max_vocab_bytes), so what they make always loads.
 MAX_VOCAB_BYTES = 64 << 20   # o200k's tokens total ~1.5 MB
 MAX_SPECIAL_LENGTH = 4096    # characters in one special token; real ones are < 30
+MAX_UNK_CHARS = 2 << 20      # an unk_token / unk_surface (decode writes it per unknown id)
 MAX_SPECIAL_TOKENS = 10_000  # Llama 3 reserves 256; encode compiles them into one regex
 # ...so their total length is bounded too (measured: 1,000 tokens of 4 KB took 22 s and
 # 1.1 GB to compile; 128 K characters take ~0.6 s and ~25 MB; Llama 3's are ~8 K)
@@ -79,11 +80,11 @@ def check_id(value, where, *, limit=MAX_ID):
     >>> check_id(-1, "tokenizer.json vocab 'a'")
     Traceback (most recent call last):
     ...
-    ValueError: tokenizer.json vocab 'a': id -1 is out of range: ids are integers from 0 to 10,000,000
+    ValueError: tokenizer.json vocab 'a': id -1 is out of range: an id must be an integer from 0 to 10,000,000
     """
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
-        raise ValueError(f"{where}: id {value!r:.40} is out of range: ids are integers from 0 "
-                         f"to {limit:,}")
+        raise ValueError(f"{where}: id {value!r:.40} is out of range: an id must be an integer "
+                         f"from 0 to {limit:,}")
     return value
 
 

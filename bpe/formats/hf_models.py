@@ -41,9 +41,9 @@ def _unk(model, vocab, kind):
 def check_unk_length(unk, kind):
     """ValueError for an unk_token longer than a special token may be: decode writes it
     once per unknown, so 25 MB of it made gigabytes a run."""
-    if len(unk) > budgets.MAX_SPECIAL_LENGTH:
+    if len(unk) > budgets.MAX_UNK_CHARS:
         raise ValueError(f"the {kind} model's unk_token is {len(unk):,} characters; this lab "
-                         f"accepts at most {budgets.MAX_SPECIAL_LENGTH:,}")
+                         f"accepts at most {budgets.MAX_UNK_CHARS:,}")
 
 
 class Model:

@@ -109,11 +109,11 @@ def model_info(data):
             for f, w, v in _fields(value):
                 if f == 3 and w == 0:
                     model_type = v
-                elif f == UNK_SURFACE and w == 2 and len(v) > budgets.MAX_SPECIAL_LENGTH:
+                elif f == UNK_SURFACE and w == 2 and len(v) > budgets.MAX_UNK_CHARS:
                     # decode writes it once per unknown id: 8 MB of it made GBs a run
                     raise ValueError(f"its unk_surface (what decode writes for an unknown "
                                      f"piece) is {len(v):,} bytes; this lab accepts at most "
-                                     f"{budgets.MAX_SPECIAL_LENGTH:,}")
+                                     f"{budgets.MAX_UNK_CHARS:,}")
         elif field == 3 and wire == 2:
             for f, w, v in _fields(value):
                 if f == 3 and w == 0:

@@ -180,8 +180,6 @@ def hf_doc(tok=None):
     (lambda d: d.update(decoder={"type": "Nope"}), r"the decoder 'Nope' is not"),
     (lambda d: d.update(post_processor={"type": "Nope"}),
      r"the post-processor 'Nope' is not"),
-    (lambda d: d["model"]["merges"].append(d["model"]["merges"][0]),
-     r"merge 5 .* makes '\w+', which a byte or an earlier merge already makes"),
     (lambda d: d["added_tokens"].append({"content": "<x>", "id": 999, "lstrip": "yes"}),
      r"added token '<x>' has lstrip=yes; expected true or false"),
     (lambda d: d["added_tokens"].append({"content": "<x>", "id": 999}),

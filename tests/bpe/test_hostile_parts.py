@@ -110,7 +110,7 @@ def test_split_sequence_shares_one_cpu_budget():
 # ------------------------------------------------------------------ templates
 @pytest.mark.parametrize("idx", [2 ** 70, -1, 10 ** 8])
 def test_template_ids_out_of_range_are_a_sentence_at_load(idx):
-    with pytest.raises(ValueError, match=r"id .* is out of range: ids are integers from 0 to 10,000,000"):
+    with pytest.raises(ValueError, match=r"id .* is out of range: an id must be an integer from 0 to 10,000,000"):
         load_bytes(hf_doc(post_processor=template(idx)), "tokenizer.json")
 
 
