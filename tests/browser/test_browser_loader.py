@@ -7,6 +7,7 @@ import json
 import urllib.parse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from helpers.app import screenshot, wait_rendered
 from helpers.hostile_app import pick
 
@@ -49,9 +50,22 @@ def upload(tab, named_files):
 
 
 def choose_pattern(tab, label):
-    tab.locator(SIDEBAR + ' [data-testid="stSelectbox"]', has_text="Split pattern").get_by_role(
-        "combobox").click()
-    tab.locator('[role="option"]', has_text=label).first.click()
+    """Pick label in the loader's pattern box. The expander may still be opening when the
+    box is first clicked (then the list closes again), so the click is retried, and the
+    label is typed so the list (virtualized: only some options are in the page) shows it."""
+    wait_rendered(tab)
+    box = tab.locator(SIDEBAR + ' [data-testid="stSelectbox"]',
+                      has_text="Split pattern").get_by_role("combobox")
+    option = tab.locator('[role="option"]', has_text=label).first
+    for _ in range(5):
+        box.click()
+        box.press_sequentially(label[:6])
+        try:
+            option.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            tab.keyboard.press("Escape")
+    option.click()
     wait_rendered(tab)
 
 
