@@ -42,7 +42,8 @@ def valid_files():
     from bpe import RegexTokenizer
     from bpe.counting.counts_file import write_counts
     from bpe.counting.stream import count_texts
-    from bpe.formats import hf, ranks
+    from bpe.formats import ranks
+    from bpe.formats.hf import tokenizer_json as hf
     tok = RegexTokenizer("gpt4").train(SAMPLE, 300)
     tok.register_special_tokens({"<|endoftext|>": 300})
     with tempfile.TemporaryDirectory() as folder:

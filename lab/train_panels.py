@@ -10,7 +10,8 @@ import weakref
 import streamlit as st
 
 from bpe import RegexTokenizer
-from bpe.formats import hf, ranks
+from bpe.formats import ranks
+from bpe.formats.hf import tokenizer_json as hf
 from lab import training
 from lab.corpus_text import corpus_fingerprint, held_out_start
 from lab.guard import guarded

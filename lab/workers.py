@@ -318,7 +318,7 @@ def extension_run(base, domain, general, num_merges, min_frequency=2, progress=N
 def extension_downloads(ext):
     """format -> (file name, file text, None) or (file name, None, why it cannot hold it)."""
     import json
-    from bpe.formats.hf import hf_json
+    from bpe.formats.hf.tokenizer_json import hf_json
     from bpe.formats.ranks import tiktoken_text
     makers = {".tiktoken": ("extended.tiktoken", tiktoken_text),
               "tokenizer.json": ("tokenizer.json",

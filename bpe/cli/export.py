@@ -1,7 +1,8 @@
 """`export`: write a tokenizer file in another format (tiktoken ranks or tokenizer.json)."""
 import sys
 
-from ..formats import hf, ranks
+from ..formats import ranks
+from ..formats.hf import tokenizer_json as hf
 from .common import check_outputs, load_model, model_files
 
 

@@ -259,7 +259,7 @@ PRE_REFUSED = {  # pre name -> why it is not opened
 
 def tokenizer_json(info, source="file"):
     """A GGUFTokenizer -> the tokenizer.json (a dict) that runs as llama.cpp runs it, for
-    bpe.formats.hf to build: gpt2 (byte-level BPE with its pre's split), llama
+    bpe.formats.hf.tokenizer_json to build: gpt2 (byte-level BPE with its pre's split), llama
     (SentencePiece-style BPE: merges by the made piece's score, byte fallback, a "▁" for
     each space and one in front), bert (llama.cpp's WordPiece) and gemma4 (BPE over UTF-8
     characters). Control tokens are added tokens marked special; user-defined ones are

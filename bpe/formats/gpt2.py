@@ -20,7 +20,7 @@ be exported and tests can make real files); bpe.formats.loader decides a file is
 import json
 
 from .. import budgets
-from .hf_bytelevel import bytes_to_unicode
+from .hf.bytelevel import bytes_to_unicode
 
 MERGES_HEADER = "#version: 0.2"  # the first line of GPT-2's vocab.bpe
 VOCAB_NAMES = ("encoder.json", "vocab.json")

@@ -10,7 +10,7 @@ A file is known by its content, not its name (`detect`):
   other ids);
 - SentencePiece `.model` (protobuf: Llama 2, Mistral, Gemma, T5), run by `sentencepiece`
   (bpe.formats.sentencepiece);
-- Hugging Face tokenizer.json (bpe.formats.hf);
+- Hugging Face tokenizer.json (bpe.formats.hf.tokenizer_json);
 - GPT-2's pair, `encoder.json` + `vocab.bpe` or `vocab.json` + `merges.txt`
   (bpe.formats.gpt2): `load` takes either file (the other is found beside it) or their
   folder; `load_files` takes both files' bytes;
@@ -43,7 +43,7 @@ from ..ranks_tokenizer import RanksTokenizer
 from ..regex import RegexTokenizer
 from . import gguf, gpt2, reading
 from .method_file import looks_like_method_file, parse_method_file
-from .hf import load_hf_bytes, tokenizer_from_hf
+from .hf.tokenizer_json import load_hf_bytes, tokenizer_from_hf
 from .model import MODEL_VERSION
 from .ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
 from .sentencepiece import load_sentencepiece, looks_like_sentencepiece, model_info

@@ -12,7 +12,7 @@ Checked before sentencepiece sees the file (bpe.budgets): at most MAX_SENTENCEPI
 pieces (counted as they are read, so a larger file stops there), the vocabulary's bytes,
 the control pieces (they become special tokens, so they get the limits special tokens of
 every other file get), and the normalizer's charsmap (normalizer_spec field 2), read by
-bpe.formats.hf_precompiled.Precompiled, whose replacement strings are bounded: a
+bpe.formats.hf.precompiled.Precompiled, whose replacement strings are bounded: a
 charsmap bomb is a sentence here, not std::bad_alloc there.
 
 >>> info = model_info(bytes([0x0A, 0x07, 0x0A, 0x03]) + "<s>".encode() + bytes([0x18, 0x03]))
@@ -22,7 +22,7 @@ charsmap bomb is a sentence here, not std::bad_alloc there.
 from dataclasses import dataclass
 
 from .. import budgets
-from .hf_precompiled import Precompiled
+from .hf.precompiled import Precompiled
 
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused",

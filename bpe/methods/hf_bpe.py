@@ -31,21 +31,21 @@ WordPiece, which is this trainer with continuing_subword_prefix "##":
 
 It does not train from files, limit the alphabet, or cap token length (HF options the lab
 does not offer). The tokenizer it returns is the tokenizer.json document run by
-bpe.formats.hf, so encode/decode/export are the ones proven against `tokenizers`.
+bpe.formats.hf.tokenizer_json, so encode/decode/export are the ones proven against `tokenizers`.
 """
 import time
 from heapq import heapify, heappop, heappush
 from itertools import repeat
 
-from ..formats.hf import tokenizer_from_hf
-from ..formats.hf_bytelevel import bytes_to_unicode
+from ..formats.hf.tokenizer_json import tokenizer_from_hf
+from ..formats.hf.bytelevel import bytes_to_unicode
 from ..patterns import GPT2_SPLIT_PATTERN
 from ..patterns.fast_split import for_pattern
 from ..train import MergeProgress
 
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
               "use_regex": True}
-# subtle: ByteLevel's regex (bpe.formats.hf_pre_tokenizers.BYTE_LEVEL_PATTERN) and GPT-2's
+# subtle: ByteLevel's regex (bpe.formats.hf.pre_tokenizers.BYTE_LEVEL_PATTERN) and GPT-2's
 # preset are the same alternatives written two ways ("\s+(?!\S)|\s+" vs "\s++$|\s+(?!\S)|\s":
 # a whitespace run that fails the lookahead is one character long either way), so the
 # preset's fast exact split cuts what the pipeline cuts (tests/bpe/test_methods_hf.py, fuzz)

@@ -9,7 +9,7 @@
 bpe.load opens each of them back with identical ids (tests/bpe/test_cli_methods.py).
 """
 from ..formats import atomic
-from ..formats.hf import save_hf
+from ..formats.hf.tokenizer_json import save_hf
 from ..formats.method_file import method_file_text
 from ..train import TrainResult
 from .boundless import BoundlessTokenizer

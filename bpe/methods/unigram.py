@@ -19,7 +19,7 @@ sentencepiece's unigram_model_trainer.cc step for step (its constants: shrinking
    if its uses go to its second-best split; keep the max(1.1 x vocab, 0.75 x size) pieces of
    highest loss (single characters always stay). Repeat 3-4 until small enough.
 
-The result is a tokenizer.json Unigram model run by bpe.formats.hf (proven against
+The result is a tokenizer.json Unigram model run by bpe.formats.hf.tokenizer_json (proven against
 `tokenizers`), so it exports and loads anywhere: ids 0 "<unk>", then the special tokens,
 then the 256 byte pieces "<0x00>".."<0xFF>", then the pieces by score. A character with
 no piece is written as its UTF-8 bytes, so every text decodes back exactly.
@@ -36,7 +36,7 @@ from heapq import heappush, heappushpop
 from itertools import compress
 from operator import itemgetter
 
-from ..formats.hf import tokenizer_from_hf
+from ..formats.hf.tokenizer_json import tokenizer_from_hf
 from ..train import MergeProgress
 from .hf_bpe import added_tokens, check_specials
 
@@ -133,7 +133,7 @@ def piece_scores(tok):
 
 def count_words(texts):
     """{word: count} over the documents, in order of first occurrence: what the document's
-    Prepend normalizer and Split pre-tokenizer make of each (bpe.formats.hf's pipeline gives
+    Prepend normalizer and Split pre-tokenizer make of each (bpe.formats.hf.tokenizer_json's pipeline gives
     the same pieces, tests/bpe/test_methods_unigram.py; this is one regex, 5x faster)."""
     counts = {}
     for text in texts:

@@ -25,8 +25,8 @@ prefix other than "##", BERT's [CLS]/[SEP] post-processor.
 """
 import re
 
-from ..formats.hf import tokenizer_from_hf
-from ..formats.hf_pipeline import Pipeline
+from ..formats.hf.tokenizer_json import tokenizer_from_hf
+from ..formats.hf.pipeline import Pipeline
 from .hf_bpe import added_tokens, check_specials, count_words, train_words
 
 UNK = "[UNK]"

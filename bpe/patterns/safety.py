@@ -11,7 +11,7 @@ patterns (presets, labels, checks, the speed trial).
   (the cache keeps up to 500 programs alive for the life of the server).
 - `findall_within(compiled, text)` / `finditer_within` / `sub_within` match under a
   CPU-time limit, on any thread, and `runaway` words the error: the one home of that
-  limit (bpe.regex, bpe.formats.hf_pipeline and the app's pattern pages call it; the
+  limit (bpe.regex, bpe.formats.hf.pipeline and the app's pattern pages call it; the
   presets run unlimited).
 - `action(seconds)`: one budget for one visitor action (a page run, one encode), shared
   by every match inside it, so a pattern that is slow on each of many pieces stops the

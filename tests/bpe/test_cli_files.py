@@ -18,7 +18,7 @@ import pytest
 from bpe import RegexTokenizer
 from bpe.counting.counts_file import MAGIC
 from bpe.formats import reading
-from bpe.formats.hf import save_hf
+from bpe.formats.hf.tokenizer_json import save_hf
 from helpers.app import ROOT
 from helpers.hostile_tools import capped
 

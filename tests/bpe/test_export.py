@@ -7,7 +7,8 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 from bpe import BasicTokenizer, RanksTokenizer, RegexTokenizer, load, load_bytes
-from bpe.formats import hf, ranks
+from bpe.formats import ranks
+from bpe.formats.hf import tokenizer_json as hf
 from viz.samples import SAMPLES
 
 TEXTS = [

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from bpe import RegexTokenizer
 from bpe import load_bytes
-from bpe.formats.hf import hf_json
+from bpe.formats.hf.tokenizer_json import hf_json
 from bpe.formats.ranks import tiktoken_text
 from bpe.extend import ExtendedTokenizer, extend_vocabulary
 

@@ -1,5 +1,5 @@
 """tokenizer.json files made by Hugging Face `tokenizers` itself, trained here on small text,
-read by bpe.formats.hf and compared id for id with `tokenizers` on tricky and hypothesis strings."""
+read by bpe.formats.hf.tokenizer_json and compared id for id with `tokenizers` on tricky and hypothesis strings."""
 import json
 import random
 
@@ -11,7 +11,8 @@ from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_toke
 from tokenizers import trainers  # noqa: E402
 
 from bpe import load_bytes  # noqa: E402
-from bpe.formats.hf import HFTokenizer, hf_json, hf_pattern, pattern_from_hf  # noqa: E402
+from bpe.hf_tokenizer import HFTokenizer  # noqa: E402
+from bpe.formats.hf.tokenizer_json import hf_json, hf_pattern, pattern_from_hf  # noqa: E402
 from bpe.patterns import GPT4_SPLIT_PATTERN  # noqa: E402
 
 CORPUS = ("Hello world! It's 2026; we'll see... DON'T you think? Straße café naïve 東京 Привет "
@@ -212,7 +213,7 @@ def test_unicode_normalizers_on_every_code_point(form):
     Python with its own (14.0): every code point alone, and (for the normal forms) between
     "e" and two combining marks to compose and reorder with, normalizes alike."""
     import unicodedata
-    from bpe.formats.hf_normalizers import normalizers_from_json
+    from bpe.formats.hf.normalizers import normalizers_from_json
     (step,), theirs = normalizers_from_json({"type": form}), getattr(normalizers, form)()
     ours = step.apply
     chars = [ch for ch in map(chr, range(0x110000)) if not 0xD800 <= ord(ch) < 0xE000]

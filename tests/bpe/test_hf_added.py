@@ -1,4 +1,4 @@
-"""Added tokens with single_word / lstrip / rstrip / normalized (bpe.formats.hf_added), in
+"""Added tokens with single_word / lstrip / rstrip / normalized (bpe.formats.hf.added_tokens), in
 tokenizer.json files that `tokenizers` itself builds here, compared id for id with its
 encode(text) on tricky strings and hypothesis strings."""
 import itertools
@@ -12,7 +12,8 @@ tk = pytest.importorskip("tokenizers")
 from tokenizers import AddedToken, Tokenizer, normalizers, pre_tokenizers, processors  # noqa: E402
 
 from bpe import RegexTokenizer, load_bytes  # noqa: E402
-from bpe.formats.hf import HFTokenizer, hf_json  # noqa: E402
+from bpe.hf_tokenizer import HFTokenizer  # noqa: E402
+from bpe.formats.hf.tokenizer_json import hf_json  # noqa: E402
 from test_hf import CORPUS, load_pairs, same, same_in_all, train  # noqa: E402
 
 WHITESPACE = ["", " ", "  ", "\n", "\t ", " \n\n ", "\u3000"]
@@ -223,7 +224,7 @@ def test_a_flag_that_is_not_a_bool_is_refused():
 def test_single_word_knows_words_as_tokenizers_does():
     """A word character is Rust regex's Unicode \\w: every code point of planes 0 and 1
     (nearly all scripts) after a single_word token, in one text."""
-    from bpe.formats.hf_added import WORD
+    from bpe.formats.hf.added_tokens import WORD
     from tokenizers import models
     hf = Tokenizer(models.BPE(vocab={"a": 0}, merges=[]))
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)

@@ -15,7 +15,7 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
 
 from bpe import load_bytes  # noqa: E402
-from bpe.formats.hf_bytelevel import bytes_to_unicode  # noqa: E402
+from bpe.formats.hf.bytelevel import bytes_to_unicode  # noqa: E402
 from tests.helpers.hf_families import FAMILIES, corpus  # noqa: E402
 
 BYTE = bytes_to_unicode()

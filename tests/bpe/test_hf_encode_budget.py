@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe import RegexTokenizer
-from bpe.formats.hf import tokenizer_from_hf
-from bpe.formats.hf_models import WORK_PER_CHAR
+from bpe.formats.hf.tokenizer_json import tokenizer_from_hf
+from bpe.formats.hf.models import WORK_PER_CHAR
 
 tokenizers = pytest.importorskip("tokenizers")
 

@@ -1,6 +1,6 @@
 """Every tokenizer.json family `tokenizers` builds (BPE with and without byte-level options,
 WordPiece, Unigram, WordLevel; SentencePiece models converted with their Precompiled charsmap), read
-by bpe.formats.hf and compared with `tokenizers` itself: ids (encode(text).ids, templates
+by bpe.formats.hf.tokenizer_json and compared with `tokenizers` itself: ids (encode(text).ids, templates
 included), decode (with and without special tokens) and token_spans against its offsets,
 on real text and tricky strings. Fuzz: tests/bpe/test_hf_fuzz.py."""
 import json
@@ -12,7 +12,7 @@ pytest.importorskip("sentencepiece")
 from tokenizers import Tokenizer  # noqa: E402
 
 from bpe import load_bytes  # noqa: E402
-from bpe.formats.hf import HFTokenizer  # noqa: E402
+from bpe.hf_tokenizer import HFTokenizer  # noqa: E402
 from tests.helpers.hf_families import FAMILIES, corpus  # noqa: E402
 
 TRICKY = [
@@ -147,7 +147,7 @@ def test_normalizer_output_is_bounded():
 def test_pickles_and_exports_again(pairs):
     import pickle
 
-    from bpe.formats.hf import hf_json
+    from bpe.formats.hf.tokenizer_json import hf_json
     for name, (hf, ours) in pairs.items():
         text = "Hello wörld, 東京 ﬁ"
         again = load_bytes(json.dumps(hf_json(ours)).encode(), "again.json")
@@ -156,7 +156,7 @@ def test_pickles_and_exports_again(pairs):
 
 
 def test_new_special_tokens_export_in_every_family(pairs):
-    from bpe.formats.hf import hf_json
+    from bpe.formats.hf.tokenizer_json import hf_json
     for name, (hf, ours) in pairs.items():
         twin = ours.with_special_tokens({"<|new|>": ours.n_vocab})
         again = Tokenizer.from_str(json.dumps(hf_json(twin)))

@@ -13,7 +13,7 @@ from bpe import load_bytes  # noqa: E402
 from tests.helpers.hf_families import FAMILIES  # noqa: E402
 
 # what the families treat specially, mixed with any character (Unicode 9.0 and before:
-# tokenizers' crates classify with their own, older tables; see bpe.formats.hf_normalizers)
+# tokenizers' crates classify with their own, older tables; see bpe.formats.hf.normalizers)
 PIECES = [" ", "  ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "e", "E", "the", "The", " the",
           "ing", "##", "▁", "Ġ", "'s", "n't", ".", ",", "!", "?", "$", "1", "12", "٣", "é",
           "e\u0301", "ß", "İ", "Σ", "ς", "東", "京", "あ", "ア", "ー", "한", "ﬁ", "①", "Ａ",

@@ -1,6 +1,6 @@
 """Every code point through the character classes of tokenizers' normalizers and
 pre-tokenizers, ours against tokenizers' (its crates' Unicode tables are not Python's:
-bpe.formats.hf_unicode holds the differences). A new tokenizers with other tables fails
+bpe.formats.hf.unicode holds the differences). A new tokenizers with other tables fails
 here, naming the first code point that differs."""
 import unicodedata
 
@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("tokenizers")
 from tokenizers import normalizers, pre_tokenizers  # noqa: E402
 
-from bpe.formats.hf_normalizers import normalizers_from_json  # noqa: E402
-from bpe.formats.hf_pipeline import Pipeline  # noqa: E402
+from bpe.formats.hf.normalizers import normalizers_from_json  # noqa: E402
+from bpe.formats.hf.pipeline import Pipeline  # noqa: E402
 
 pytestmark = pytest.mark.slow  # about a minute in all: every code point, eight times
 

@@ -385,7 +385,7 @@ def test_closed_stdin_is_a_clear_message(monkeypatch):
 def _hf_docs():
     """Two valid tokenizer.json documents: our export (with a special token), and one
     with the normalizers and pre-tokenizers other files use (so an HFTokenizer)."""
-    from bpe.formats.hf import hf_json
+    from bpe.formats.hf.tokenizer_json import hf_json
     ours = hf_json(RegexTokenizer().train("aaab hello 12 " * 20, 262)
                    .with_special_tokens({"<s>": 300}))
     theirs = json.loads(json.dumps(ours))

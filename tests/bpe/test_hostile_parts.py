@@ -13,8 +13,8 @@ import pytest
 
 from bpe import budgets, load_bytes
 from bpe.formats.gpt2 import parse_merges, parse_vocab
-from bpe.formats.hf_normalizers import Prepend
-from bpe.formats.hf_precompiled import Precompiled
+from bpe.formats.hf.normalizers import Prepend
+from bpe.formats.hf.precompiled import Precompiled
 from bpe.formats.sentencepiece import model_info
 from helpers.hostile_parts import charsmap, hf_doc, measure, precompiled, sp_model, template
 

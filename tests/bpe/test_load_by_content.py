@@ -11,7 +11,7 @@ import tiktoken.load
 import bpe
 from bpe import RegexTokenizer, reference
 from bpe.formats import loader, ranks
-from bpe.formats.hf import hf_json
+from bpe.formats.hf.tokenizer_json import hf_json
 from bpe.sentencepiece_bpe import SentencePieceBPE
 
 NAMES = ["tokenizer.model", "x.bin", "vocab.txt", "no_extension", "t.json"]

@@ -13,8 +13,8 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
 
 from bpe import methods  # noqa: E402
-from bpe.formats.hf import hf_json  # noqa: E402
-from bpe.formats.hf_pipeline import Pipeline  # noqa: E402
+from bpe.formats.hf.tokenizer_json import hf_json  # noqa: E402
+from bpe.formats.hf.pipeline import Pipeline  # noqa: E402
 from bpe.methods import hf_bpe, wordpiece  # noqa: E402
 from bpe.train import MergeProgress  # noqa: E402
 from tests.helpers.app import read_corpus  # noqa: E402

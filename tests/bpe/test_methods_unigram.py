@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe import methods
-from bpe.formats.hf import hf_json
-from bpe.formats.hf_pipeline import Pipeline
+from bpe.formats.hf.tokenizer_json import hf_json
+from bpe.formats.hf.pipeline import Pipeline
 from bpe.methods import unigram
 from tests.helpers.app import read_corpus
 

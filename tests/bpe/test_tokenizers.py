@@ -240,7 +240,8 @@ def test_model_refuses_special_tokens_it_cannot_hold(special, tmp_path):
         tok.save(tmp_path / "t")
     assert not (tmp_path / "t.model").exists()
     # other formats hold it exactly
-    from bpe.formats import hf, ranks  # noqa: F401
+    from bpe.formats import ranks  # noqa: F401
+    from bpe.formats.hf import tokenizer_json as hf  # noqa: F401
     assert bpe.load_bytes(json.dumps(hf.hf_json(tok)).encode(), "t.json").special_tokens == \
         {special: 300}
 

@@ -3,7 +3,7 @@ Screenshots: screenshots/chunker_page.png, chunker_uploaded.png."""
 import json
 
 from bpe import RegexTokenizer
-from bpe.formats.hf import hf_json
+from bpe.formats.hf.tokenizer_json import hf_json
 from helpers.app import metrics, screenshot, wait_rendered
 from viz.token_budget import chunk_text, summary
 

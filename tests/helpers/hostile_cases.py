@@ -73,7 +73,7 @@ def _model(*lines):
 def _hf_doc(**changes):
     """A small valid tokenizer.json with some keys replaced, as bytes."""
     from bpe import RegexTokenizer
-    from bpe.formats.hf import hf_json
+    from bpe.formats.hf.tokenizer_json import hf_json
     doc = hf_json(RegexTokenizer().train("aaab " * 20, 258))
     return json.dumps({**doc, **changes}).encode("utf-8")
 

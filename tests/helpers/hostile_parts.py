@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from bpe import RegexTokenizer
-from bpe.formats.hf import hf_json
+from bpe.formats.hf.tokenizer_json import hf_json
 
 ROOT = Path(__file__).resolve().parents[2]
 CAP_BYTES = 1 << 30

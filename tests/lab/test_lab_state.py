@@ -4,7 +4,7 @@ from helpers.app import ROOT
 from streamlit.testing.v1 import AppTest
 
 from bpe import BasicTokenizer, RegexTokenizer
-from bpe.formats.hf import hf_json
+from bpe.formats.hf.tokenizer_json import hf_json
 from bpe.formats.ranks import WHOLE_TEXT_PATTERN, tiktoken_text
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. " * 40

@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 
 from bpe import RegexTokenizer
-from bpe.formats.hf import hf_json
+from bpe.formats.hf.tokenizer_json import hf_json
 from bpe.formats.loader import load_bytes
 from lab import owner_check, parity
 from lab.state import FILES_KEY, FileSource

@@ -7,15 +7,15 @@ a pre-tokenizer (ByteLevel's prefix space, Metaspace's "▁") and stand for no t
 A step maps a list of pieces to a list of pieces; empty pieces are dropped, as tokenizers
 drops them. Implemented: ByteLevel, Split, Digits, Metaspace, Whitespace,
 WhitespaceSplit, BertPreTokenizer, Punctuation, CharDelimiterSplit, FixedLength,
-UnicodeScripts (bpe.formats.hf_scripts), Sequence; any other is refused by name.
-The normalizers are bpe.formats.hf_normalizers'; the models bpe.formats.hf_models'.
+UnicodeScripts (bpe.formats.hf.scripts), Sequence; any other is refused by name.
+The normalizers are bpe.formats.hf.normalizers'; the models bpe.formats.hf.models'.
 """
 import regex
 
-from ..patterns import safety
-from .hf_parts import WHITE_SPACE, flatten, pattern_of
-from .hf_scripts import ANY, script_class
-from .hf_unicode import NUMERIC_ADD, PUNCT_ADD, PUNCT_DROP, char_class
+from ...patterns import safety
+from .parts import WHITE_SPACE, flatten, pattern_of
+from .scripts import ANY, script_class
+from .unicode import NUMERIC_ADD, PUNCT_ADD, PUNCT_DROP, char_class
 
 # ByteLevel's own split (use_regex=true), as tokenizers writes it
 BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"

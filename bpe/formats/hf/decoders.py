@@ -13,9 +13,9 @@ ids are checked ids, at most MAX_TEMPLATE_IDS of them.
 """
 import itertools
 
-from .. import budgets
-from .hf_parts import flatten, pattern_of
-from ..patterns import safety
+from ... import budgets
+from .parts import flatten, pattern_of
+from ...patterns import safety
 
 DECODERS = ("ByteLevel", "Metaspace", "WordPiece", "ByteFallback", "Fuse", "Strip",
             "Replace", "BPEDecoder", "CTC", "Sequence")

@@ -19,17 +19,17 @@ token's own text (b"[UNK]"): the text it covered is token_spans' business.
 import operator
 from itertools import chain
 
-from ..base import CACHE_LIMIT, Tokenizer, raise_disallowed
-from ..decode import MAX_ID
-from ..pretrained import Pretrained
-from ..specials import NO_SPECIALS, minbpe_policy
-from ..text import clean_text
-from .hf_added import AddedTokens
-from .hf_bytelevel import ByteLevelBPE
-from .hf_decoders import byte_of
-from .hf_decoders import PostProcessor
-from .hf_models import BPE
-from .hf_parts import flatten
+from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
+from .decode import MAX_ID
+from .pretrained import Pretrained
+from .specials import NO_SPECIALS, minbpe_policy
+from .text import clean_text
+from .formats.hf.added_tokens import AddedTokens
+from .formats.hf.bytelevel import ByteLevelBPE
+from .formats.hf.decoders import byte_of
+from .formats.hf.decoders import PostProcessor
+from .formats.hf.models import BPE
+from .formats.hf.parts import flatten
 
 
 class HFTokenizer(Pretrained, Tokenizer):
@@ -199,7 +199,7 @@ class HFTokenizer(Pretrained, Tokenizer):
         as there. tokenizers' offsets agree except that it gives an added "▁" the span of the
         character after it.
 
-        >>> from bpe.formats.hf import tokenizer_from_hf
+        >>> from bpe.formats.hf.tokenizer_json import tokenizer_from_hf
         >>> tok = tokenizer_from_hf({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0,
         ...     "hug": 1, "##s": 2}}, "pre_tokenizer": {"type": "Whitespace"}})
         >>> tok.encode("hugs ok"), tok.token_spans("hugs ok")

@@ -12,7 +12,7 @@ Bounds (bpe.budgets): no replacement string is longer than MAX_REPLACEMENT_BYTES
 at load, so a charsmap bomb is refused before it runs: bpe.formats.sentencepiece checks a
 .model's charsmap with the same `Precompiled`), and each text's output is counted against
 the growth budget before it is joined.
-This module only normalizes; bpe.formats.hf_normalizers holds the other normalizers.
+This module only normalizes; bpe.formats.hf.normalizers holds the other normalizers.
 """
 import base64
 import binascii
@@ -20,8 +20,8 @@ import struct
 
 import regex
 
-from .. import budgets
-from .hf_parts import Normalizer, _Memo
+from ... import budgets
+from .parts import Normalizer, Memo
 
 GRAPHEME = regex.compile(r"\X")
 
@@ -49,7 +49,7 @@ class Precompiled(Normalizer):
                              "re-export the tokenizer.json") from None
         self.units = struct.unpack_from(f"<{size // 4}I", blob, 4)
         self._memo = {}
-        self._graphemes = _Memo(self._grapheme)
+        self._graphemes = Memo(self._grapheme)
 
     @classmethod
     def from_json(cls, spec):

@@ -12,13 +12,13 @@ A pass finds its tokens leftmost-longest without overlaps, then judges each find
 - rstrip: it takes the whitespace after it, even whitespace that the next find then
   takes again (tokenizers does that too: "<mask>\\n" with a "\\n" token gives both);
 and a piece left empty (a token that lstrip squeezed to nothing) gives no id.
-This file knows nothing of ids, merges or files: bpe.formats.hf reads the flags and encodes.
+This file knows nothing of ids, merges or files: bpe.formats.hf.tokenizer_json reads the flags and encodes.
 """
 from typing import NamedTuple
 
 import regex
 
-from .hf_parts import WHITE_SPACE
+from .parts import WHITE_SPACE
 
 WORD = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")  # Rust's \w
 SPACES = regex.compile(f"[{regex.escape(WHITE_SPACE)}]*")  # Rust's \s*: White_Space

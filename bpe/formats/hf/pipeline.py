@@ -1,26 +1,26 @@
 """Hugging Face tokenizers' pipeline before the model, run in Python exactly as
 `tokenizers` runs it: text -> normalized text -> pieces (Pipeline; the components are
-bpe.formats.hf_normalizers and bpe.formats.hf_pre_tokenizers), and the regex flavour of its
-engine, Oniguruma (hf_pattern out, pattern_from_hf in). bpe.formats.hf reads and writes the
-files; the models that turn pieces into ids are bpe.formats.hf_models / hf_bytelevel.
+bpe.formats.hf.normalizers and bpe.formats.hf.pre_tokenizers), and the regex flavour of its
+engine, Oniguruma (hf_pattern out, pattern_from_hf in). bpe.formats.hf.tokenizer_json reads and writes the
+files; the models that turn pieces into ids are bpe.formats.hf.models / hf_bytelevel.
 Each call (normalize, pre-tokenize) is one action of bpe.patterns.safety: all the regex
 matches of all its steps share one CPU-time budget for the text (steps_seconds), so a
 Sequence of slow Splits over many pieces costs that once, not once per piece and step.
 """
-from ..patterns import PATTERNS, safety
-from ..regex import compile_pattern
-from .hf_parts import _pattern_from_hf, flatten, hf_pattern
-from .hf_normalizers import (LOWER_NEWER, NEWER_THAN_HF,  # noqa: F401
+from ...patterns import PATTERNS, safety
+from ...regex import compile_pattern
+from .parts import undo_hf_pattern, flatten, hf_pattern
+from .normalizers import (LOWER_NEWER, NEWER_THAN_HF,  # noqa: F401
                              normalize, normalize_aligned, normalizers_from_json,
                              unicode_9_normalize)
-from .hf_pre_tokenizers import (BYTE_LEVEL_PATTERN, SPLIT_BEHAVIORS,  # noqa: F401
+from .pre_tokenizers import (BYTE_LEVEL_PATTERN, SPLIT_BEHAVIORS,  # noqa: F401
                                 pre_tokenizers_from_json)
 
 
 class Pipeline:
     """A tokenizer.json's normalizer and pre-tokenizer, run as `tokenizers` runs them:
     text -> normalized text -> pieces (each then encoded by the model). Components are
-    listed in bpe.formats.hf_normalizers and hf_pre_tokenizers; any other is refused by
+    listed in bpe.formats.hf.normalizers and hf_pre_tokenizers; any other is refused by
     name. byte_level: the pre-tokenizer or the decoder is ByteLevel (GPT-2's kind)."""
 
     def __init__(self, normalizers, steps, byte_level=False):
@@ -57,7 +57,7 @@ class Pipeline:
 
     def pre_tokenize(self, normalized, at_start=True):
         """Normalized text -> the pieces the model encodes (an added token's leftovers come
-        here already normalized: bpe.formats.hf_added). at_start: normalized starts the
+        here already normalized: bpe.formats.hf.added_tokens). at_start: normalized starts the
         original text (Metaspace's prepend_scheme "first" reads it)."""
         return [text for text, _, _ in self.pre_tokenize_pieces(normalized, at_start)]
 
@@ -87,7 +87,7 @@ def _our_pattern(normalizers, pre):
     if split.get("type") != "Split" or split.get("behavior") != "Isolated" \
             or split.get("invert") or not isinstance(hf_regex, str):
         return None
-    pattern = _pattern_from_hf(hf_regex)
+    pattern = undo_hf_pattern(hf_regex)
     for preset in PATTERNS.values():
         if hf_regex == hf_pattern(preset):
             return preset  # a preset again, so it splits fast and on all cores

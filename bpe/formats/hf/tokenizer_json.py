@@ -6,9 +6,9 @@ id (it is written to the model's vocab as well as to added_tokens, which is how
 `tokenizers` keeps an id that does not follow the vocabulary).
 In: every tokenizer.json `tokenizers` builds with its BPE (byte-level in any id layout, or
 SentencePiece style), WordPiece, Unigram and WordLevel models, their normalizers, pre-tokenizers,
-decoders and post-processors (bpe.formats.hf_normalizers, hf_pre_tokenizers, hf_models,
+decoders and post-processors (bpe.formats.hf.normalizers, hf_pre_tokenizers, hf_models,
 hf_bytelevel, hf_decoders, hf_precompiled, run by hf_pipeline and hf_tokenizer), and added
-tokens with their single_word / lstrip / rstrip / normalized flags (bpe.formats.hf_added).
+tokens with their single_word / lstrip / rstrip / normalized flags (bpe.formats.hf.added_tokens).
 Files in minbpe's layout, our own pipeline shape and plain added tokens come back as
 Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal `tokenizers`' own
 (tests/bpe/test_hf*.py). Refused by name: BPE dropout, the ByteLevel
@@ -18,19 +18,19 @@ tokenizers may add later. This file imports neither tokenizers nor tiktoken.
 import json
 import os
 
-from .. import budgets
-from ..basic import BasicTokenizer
-from ..regex import RegexTokenizer
-from . import atomic
-from .hf_added import FLAGS, AddedToken, AddedTokens
-from .hf_bytelevel import ByteLevelBPE, bytes_to_unicode
-from .hf_decoders import PostProcessor, decoder_from_json
-from .hf_models import model_from_json, read_vocab
-from .hf_parts import flatten
-from .hf_parts import hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
-from .hf_pipeline import Pipeline
-from .hf_tokenizer import HFTokenizer  # noqa: F401 (re-exported)
-from .ranks import mergeable_ranks
+from ... import budgets
+from ...basic import BasicTokenizer
+from ...regex import RegexTokenizer
+from .. import atomic
+from .added_tokens import FLAGS, AddedToken, AddedTokens
+from .bytelevel import ByteLevelBPE, bytes_to_unicode
+from .decoders import PostProcessor, decoder_from_json
+from .models import model_from_json, read_vocab
+from .parts import flatten
+from .parts import hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
+from .pipeline import Pipeline
+from ...hf_tokenizer import HFTokenizer
+from ..ranks import mergeable_ranks
 
 
 def hf_json(tok):
@@ -119,7 +119,7 @@ def save_hf(tok, path):
 def tokenizer_from_hf(data, source="tokenizer.json"):
     """A tokenizer.json (a dict) -> our tokenizer, ids identical to `tokenizers`' own
     `encode(text).ids` (with allowed_special="all": HF always matches its added tokens;
-    bpe.formats.hf_tokenizer says which calls match which). Models: BPE (byte-level in any
+    bpe.hf_tokenizer says which calls match which). Models: BPE (byte-level in any
     id layout, or SentencePiece style), WordPiece, Unigram, WordLevel. Files we wrote come back as
     Basic/RegexTokenizer; others as an HFTokenizer. A component we do not implement
     exactly is refused with a ValueError naming it."""

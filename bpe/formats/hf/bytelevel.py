@@ -1,10 +1,10 @@
 """Byte-level BPE from a tokenizer.json (GPT-2's kind), with any id layout: GPT-2's
 byte-level alphabet, the model's ids in our internal layout (byte b is b, merge k makes
 256 + k, so an id is also its priority) and the merging, as `tokenizers` merges (the pair
-of lowest rank, leftmost first). Other models are bpe.formats.hf_models; this file neither
+of lowest rank, leftmost first). Other models are bpe.formats.hf.models; this file neither
 reads files nor splits text.
 """
-from ..encode import apply_merges
+from ...encode import apply_merges
 
 
 def bytes_to_unicode():

@@ -2,15 +2,15 @@
 BPE without byte-level (SentencePiece style: byte_fallback, unk_token, fuse_unk,
 continuing_subword_prefix, end_of_word_suffix, ignore_merges), WordPiece (BERT),
 Unigram (T5, ALBERT, XLNet: Viterbi over piece scores) and WordLevel (one id per piece).
-Byte-level BPE, GPT-2's kind, is bpe.formats.hf_bytelevel. Every model gives `tokens(piece) -> [(id, start, end)]` with
+Byte-level BPE, GPT-2's kind, is bpe.formats.hf.bytelevel. Every model gives `tokens(piece) -> [(id, start, end)]` with
 character offsets in the piece, and `ids(piece)`. Reading a file's vocab and refusing
 what cannot be reproduced (dropout, a missing unk) happens here; nothing here normalizes
-or splits text (bpe.formats.hf_pipeline does).
+or splits text (bpe.formats.hf.pipeline does).
 """
 import math
 from heapq import heapify, heappop, heappush
 
-from .. import budgets
+from ... import budgets
 
 
 def read_vocab(vocab, kind):

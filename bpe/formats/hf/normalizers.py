@@ -6,19 +6,19 @@ A normalizer here has `apply(text) -> str` (the fast path encode takes) and
 replacements joined are apply(text): each output character is then known to come from
 text[start:end] (tokenizers' own alignments are the same or finer). Implemented:
 NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer,
-Nmt, Precompiled (bpe.formats.hf_precompiled) and Sequence; any other is refused by name.
+Nmt, Precompiled (bpe.formats.hf.precompiled) and Sequence; any other is refused by name.
 Unicode tables: tokenizers normalizes with Unicode 9.0's and classifies with its crates'
 own; Python's are 14.0, so characters assigned since may differ (the known ones are
-handled below). It knows nothing of pre-tokenizers or models (bpe.formats.hf_pipeline).
+handled below). It knows nothing of pre-tokenizers or models (bpe.formats.hf.pipeline).
 """
 import unicodedata
 
 import regex
 
-from .. import budgets
-from ..patterns import safety
-from .hf_parts import WHITE_SPACE, Normalizer, _Memo, flatten, pattern_of
-from .hf_unicode import (CF_KEPT, LOWER_NEWER, MARK_FLIP, MN_FLIP,  # noqa: F401
+from ... import budgets
+from ...patterns import safety
+from .parts import WHITE_SPACE, Normalizer, Memo, flatten, pattern_of
+from .unicode import (CF_KEPT, LOWER_NEWER, MARK_FLIP, MN_FLIP,  # noqa: F401
                          NEWER_THAN_HF, char_class)
 
 def unicode_9_normalize(form, text):
@@ -51,7 +51,7 @@ class CharMap(Normalizer):
 
     def __init__(self, fn, fast=None):
         self.fn, self.fast = fn, fast
-        self.memo = _Memo(fn)
+        self.memo = Memo(fn)
 
     def apply(self, text):
         if self.fast is not None:
@@ -259,7 +259,7 @@ def _normalizer(spec):
     if kind == "Nmt":
         return [CharMap(_nmt)]
     if kind == "Precompiled":
-        from .hf_precompiled import Precompiled
+        from .precompiled import Precompiled
         return [Precompiled.from_json(spec)]
     raise ValueError(f"the normalizer {kind!r} is not implemented here (only NFC, NFD, NFKC, "
                      "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer, "

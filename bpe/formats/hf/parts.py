@@ -7,8 +7,8 @@ module, so normalizers, pre-tokenizers and the pipeline all build on it without 
 """
 import regex
 
-from .. import budgets
-from ..patterns import safety
+from ... import budgets
+from ...patterns import safety
 
 # Rust's char::is_whitespace: the Unicode White_Space property, which Strip trims
 WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
@@ -25,7 +25,7 @@ class Normalizer:
         raise NotImplementedError
 
 
-class _Memo(dict):
+class Memo(dict):
     __slots__ = ("fn",)
 
     def __init__(self, fn):
@@ -180,7 +180,7 @@ def _interval_end(pattern, i):
     return 0
 
 
-def _pattern_from_hf(hf):
+def undo_hf_pattern(hf):
     """Undo hf_pattern: Oniguruma's \\Z, \\A back to our $ and ^ (atomic groups stay)."""
     return hf.replace("\\Z", "$").replace("\\A", "^")
 
