@@ -1,7 +1,7 @@
 """bpe: exact, fast byte-pair encoding tokenizers, after minbpe's API and tiktoken's manners.
 
 Files: `load(path)` / `load_bytes(data, filename)` / `load_files({name: data})` open every
-format, known by its content, not its name (bpe.formats.loader); each format has one home
+format, known by its content, not its name (bpe.loading builds it); each format has one home
 in bpe.formats: model (minbpe .model/.vocab), ranks (tiktoken ranks, plain or gzip),
 sentencepiece (SentencePiece .model protobuf), hf* (Hugging Face tokenizer.json), gpt2
 (GPT-2's encoder.json + vocab.bpe). `from_vocab_merges(vocab, merges)` builds an exact
@@ -18,7 +18,7 @@ Drop-in: minbpe's classes and signatures (encode(text, "all") included), tiktoke
 from .base import Tokenizer
 from .basic import BasicTokenizer
 from .extend import ExtendedTokenizer, extend_vocabulary
-from .formats.loader import load, load_bytes, load_files
+from .loading import load, load_bytes, load_files
 from .formats.model import render_token
 from .health import health_report
 from .patterns import PATTERNS

@@ -20,16 +20,18 @@ import operator
 from itertools import chain
 
 from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
+from .basic import BasicTokenizer
 from .decode import MAX_ID
-from .pretrained import Pretrained
-from .specials import NO_SPECIALS, minbpe_policy
-from .text import clean_text
 from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
-from .formats.hf.decoders import byte_of
-from .formats.hf.decoders import PostProcessor
+from .formats.hf.decoders import PostProcessor, byte_of
 from .formats.hf.models import BPE
 from .formats.hf.parts import flatten
+from .formats.hf.tokenizer_json import read_document
+from .pretrained import Pretrained
+from .regex import RegexTokenizer
+from .specials import NO_SPECIALS, minbpe_policy
+from .text import clean_text
 
 
 class HFTokenizer(Pretrained, Tokenizer):
@@ -199,7 +201,7 @@ class HFTokenizer(Pretrained, Tokenizer):
         as there. tokenizers' offsets agree except that it gives an added "▁" the span of the
         character after it.
 
-        >>> from bpe.formats.hf.tokenizer_json import tokenizer_from_hf
+        >>> from bpe.hf_tokenizer import tokenizer_from_hf
         >>> tok = tokenizer_from_hf({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0,
         ...     "hug": 1, "##s": 2}}, "pre_tokenizer": {"type": "Whitespace"}})
         >>> tok.encode("hugs ok"), tok.token_spans("hugs ok")
@@ -302,3 +304,36 @@ def _metaspace_chars(document):
                 elif key == "decoder" and content == " " and isinstance(pattern.get("String"), str):
                     out.add(pattern["String"])
     return [ch for ch in out if ch and ch != " "]
+
+
+def tokenizer_from_hf(data, source="tokenizer.json"):
+    """A tokenizer.json (a dict) -> our tokenizer, ids identical to `tokenizers`' own
+    `encode(text).ids` (with allowed_special="all": HF always matches its added tokens; this
+    module's docstring says which calls match which). The file is read by
+    bpe.formats.hf.tokenizer_json.read_document, which refuses with a ValueError naming any
+    component we do not implement exactly. Files we wrote come back as Basic/RegexTokenizer;
+    others as an HFTokenizer."""
+    doc = read_document(data, source)
+    if doc.is_ours():
+        merges = doc.model.merges_in_order()
+        if doc.pipeline.pattern:
+            tok = RegexTokenizer.from_merges(merges, pattern=doc.pipeline.pattern)
+        else:
+            tok = BasicTokenizer.from_merges(merges)
+    else:
+        tok = HFTokenizer(doc.pipeline, doc.model, name=source, document=data,
+                          added=doc.added_tokens, rebuild=rebuild_hf, decoder=doc.decoder,
+                          post=doc.post, added_ids=set(doc.added.values()))
+    try:
+        tok.register_special_tokens(doc.added)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+    doc.check_added_ids(source)
+    return tok
+
+
+def rebuild_hf(document, name, special_tokens):
+    """An HFTokenizer again from its tokenizer.json and special tokens (for pickle)."""
+    tok = tokenizer_from_hf(document, source=name)
+    tok.register_special_tokens(special_tokens)
+    return tok

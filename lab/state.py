@@ -12,7 +12,6 @@ uploaded one also keeps its file (kind and bytes) under another, for the parity 
 tokenizer, reference key, file), so no page keeps its own label -> key table.
 """
 import functools
-import hashlib
 import os
 import threading
 import weakref
@@ -22,7 +21,8 @@ import streamlit as st
 
 import bpe
 from bpe import reference
-from bpe.formats import loader, ranks
+from bpe import loading
+from bpe.formats import kinds, ranks
 from lab import llama_cpp_ids, owner_check
 from lab.job_settings import setting
 from lab.safe import code, md
@@ -49,7 +49,7 @@ TIKTOKEN_PATTERNS = {"GPT-4's (gpt4)": "gpt4", "GPT-2's (gpt2)": "gpt2",
 @dataclass(frozen=True)
 class FileSource:
     """An uploaded tokenizer's file(s): what lab/parity needs to ask the owner's library."""
-    kind: str      # a key of bpe.formats.loader.KINDS ("ranks", "sentencepiece", ...),
+    kind: str      # a key of bpe.formats.kinds.KINDS ("ranks", "sentencepiece", ...),
                    # or "gpt2-pair" for GPT-2's two files
     files: tuple   # ((filename, bytes), ...)
     digest: str    # sha256 of the bytes, all files in order
@@ -173,7 +173,7 @@ def describe(label):
         missing = llama_cpp_ids.absent()
         return f"{files}: {gguf_summary(tok)}" + (f". {md(missing)}." if missing else "")
     kind = "GPT-2's vocabulary and merges" if source.kind == "gpt2-pair" else \
-        loader.KINDS.get(source.kind, source.kind)
+        kinds.KINDS.get(source.kind, source.kind)
     known = f", known as {md(source.known)}" if source.known else ""
     return f"{files}: {md(kind)}{known}"
 
@@ -232,22 +232,16 @@ def load_model_upload(uploaded, *, pattern=None):
 def load_uploads(uploads, *, pattern=None):
     """Add one tokenizer per uploaded file, GPT-2's two files (encoder.json + vocab.bpe, or
     vocab.json + merges.txt, known by content) making one. Returns (name, None) or (None,
-    the error's message) for each, in upload order; one bad file does not stop the rest."""
+    the error's message) for each, in upload order; one bad file does not stop the rest.
+    Each file is read once, by bpe.loading.read_uploads."""
     files = [(u.name, bytes(u.getvalue())) for u in uploads]
     full = room_for(sum(len(data) for _, data in files), len(files))
     if full:
         return [(None, full)] * len(files)
-    kinds = []
-    for name, data in files:
-        try:
-            kinds.append(loader.kind_of(data, name))
-        except ValueError as e:
-            kinds.append(e)
-    halves = [i for i, kind in enumerate(kinds) if kind in ("gpt2-vocab", "gpt2-merges")]
-    groups = sorted([[i] for i in range(len(files)) if i not in halves]
-                    + ([halves] if halves else []))
-    return [_load_group([files[i] for i in group], [kinds[i] for i in group], pattern)
-            for group in groups]
+    # the pattern asked before upload is for ranks the lab does not know
+    return [(None, str(made)) if isinstance(made, ValueError) else _add_upload(made)
+            for made in loading.read_uploads(files, unknown_pattern=pattern,
+                                             before_build=_trial)]
 
 
 def held_upload_bytes():
@@ -274,26 +268,19 @@ def room_for(n_bytes, n_files=1):
     return None
 
 
-def _load_group(chosen, kinds, pattern):
-    if isinstance(kinds[0], ValueError):
-        return None, str(kinds[0])
-    if kinds[0] == "sentencepiece":
-        # bpe runs a .model through sentencepiece in this process: a hostile one is first
-        # opened (and made to encode) in a worker with a memory cap and a time limit
+def _trial(kind, chosen):
+    """bpe runs a .model through sentencepiece in this process: a hostile one is first
+    opened (and made to encode) in a worker with a memory cap and a time limit."""
+    if kind == "sentencepiece":
         try:
-            owner_check.trial({"kind": "sentencepiece", "files": tuple(chosen)})
+            owner_check.trial({"kind": "sentencepiece", "files": chosen})
         except owner_check.OwnerFailed as e:
-            return None, f"{chosen[0][0]}: {e}"
-    try:
-        known = loader.known_file(chosen[0][1], chosen[0][0]) if len(chosen) == 1 else None
-        # the pattern asked before upload is for ranks the lab does not know
-        tok = loader.load_files(dict(chosen), pattern=None if known else pattern)
-    except ValueError as e:
-        return None, str(e)
-    kind = "gpt2-pair" if len(chosen) > 1 else "ranks" if kinds[0] == "gzip" else kinds[0]
-    digest = hashlib.sha256(b"".join(data for _, data in chosen)).hexdigest()
-    stem = " + ".join(name for name, _ in chosen) if len(chosen) > 1 else \
-        os.path.splitext(chosen[0][0])[0]
-    return add_tokenizer(f"{stem} (uploaded)", tok,
-                         file=FileSource(kind, tuple(chosen), digest,
-                                         known["name"] if known else "")), None
+            raise ValueError(f"{chosen[0][0]}: {e}") from None
+
+
+def _add_upload(made):
+    """Add a bpe.loading.Upload to the session: (its name, None)."""
+    names = [name for name, _ in made.files]
+    stem = " + ".join(names) if len(names) > 1 else os.path.splitext(names[0])[0]
+    return add_tokenizer(f"{stem} (uploaded)", made.tokenizer,
+                         file=FileSource(made.kind, made.files, made.digest, made.known)), None

@@ -11,7 +11,7 @@ import time
 from ..corpus import CountProgress
 from ..counting import stream
 from ..formats import atomic, gpt2, reading
-from ..formats.loader import load
+from ..loading import load
 
 BAR_WIDTH = 30
 BAR_INTERVAL = 0.1  # seconds between redraws; redrawing every merge would slow training

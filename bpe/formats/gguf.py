@@ -14,7 +14,7 @@ checked against what is left of the file (and MAX_METADATA_BYTES) before anythin
 allocated, values of other keys are skipped (seeked past, their strings never kept), and
 reading stops at the end of the metadata, so a model of many GB costs its vocabulary's
 memory only. Anything damaged or unsupported is a ValueError saying what. This module
-returns data (a GGUFTokenizer); bpe.formats.loader builds the tokenizer from it.
+returns data (a GGUFTokenizer); bpe.loading builds the tokenizer from it.
 
 >>> import io
 >>> def s(text): return len(text.encode()).to_bytes(8, "little") + text.encode()

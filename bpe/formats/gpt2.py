@@ -12,7 +12,7 @@ Parsing is bounded by what it builds: the entries of either file are counted (by
 by C, before a single token is made) against bpe.budgets.MAX_ENTRIES.
 
 This module parses and writes the pair (`gpt2_pair_text` is the writer, so a tokenizer can
-be exported and tests can make real files); bpe.formats.loader decides a file is one.
+be exported and tests can make real files); bpe.formats.kinds knows a file is one; bpe.loading builds its tokenizer.
 
 >>> BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\\n")], BYTE_TO_CHAR[ord("a")]
 ('Ġ', 'Ċ', 'a')
@@ -108,28 +108,6 @@ def parse_merges(data, source="merges.txt"):
         where = f"{source} line {lineno}"
         merges.append((token_bytes(parts[0], where), token_bytes(parts[1], where)))
     return merges
-
-
-def load_gpt2_pair(vocab_data, merges_data, *, vocab_source="encoder.json",
-                   merges_source="vocab.bpe", pattern=None, special_tokens=None):
-    """The tokenizer of a GPT-2 pair (the two files' bytes): ids are the vocab's, merges
-    applied in file order, GPT-2's split pattern unless pattern says otherwise. Vocab
-    entries no merge can make, other than single bytes, are special tokens (GPT-2's
-    "<|endoftext|>"); special_tokens (str list) adds more."""
-    from ..vocab_merges import from_vocab_merges
-    vocab = parse_vocab(vocab_data, vocab_source)
-    merges = parse_merges(merges_data, merges_source)
-    made = {a + b for a, b in merges} | {bytes([b]) for b in range(256)}
-    specials = []
-    for _, token in sorted(vocab.items()):
-        try:
-            if token not in made:
-                specials.append(token.decode("utf-8"))
-        except UnicodeDecodeError:
-            pass  # not text, so no special token: an ordinary token no text can reach
-    specials += [s for s in (special_tokens or ()) if s not in specials]
-    return from_vocab_merges(vocab, merges, special_tokens=specials,
-                             pattern=pattern or "gpt2", name=vocab_source)
 
 
 def gpt2_pair_text(vocab, merges):

@@ -180,26 +180,3 @@ def _inner_starts_with_text(data):
     except ValueError:
         return False
     return pos < len(data) and data[pos] == 0x0A
-
-
-def load_sentencepiece(data, source="tokenizer.model", name=None):
-    """A SentencePieceTokenizer over a SentencePiece model's bytes; ValueError naming the
-    file when it is not a model sentencepiece can run."""
-    try:
-        info = model_info(data)
-    except ValueError as e:
-        raise ValueError(f"{source} looks like a SentencePiece model but is not a readable "
-                         f"one ({e})") from None
-    try:
-        import sentencepiece  # noqa: F401
-    except ImportError:
-        raise ValueError(f"{source} is a SentencePiece model; opening it needs the "
-                         "sentencepiece package: pip install sentencepiece") from None
-    from ..sentencepiece_bpe import SentencePieceTokenizer
-    try:
-        return SentencePieceTokenizer(bytes(data), name=name or source,
-                                      model_type=info.model_type,
-                                      dummy_prefix=info.dummy_prefix)
-    except RuntimeError as e:  # sentencepiece's own refusal
-        why = str(e).splitlines()[-1][:200]
-        raise ValueError(f"{source}: sentencepiece could not load this model ({why})") from None

@@ -37,7 +37,7 @@ import time
 from heapq import heapify, heappop, heappush
 from itertools import repeat
 
-from ..formats.hf.tokenizer_json import tokenizer_from_hf
+from ..hf_tokenizer import tokenizer_from_hf
 from ..formats.hf.bytelevel import bytes_to_unicode
 from ..patterns import GPT2_SPLIT_PATTERN
 from ..patterns.fast_split import for_pattern

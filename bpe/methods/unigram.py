@@ -36,7 +36,7 @@ from heapq import heappush, heappushpop
 from itertools import compress
 from operator import itemgetter
 
-from ..formats.hf.tokenizer_json import tokenizer_from_hf
+from ..hf_tokenizer import tokenizer_from_hf
 from ..train import MergeProgress
 from .hf_bpe import added_tokens, check_specials
 

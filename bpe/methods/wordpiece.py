@@ -25,7 +25,7 @@ prefix other than "##", BERT's [CLS]/[SEP] post-processor.
 """
 import re
 
-from ..formats.hf.tokenizer_json import tokenizer_from_hf
+from ..hf_tokenizer import tokenizer_from_hf
 from ..formats.hf.pipeline import Pipeline
 from .hf_bpe import added_tokens, check_specials, count_words, train_words
 

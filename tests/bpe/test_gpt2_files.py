@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import bpe
 from bpe import reference
 from bpe.formats import gpt2
-from bpe.formats.loader import detect, load_files
+from bpe.formats.kinds import detect
+from bpe.loading import load_files
 from bpe.formats.ranks import recover_merges
 
 

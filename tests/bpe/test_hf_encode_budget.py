@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe import RegexTokenizer
-from bpe.formats.hf.tokenizer_json import tokenizer_from_hf
+from bpe.hf_tokenizer import tokenizer_from_hf
 from bpe.formats.hf.models import WORK_PER_CHAR
 
 tokenizers = pytest.importorskip("tokenizers")

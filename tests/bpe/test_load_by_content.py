@@ -10,7 +10,7 @@ import tiktoken.load
 
 import bpe
 from bpe import RegexTokenizer, reference
-from bpe.formats import loader, ranks
+from bpe.formats import kinds as loader, ranks
 from bpe.formats.hf.tokenizer_json import hf_json
 from bpe.sentencepiece_bpe import SentencePieceBPE
 

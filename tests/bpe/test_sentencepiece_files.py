@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import bpe
 from bpe import reference
-from bpe.formats.loader import detect
+from bpe.formats.kinds import detect
 from bpe.formats.sentencepiece import model_info
 from bpe.sentencepiece_bpe import SentencePieceTokenizer
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from bpe import RegexTokenizer
 from bpe.formats import gguf, gpt2
-from bpe.formats.loader import load_bytes
+from bpe.loading import load_bytes
 from helpers.apptest import plain
 from lab import llama_cpp_ids, parity, state
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from bpe import RegexTokenizer
 from bpe.formats.hf.tokenizer_json import hf_json
-from bpe.formats.loader import load_bytes
+from bpe.loading import load_bytes
 from lab import owner_check, parity
 from lab.state import FILES_KEY, FileSource
 

@@ -8,7 +8,7 @@ import pytest
 from bpe import RegexTokenizer, reference
 from bpe.formats import gpt2
 from bpe.formats.hf.tokenizer_json import hf_json
-from bpe.formats.loader import load_bytes, load_files
+from bpe.loading import load_bytes, load_files
 from bpe.formats.ranks import tiktoken_text
 from bpe.sentencepiece_bpe import SentencePieceBPE
 from lab import parity

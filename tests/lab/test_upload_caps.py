@@ -60,7 +60,7 @@ def test_a_sentencepiece_model_is_opened_in_a_worker_first(taylorswift, monkeypa
     garbage = random.Random(1).randbytes(4096)
     bad = model + field(3, field(2, struct.pack("<I", 4096) + garbage + b"abc\0"))
     opened = []
-    monkeypatch.setattr(state.loader, "load_files", lambda *a, **k: opened.append(a))
+    monkeypatch.setattr(state.loading, "load_sentencepiece", lambda *a, **k: opened.append(a))
     at = run(files={"bad.model": bad})
     assert any("bad.model: the owner library could not check this file" in e.value
                for e in at.error), [e.value for e in at.error]

@@ -4,7 +4,7 @@ whole, and decoded whole for the round-trip badge). The view now carries each su
 cut, and the round trip is not checked, saying so."""
 import json
 
-from bpe.formats.loader import load_bytes
+from bpe.loading import load_bytes
 
 BIG = "U" * 2_000_000
 

@@ -268,7 +268,7 @@ def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
     unbudgeted run."""
     from lab.requests import BpeRequest
     from lab.workers import train_bpe
-    from bpe.formats.loader import load_bytes
+    from bpe.loading import load_bytes
     import bpe.budgets
 
     class Quiet:

@@ -17,9 +17,10 @@ import regex
 
 from ... import budgets
 from ...patterns import safety
-from .parts import WHITE_SPACE, Normalizer, Memo, flatten, pattern_of
+from .parts import WHITE_SPACE, Memo, Normalizer, flatten, pattern_of
+from .precompiled import Precompiled
 from .unicode import (CF_KEPT, LOWER_NEWER, MARK_FLIP, MN_FLIP,  # noqa: F401
-                         NEWER_THAN_HF, char_class)
+                      NEWER_THAN_HF, char_class)
 
 def unicode_9_normalize(form, text):
     """unicodedata.normalize(form, text) as tokenizers does it, with Unicode 9.0's tables:
@@ -259,7 +260,6 @@ def _normalizer(spec):
     if kind == "Nmt":
         return [CharMap(_nmt)]
     if kind == "Precompiled":
-        from .precompiled import Precompiled
         return [Precompiled.from_json(spec)]
     raise ValueError(f"the normalizer {kind!r} is not implemented here (only NFC, NFD, NFKC, "
                      "NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer, "

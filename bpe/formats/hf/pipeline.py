@@ -7,14 +7,13 @@ Each call (normalize, pre-tokenize) is one action of bpe.patterns.safety: all th
 matches of all its steps share one CPU-time budget for the text (steps_seconds), so a
 Sequence of slow Splits over many pieces costs that once, not once per piece and step.
 """
-from ...patterns import PATTERNS, safety
-from ...regex import compile_pattern
-from .parts import undo_hf_pattern, flatten, hf_pattern
+from ...patterns import PATTERNS, compile_pattern, safety
+from .parts import flatten, hf_pattern, undo_hf_pattern
 from .normalizers import (LOWER_NEWER, NEWER_THAN_HF,  # noqa: F401
-                             normalize, normalize_aligned, normalizers_from_json,
-                             unicode_9_normalize)
+                          normalize, normalize_aligned, normalizers_from_json,
+                          unicode_9_normalize)
 from .pre_tokenizers import (BYTE_LEVEL_PATTERN, SPLIT_BEHAVIORS,  # noqa: F401
-                                pre_tokenizers_from_json)
+                             pre_tokenizers_from_json)
 
 
 class Pipeline:

@@ -21,7 +21,7 @@ import struct
 import regex
 
 from ... import budgets
-from .parts import Normalizer, Memo
+from .parts import Memo, Normalizer
 
 GRAPHEME = regex.compile(r"\X")
 

@@ -6,21 +6,20 @@ id (it is written to the model's vocab as well as to added_tokens, which is how
 `tokenizers` keeps an id that does not follow the vocabulary).
 In: every tokenizer.json `tokenizers` builds with its BPE (byte-level in any id layout, or
 SentencePiece style), WordPiece, Unigram and WordLevel models, their normalizers, pre-tokenizers,
-decoders and post-processors (bpe.formats.hf.normalizers, hf_pre_tokenizers, hf_models,
-hf_bytelevel, hf_decoders, hf_precompiled, run by hf_pipeline and hf_tokenizer), and added
-tokens with their single_word / lstrip / rstrip / normalized flags (bpe.formats.hf.added_tokens).
-Files in minbpe's layout, our own pipeline shape and plain added tokens come back as
-Basic/RegexTokenizer, the rest as HFTokenizer. Ids equal `tokenizers`' own
+decoders and post-processors (bpe.formats.hf.normalizers, pre_tokenizers, models, bytelevel,
+decoders, precompiled, run by pipeline), and added tokens with their single_word / lstrip /
+rstrip / normalized flags (bpe.formats.hf.added_tokens), read into a `Document`: data, not a
+tokenizer. bpe.loading builds the tokenizer from it (Basic/RegexTokenizer for files in
+minbpe's layout, otherwise bpe.hf_tokenizer.HFTokenizer). Ids equal `tokenizers`' own
 (tests/bpe/test_hf*.py). Refused by name: BPE dropout, the ByteLevel
 normalizer, a ByteLevel pre-tokenizer before a model other than BPE, and any component
 tokenizers may add later. This file imports neither tokenizers nor tiktoken.
 """
 import json
 import os
+from dataclasses import dataclass
 
 from ... import budgets
-from ...basic import BasicTokenizer
-from ...regex import RegexTokenizer
 from .. import atomic
 from .added_tokens import FLAGS, AddedToken, AddedTokens
 from .bytelevel import ByteLevelBPE, bytes_to_unicode
@@ -29,7 +28,6 @@ from .models import model_from_json, read_vocab
 from .parts import flatten
 from .parts import hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
 from .pipeline import Pipeline
-from ...hf_tokenizer import HFTokenizer
 from ..ranks import mergeable_ranks
 
 
@@ -116,13 +114,46 @@ def save_hf(tok, path):
     atomic.write_files({os.fspath(path): json.dumps(doc, ensure_ascii=False)})
 
 
-def tokenizer_from_hf(data, source="tokenizer.json"):
-    """A tokenizer.json (a dict) -> our tokenizer, ids identical to `tokenizers`' own
-    `encode(text).ids` (with allowed_special="all": HF always matches its added tokens;
-    bpe.hf_tokenizer says which calls match which). Models: BPE (byte-level in any
-    id layout, or SentencePiece style), WordPiece, Unigram, WordLevel. Files we wrote come back as
-    Basic/RegexTokenizer; others as an HFTokenizer. A component we do not implement
-    exactly is refused with a ValueError naming it."""
+@dataclass
+class Document:
+    """A tokenizer.json read into its parts, the pipeline description a tokenizer runs:
+    pipeline (normalizer, pre-tokenizer), model, added ({content: id}) and added_tokens (how
+    they match), post (the post-processor), decoder (None: byte-level's own), size (the
+    model's id count, where tokenizers numbers added tokens from). bpe.loading builds the
+    tokenizer from it."""
+    data: dict
+    pipeline: Pipeline
+    model: object
+    added: dict
+    added_tokens: AddedTokens
+    post: PostProcessor
+    decoder: object
+    size: int
+
+    def is_ours(self):
+        """Whether the file is in minbpe's layout: our pipeline shape, a byte-level BPE
+        with bytes 0-255 first, plain added tokens and no post-processor."""
+        return isinstance(self.model, ByteLevelBPE) and self.model.is_ours() \
+            and self.pipeline.is_ours() and self.added_tokens.is_plain() \
+            and not self.post.before and not self.post.after
+
+    def check_added_ids(self, source="tokenizer.json"):
+        """ValueError when an added token's id is not the one tokenizers reads it as."""
+        for content, idx in ids_tokenizers_gives(self.model.vocab, self.added, self.size).items():
+            if self.added[content] != idx:
+                raise ValueError(
+                    f"{source}: added token {content[:40]!r} has id {self.added[content]}, but "
+                    f"tokenizers reads it as id {idx} (it ignores the id written there: it "
+                    f"takes the token's id from the model's vocab, else counts on from the "
+                    f"vocab's size, {self.size}); add {content[:40]!r} to the model's vocab "
+                    f"with id {self.added[content]}")
+
+
+def read_document(data, source="tokenizer.json"):
+    """A tokenizer.json (a dict) -> its Document: every component read and checked, so a
+    component we do not implement exactly is refused here with a ValueError naming it.
+    Models: BPE (byte-level in any id layout, or SentencePiece style), WordPiece, Unigram,
+    WordLevel."""
     def fail(what):
         raise ValueError(f"{source}: {what}")
     if not isinstance(data, dict):
@@ -133,7 +164,7 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         fail("expected a tokenizer.json with a BPE model ('model': {'type': 'BPE', ...})")
     try:
         pipeline = Pipeline.from_json(data)
-        added, flags = _added_tokens(data)
+        added, flags = added_tokens_of(data)
         added_tokens = AddedTokens(flags, pipeline.normalize)
         post = PostProcessor.from_json(data.get("post_processor"))
         if pipeline.byte_level and model.get("type", "BPE") == "BPE":
@@ -161,37 +192,14 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         if str(e).startswith(source):
             raise
         fail(str(e))
-    ours = isinstance(hf_model, ByteLevelBPE) and hf_model.is_ours() and pipeline.is_ours() \
-        and added_tokens.is_plain() and not post.before and not post.after
-    if ours:
-        merges_ = hf_model.merges_in_order()
-        if pipeline.pattern:
-            tok = RegexTokenizer.from_merges(merges_, pattern=pipeline.pattern)
-        else:
-            tok = BasicTokenizer.from_merges(merges_)
-    else:
-        tok = HFTokenizer(pipeline, hf_model, name=source, document=data, added=added_tokens,
-                          rebuild=rebuild_hf,
-                          decoder=decoder, post=post, added_ids=set(added.values()))
-    try:
-        tok.register_special_tokens(added)
-    except ValueError as e:
-        fail(str(e))
-    for content, idx in _ids_tokenizers_gives(hf_model.vocab, added, size).items():
-        if added[content] != idx:
-            fail(f"added token {content[:40]!r} has id {added[content]}, but tokenizers reads "
-                 f"it as id {idx} (it ignores the id written there: it takes the token's id "
-                 f"from the model's vocab, else counts on from the vocab's size, "
-                 f"{size}); add {content[:40]!r} to the model's vocab with id "
-                 f"{added[content]}")
-    return tok
+    return Document(data, pipeline, hf_model, added, added_tokens, post, decoder, size)
 
 
-def _ids_tokenizers_gives(vocab, added, size=None):
+def ids_tokenizers_gives(vocab, added, size=None):
     """{content: id} as tokenizers numbers a file's added tokens when it reads it (its
     added_vocabulary.add_tokens): the vocab's id, else the next after the vocab, in order.
 
-    >>> _ids_tokenizers_gives({"a": 0, "b": 1}, {"<x>": 7, "b": 1, "<y>": 9})
+    >>> ids_tokenizers_gives({"a": 0, "b": 1}, {"<x>": 7, "b": 1, "<y>": 9})
     {'<x>': 2, 'b': 1, '<y>': 3}
     """
     out, next_id = {}, len(vocab) if size is None else size
@@ -204,7 +212,7 @@ def _ids_tokenizers_gives(vocab, added, size=None):
     return out
 
 
-def _added_tokens(data):
+def added_tokens_of(data):
     """added_tokens -> ({content: id}, {content: AddedToken}: how tokenizers matches it).
     A flag left out counts as false (tokenizers itself would refuse such a file)."""
     added, flags = {}, {}
@@ -222,26 +230,3 @@ def _added_tokens(data):
         added[token["content"]] = token["id"]
         flags[token["content"]] = AddedToken(*(token.get(flag, False) for flag in FLAGS))
     return added, flags
-
-
-def load_hf_bytes(data, source="tokenizer.json"):
-    """tokenizer_from_hf on a file's bytes; ValueError naming the file for anything that is
-    not a tokenizer.json we can read (not UTF-8, not JSON, nested too deep, a wrong shape)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{source} is not UTF-8 text, so not a tokenizer.json file") from None
-    parsed = budgets.parse_json(text, source)
-    try:
-        return tokenizer_from_hf(parsed, source=source)
-    except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as e:
-        # a shape no check above foresaw: still one message naming the file, no traceback
-        raise ValueError(f"{source}: not a tokenizer.json this lab can read "
-                         f"({type(e).__name__}: {str(e)[:80]})") from None
-
-
-def rebuild_hf(document, name, special_tokens):
-    """An HFTokenizer again from its tokenizer.json and special tokens (for pickle)."""
-    tok = tokenizer_from_hf(document, source=name)
-    tok.register_special_tokens(special_tokens)
-    return tok
