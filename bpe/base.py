@@ -14,10 +14,12 @@ import os
 from collections import Counter
 from itertools import chain
 
-from . import budgets
+from . import budgets, encode_stream
 from .decode import MAX_ID, DecodeMethods  # noqa: F401 (MAX_ID re-exported)
 from .encode import apply_merges
 from .chunk_cache import CACHE_LIMIT, ChunkCache  # noqa: F401 (CACHE_LIMIT re-exported)
+from .counting import stream
+from .encoding import corpus as corpus_encoding
 from .formats import atomic
 from .formats.model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
 from .formats.model import vocab_text as _vocab_text
@@ -200,17 +202,13 @@ class Tokenizer(DecodeMethods):
         their concatenated text, in memory that grows with the distinct chunks only
         (options: min_frequency, tie_break, record_ties, progress, count_progress,
         workers). See bpe.counting.stream."""
-        from .counting.stream import (
-            train_from_files,  # subtle: stream imports this module
-        )
-        return train_from_files(self, paths, vocab_size, **options)
+        return stream.train_from_files(self, paths, vocab_size, **options)
 
     def train_from_iterator(self, texts, vocab_size, **options):
         """Train on an iterable of str (rustbpe's name), each item its own document (no
         merge crosses two; HF's and rustbpe's meaning), keeping only chunk counts; options
         as train's, special_tokens included. See bpe.counting.stream."""
-        from .counting.stream import train_from_iterator
-        return train_from_iterator(self, texts, vocab_size, **options)
+        return stream.train_from_iterator(self, texts, vocab_size, **options)
 
     def check_train_args(self, vocab_size, min_frequency):
         """ValueError for arguments no training can use; run before any counting, so a
@@ -335,21 +333,18 @@ class Tokenizer(DecodeMethods):
     def encode_ordinary_batch(self, texts, *, num_threads=8):
         """encode_ordinary on each text; big batches (megabytes) in up to num_threads
         processes, the same ids (bpe.encoding.corpus)."""
-        from .encoding.corpus import encode_ordinary_batch
-        return encode_ordinary_batch(self, texts, num_threads)
+        return corpus_encoding.encode_ordinary_batch(self, texts, num_threads)
 
     def encode_file(self, paths, out=None, **options):
         """UTF-8 files (each one document, encode_ordinary) to one flat array of ids, or
         written to out with a JSON sidecar; options: dtype, workers, eot, progress, engine,
         scheduler. Streamed: memory stays flat as the files grow (bpe.encoding.corpus)."""
-        from .encoding.corpus import encode_file
-        return encode_file(self, paths, out, **options)
+        return corpus_encoding.encode_file(self, paths, out, **options)
 
     def encode_iterable(self, iterable, *, allowed_special=NO_SPECIALS, disallowed_special="all"):
         """Yield the ids of "".join(iterable) (e.g. a file's lines), exactly encode's, in
         memory bounded by the longest chunk, not the text (bpe.encode_stream)."""
-        from .encode_stream import encode_iterable
-        return encode_iterable(self, iterable, allowed_special, disallowed_special)
+        return encode_stream.encode_iterable(self, iterable, allowed_special, disallowed_special)
 
     def encode_single_token(self, text_or_bytes):
         """The id of text_or_bytes (str or bytes) if it is exactly one token, special

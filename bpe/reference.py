@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 
 from .derived_cache import ranks_tables
-from .formats.ranks import check_sha256, find_data_file, read_ranks_file  # noqa: F401
+from .formats.ranks import check_sha256, find_data_file, parse_ranks, read_ranks_file  # noqa: F401
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .ranks_tokenizer import (  # noqa: F401
     CL100K_FILE,
@@ -157,7 +157,6 @@ def p50k_ranks():
     data += b"".join(base64.b64encode(b" " * n) + b" %d\n" % (50255 + n)
                      for n in P50K_SPACE_RUNS)
     check_sha256(data, P50K_SHA256, "p50k_base (r50k_base + runs of spaces)", _reinstall(ref))
-    from .formats.ranks import parse_ranks
     return parse_ranks(data, source="p50k_base")
 
 

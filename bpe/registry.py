@@ -15,6 +15,7 @@ our RanksTokenizer with tiktoken's attribute names; this file does not encode or
 """
 import threading
 
+from . import reference
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .ranks_tokenizer import RanksTokenizer
 
@@ -188,7 +189,6 @@ def get_encoding(encoding_name):
 
 def _ranks(source):
     """The hash-checked ranks of a source (a key of bpe.reference.REFERENCES, or p50k_base)."""
-    from . import reference
     ref = reference.REFERENCES["r50k_base" if source == "p50k_base" else source]
     try:
         if source == "p50k_base":

@@ -8,7 +8,9 @@ import os
 import stat
 import time
 
+from .. import reference
 from ..corpus import CountProgress
+from ..counting.dask_engine import count_files_dask
 from ..counting import stream
 from ..formats import atomic, gpt2, reading
 from ..loading import load
@@ -63,7 +65,6 @@ def pattern_for_ranks(command):
 def open_model(model, pattern=None):
     """(tokenizer, the sha256 of its file): a reference by name (bpe.reference), else a
     file bpe.load opens by its content; CliError saying what to give when it is neither."""
-    from .. import reference
     if model in reference.REFERENCES and not os.path.exists(model):
         try:
             return reference.load_reference(model), reference.REFERENCES[model].sha256
@@ -184,7 +185,6 @@ def count_part(tok, args, bar):
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, not {args.workers}")
     if args.engine == "dask" or args.scheduler:
-        from ..counting.dask_engine import count_files_dask
         return count_files_dask(tok, args.files, scheduler=args.scheduler,
                                 workers=args.workers or 2, progress=bar)
     return stream.count_files(tok, args.files, workers=args.workers or 1, progress=bar)

@@ -10,6 +10,8 @@ import json
 import os
 import sys
 
+from ..corpus import NotUTF8Error
+from ..encoding.corpus import encode_file
 from .common import (
     CliError,
     ProgressBar,
@@ -72,8 +74,6 @@ def cmd_encode(args):
     reads = args.files + (model_files(args.model) if os.path.exists(args.model) else [])
     check_outputs([args.output, f"{args.output}.json"], reads, "encode")
     tok, sha256 = open_model(args.model, args.pattern)
-    from ..corpus import NotUTF8Error
-    from ..encoding.corpus import encode_file
     dask = args.engine == "dask" or bool(args.scheduler)
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:

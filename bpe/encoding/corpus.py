@@ -31,6 +31,7 @@ from .tasks import (
     worker_task,
 )
 from ..corpus import Clock
+from ..counting.dask_engine import CONNECT_TIMEOUT
 
 MIN_RANGE_BYTES = 1 << 20     # the smallest task a pool is given by default
 BATCH_PARALLEL_MIN = 4 << 20   # encode_ordinary_batch starts processes only above this
@@ -114,7 +115,6 @@ def _context():
 
 
 def _ordered_dask(tok, tasks, typecode, workers, scheduler):
-    from ..counting.dask_engine import CONNECT_TIMEOUT
     try:
         from distributed import Client, LocalCluster
     except ImportError:
