@@ -3,7 +3,7 @@
 Files: `load(path)` / `load_bytes(data, filename)` / `load_files({name: data})` open every
 format, known by its content, not its name (bpe.loading builds it); each format has one home
 in bpe.formats: model (minbpe .model/.vocab), ranks (tiktoken ranks, plain or gzip),
-sentencepiece (SentencePiece .model protobuf), hf* (Hugging Face tokenizer.json), gpt2
+sentencepiece (SentencePiece .model protobuf), hf (Hugging Face tokenizer.json), gpt2
 (GPT-2's encoder.json + vocab.bpe). `from_vocab_merges(vocab, merges)` builds an exact
 tokenizer from any id layout.
 Drop-in: minbpe's classes and signatures (encode(text, "all") included), tiktoken's registry

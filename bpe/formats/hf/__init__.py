@@ -10,6 +10,7 @@ out its own bindings:
 - `unicode` / `scripts`: tokenizers' older Unicode tables, which its normalizers and
   pre-tokenizers follow.
 
-Nothing here builds a tokenizer object: bpe.loading does (bpe.hf_tokenizer runs one).
+Nothing here builds a tokenizer object: bpe.hf_tokenizer builds and runs one from a
+Document (tokenizer_json.read_document), and bpe.loading opens the file.
 This __init__ imports nothing, so importing one stage does not import them all.
 """

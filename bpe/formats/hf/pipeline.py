@@ -2,7 +2,7 @@
 `tokenizers` runs it: text -> normalized text -> pieces (Pipeline; the components are
 bpe.formats.hf.normalizers and bpe.formats.hf.pre_tokenizers), and the regex flavour of its
 engine, Oniguruma (hf_pattern out, pattern_from_hf in). bpe.formats.hf.tokenizer_json reads and writes the
-files; the models that turn pieces into ids are bpe.formats.hf.models / hf_bytelevel.
+files; the models that turn pieces into ids are bpe.formats.hf.models / bytelevel.
 Each call (normalize, pre-tokenize) is one action of bpe.patterns.safety: all the regex
 matches of all its steps share one CPU-time budget for the text (steps_seconds), so a
 Sequence of slow Splits over many pieces costs that once, not once per piece and step.
@@ -19,11 +19,11 @@ from .pre_tokenizers import (BYTE_LEVEL_PATTERN, SPLIT_BEHAVIORS,  # noqa: F401
 class Pipeline:
     """A tokenizer.json's normalizer and pre-tokenizer, run as `tokenizers` runs them:
     text -> normalized text -> pieces (each then encoded by the model). Components are
-    listed in bpe.formats.hf.normalizers and hf_pre_tokenizers; any other is refused by
+    listed in bpe.formats.hf.normalizers and pre_tokenizers; any other is refused by
     name. byte_level: the pre-tokenizer or the decoder is ByteLevel (GPT-2's kind)."""
 
     def __init__(self, normalizers, steps, byte_level=False):
-        self.normalizers = normalizers  # list of hf_normalizers.Normalizer
+        self.normalizers = normalizers  # list of normalizers.Normalizer
         self.steps = steps              # list of (pieces, at_start) -> pieces
         self.byte_level = byte_level
         self.pattern = None             # set by from_json when the file is one of ours
@@ -61,7 +61,7 @@ class Pipeline:
         return [text for text, _, _ in self.pre_tokenize_pieces(normalized, at_start)]
 
     def pre_tokenize_pieces(self, normalized, at_start=True):
-        """As pre_tokenize, each piece as (text, start, shift): see hf_pre_tokenizers."""
+        """As pre_tokenize, each piece as (text, start, shift): see bpe.formats.hf.pre_tokenizers."""
         pieces = [(normalized, 0, 0)] if normalized else []
         with safety.action(safety.steps_seconds(len(normalized))):
             for step in self.steps:

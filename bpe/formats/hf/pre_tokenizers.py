@@ -24,7 +24,7 @@ _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"  # the Rust regex cra
 _SPACE = regex.escape(WHITE_SPACE)                          # its \s: White_Space
 WHITESPACE = regex.compile(f"[{_WORD}]+|[^{_WORD}{_SPACE}]+")
 SPACES = regex.compile(f"[{_SPACE}]")
-# Rust's is_ascii_punctuation, or the crate unicode_categories' P* (older tables: hf_unicode)
+# Rust's is_ascii_punctuation, or the crate unicode_categories' P* (older tables: unicode)
 PUNCTUATION = regex.compile(f"[{char_class(PUNCT_ADD)}]|(?![{char_class(PUNCT_DROP)}])"
                             + r"[\p{P}!-/:-@\[-`{-~]")
 NUMERIC = r"[\p{N}" + char_class(NUMERIC_ADD) + "]"  # Rust's is_numeric: its tables

@@ -9,7 +9,7 @@ SentencePiece style), WordPiece, Unigram and WordLevel models, their normalizers
 decoders and post-processors (bpe.formats.hf.normalizers, pre_tokenizers, models, bytelevel,
 decoders, precompiled, run by pipeline), and added tokens with their single_word / lstrip /
 rstrip / normalized flags (bpe.formats.hf.added_tokens), read into a `Document`: data, not a
-tokenizer. bpe.loading builds the tokenizer from it (Basic/RegexTokenizer for files in
+tokenizer. bpe.hf_tokenizer.tokenizer_from_hf builds from it (Basic/RegexTokenizer for files in
 minbpe's layout, otherwise bpe.hf_tokenizer.HFTokenizer). Ids equal `tokenizers`' own
 (tests/bpe/test_hf*.py). Refused by name: BPE dropout, the ByteLevel
 normalizer, a ByteLevel pre-tokenizer before a model other than BPE, and any component
