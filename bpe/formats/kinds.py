@@ -18,7 +18,7 @@ content fits no kind, the name's ending (.model, .tiktoken, .json) picks the par
 message names the bad line. Sizes are bounded before parsing (MAX_FILE_BYTES, gzip too).
 This file returns kinds and bytes, never a tokenizer: bpe.loading builds one from a file.
 
->>> kind_of(b"minbpe v1\n\n0\n", "mine.model"), extension_kind("x.tiktoken.gz")
+>>> kind_of(b"minbpe v1\\n\\n0\\n", "mine.model"), extension_kind("x.tiktoken.gz")
 ('minbpe', 'ranks')
 """
 import os
