@@ -260,3 +260,13 @@ def test_the_tokenize_page_shows_family_pre_and_badge(open_page, small_gguf):
     assert any("ids == tokenizers, on its tokenizer.json form" in b for b in badges), badges
     for worker in at.session_state[parity.FILE_ENCODERS].values():
         worker.close()
+
+
+def test_llama_cpps_t5_file_is_checked_by_sentencepiece(session):
+    """llama.cpp's t5 (Unigram) vocabulary ships without test ids: sentencepiece, the
+    owner of the algorithm, checks it on a model written from the same GGUF data."""
+    name = "ggml-vocab-nomic-bert-moe.gguf"
+    label, check, caption = upload(name, llama_cpp_file(name))
+    assert check.ok and check.badge == "ids == sentencepiece", check
+    assert check.checked == len(TEXT) and "written from the same pieces" in check.note
+    assert "family ` t5 `, pre-tokenizer ` default `" in caption, caption
