@@ -263,8 +263,9 @@ def tokenizer_json(info, source="file"):
     """A GGUFTokenizer -> the tokenizer.json (a dict) that runs as llama.cpp runs it, for
     bpe.formats.hf to build: gpt2 (byte-level BPE with its pre's split), llama
     (SentencePiece-style BPE: merges by the made piece's score, byte fallback, a "▁" for
-    each space and one in front), bert (llama.cpp's WordPiece) and gemma4 (BPE over UTF-8
-    characters). Control tokens are added tokens marked special; user-defined ones are
+    each space and one in front), bert (llama.cpp's WordPiece), gemma4 (BPE over UTF-8
+    characters) and t5 (Unigram; bpe.sentencepiece_unigram runs it as llama.cpp does,
+    which this form alone does not say). Control tokens are added tokens marked special; user-defined ones are
     added tokens llama.cpp always cuts out; the BOS/EOS llama.cpp adds with add_special are
     the post-processor. ValueError naming the family or the pre when it cannot be
     reproduced."""
