@@ -20,6 +20,7 @@ import os
 
 from .. import budgets
 from ..basic import BasicTokenizer
+from ..patterns import PATTERNS
 from ..regex import RegexTokenizer
 from . import atomic
 from .hf_added import FLAGS, AddedToken, AddedTokens
@@ -161,8 +162,11 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         if str(e).startswith(source):
             raise
         fail(str(e))
+    # a split pattern not among the presets may skip text, which RegexTokenizer refuses
+    # and tokenizers keeps as a piece of its own: such a file keeps tokenizers' pipeline
+    covers = not pipeline.pattern or pipeline.pattern in PATTERNS.values()
     ours = isinstance(hf_model, ByteLevelBPE) and hf_model.is_ours() and pipeline.is_ours() \
-        and added_tokens.is_plain() and not post.before and not post.after
+        and covers and added_tokens.is_plain() and not post.before and not post.after
     if ours:
         merges_ = hf_model.merges_in_order()
         if pipeline.pattern:

@@ -36,7 +36,7 @@ import os
 import re
 import zlib
 
-from .. import budgets
+from .. import budgets, sentencepiece_unigram
 from ..basic import BasicTokenizer
 from ..patterns import PATTERNS
 from ..ranks_tokenizer import RanksTokenizer
@@ -57,7 +57,8 @@ KINDS = {
     "tokenizer.json": "Hugging Face tokenizer.json",
     "gpt2-vocab": "GPT-2's encoder.json / vocab.json (with its vocab.bpe / merges.txt)",
     "gpt2-merges": "GPT-2's vocab.bpe / merges.txt (with its encoder.json / vocab.json)",
-    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2, llama, bert and gemma4 families)",
+    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2, llama, bert, gemma4 and t5 "
+            "families)",
     "method": "the lab's method file (SuperBPE, BoundlessBPE or Picky BPE, written by "
               "python -m bpe train --method)",
 }
@@ -251,6 +252,8 @@ def rebuild_gguf(family, pre, scores, document, name, special_tokens):
     pre and (llama family) scores: what tokenizer_from_gguf builds, and what pickle calls
     to build it again (HFTokenizer.__reduce__ hands it the document, name and specials)."""
     tok = tokenizer_from_hf(document, source=name)
+    if family == "t5":  # llama.cpp's Unigram, not tokenizers' (bpe.sentencepiece_unigram)
+        sentencepiece_unigram.run_as_llama_cpp(tok, document)
     if scores is not None:
         rank_by_score(tok.model, scores)
     if special_tokens:
