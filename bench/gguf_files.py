@@ -1,7 +1,9 @@
 """llama.cpp's test vocabularies (ggml-vocab-*.gguf with .inp/.out, from the pinned
 llama-cpp-python sdist) through bpe.load_bytes: the file table of bench/results/gguf.md
 (file, family, pre, texts compared, differences, CPU seconds to load and encode; ids
-without the BOS/EOS, as llama.cpp's test-tokenizer-0 compares them).
+without the BOS/EOS, as llama.cpp's test-tokenizer-0 compares them). A t5 (Unigram) file,
+which llama.cpp ships without test ids, is compared with `sentencepiece` on a model written
+from the same GGUF data, over every .inp text of every file (pip install sentencepiece).
 
     python bench/gguf_files.py [--sdist .venv/sdists/llama_cpp_python-0.3.36.tar.gz]
 """
@@ -38,6 +40,18 @@ def main():
         except ValueError as e:
             why = str(e).split(": ", 1)[-1].split(". Opened:")[0]  # the why, not the lists
             print(f"| {name} | {info.model} | {info.pre} | refused | {why[:500]} | |")
+            continue
+        if info.model == "t5":
+            import sentencepiece  # optional: only this row needs it
+            sp = sentencepiece.SentencePieceProcessor(
+                model_proto=gguf.t5_sentencepiece_model(info, name))
+            texts = [text for n in sorted(files) if n.endswith(".inp")
+                     for text in files[n].decode().split(SEPARATOR)]
+            wrong = sum(tok.encode(text, add_special_tokens=False) != sp.encode(text)
+                        for text in texts)
+            cpu = time.process_time() - start
+            print(f"| {name} | {info.model} | {info.pre} | {len(texts)} (all files' .inp "
+                  f"texts, against sentencepiece) | {wrong} | {cpu:.1f} |")
             continue
         if name + ".inp" not in files:
             print(f"| {name} | {info.model} | {info.pre} | 0 (no tests shipped) | opens | |")

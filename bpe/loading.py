@@ -15,7 +15,7 @@ floor above them that turns that data into tokenizer objects:
 - GPT-2's pair -> bpe.vocab_merges.from_vocab_merges: `load` takes either file (the other is
   found beside it) or their folder; `load_files` takes both files' bytes;
 - GGUF (llama.cpp's model file): only its tokenizer's metadata is read, never the tensors,
-  so `load` opens a model of any size; its gpt2, llama, bert and gemma4 families run as
+  so `load` opens a model of any size; its gpt2, llama, bert, gemma4 and t5 families run as
   llama.cpp runs them (as a tokenizer.json, its BOS/EOS as the post-processor), and the
   tokenizer carries `gguf_family` (tokenizer.ggml.model) and `gguf_pre` (its split's name),
   through pickle too;
@@ -35,7 +35,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from . import budgets, reference
+from . import budgets, reference, sentencepiece_unigram
 from .basic import BasicTokenizer
 from .formats import gguf, gpt2
 from .formats.kinds import (KINDS, as_text, bounded, detect, extension_kind, gunzip,
@@ -238,6 +238,8 @@ def rebuild_gguf(family, pre, scores, document, name, special_tokens):
     pre and (llama family) scores: what tokenizer_from_gguf builds, and what pickle calls
     to build it again (HFTokenizer.__reduce__ hands it the document, name and specials)."""
     tok = tokenizer_from_hf(document, source=name)
+    if family == "t5":  # llama.cpp's Unigram, not tokenizers' (bpe.sentencepiece_unigram)
+        sentencepiece_unigram.run_as_llama_cpp(tok, document)
     if scores is not None:
         rank_by_score(tok.model, scores)
     if special_tokens:

@@ -16,8 +16,9 @@ meets a compiled library in the server's process. A GGUF file has no Python owne
 (llama.cpp is C++): one whose sha256 is one of llama.cpp's test vocabularies
 (lab/llama_cpp_ids.py) is checked against llama.cpp's own ids for that file's test texts;
 any other is checked with `tokenizers` (in the worker) on its tokenizer.json form
-(bpe.formats.gguf.tokenizer_json, the form the loader builds it from), and the badge names
-which. When a check cannot be made (the library failed on the file, is not installed, or
+(bpe.formats.gguf.tokenizer_json, the form the loader builds it from), or, for the t5
+family (SentencePiece's Unigram), with `sentencepiece` on a model written from the file
+(bpe.formats.gguf.t5_sentencepiece_model), and the badge names which. When a check cannot be made (the library failed on the file, is not installed, or
 the file has no such form) the badge says so instead of staying silent. Pages show
 `check(label, text, ids)` (or `reference_check(...)`) as a badge.
 """
@@ -125,7 +126,11 @@ def gguf_spec(source):
     bytes here). ValueError with the fallback sentence when there is no such form."""
     name = source.files[0][0]
     try:
-        doc = gguf.tokenizer_json(gguf.read_tokenizer_bytes(source.data(), name), name)
+        info = gguf.read_tokenizer_bytes(source.data(), name)
+        if info.model == "t5":  # llama.cpp's Unigram is SentencePiece's: its owner checks it
+            return {"kind": "sentencepiece",
+                    "files": ((f"{name}.model", gguf.t5_sentencepiece_model(info, name)),)}
+        doc = gguf.tokenizer_json(info, name)
     except ValueError as e:
         where = llama_cpp_ids.absent() or "it is not one of llama.cpp's test vocabularies"
         why = " ".join(str(e).split())[:200]
@@ -228,11 +233,16 @@ def reference_check(name, text, tok, ids=None):
                 return llama_cpp_check(source.digest, tok, source.data(), vocab)
             worker = _session_file_encoder(source, tok)
             library, encode = worker.library, worker.encode
-            if source.kind == "gguf":
+            if source.kind == "gguf" and library == "sentencepiece":
+                about = GGUF_SENTENCEPIECE_NOTE
+            elif source.kind == "gguf":
                 library, about = GGUF_CONVERTED, gguf_note(vocab)
             specials_matched = worker.matches_specials
         if specials_matched and any(s in part for s in tok.special_tokens):
-            ids = tok.encode(part, allowed_special="all")  # the owner always matches them
+            # the owner always matches them, and leaves a post-processor's ids (a GGUF's
+            # BOS) out: owner_check encodes with add_special_tokens=False, so we do too
+            post = {"add_special_tokens": False} if hasattr(tok, "post") else {}
+            ids = tok.encode(part, allowed_special="all", **post)
         elif ids is None or len(part) < len(text):
             ids = tok.encode_ordinary(part)
         theirs = encode(part)
@@ -246,6 +256,14 @@ def reference_check(name, text, tok, ids=None):
     why = compare(ids, theirs)
     cut = "" if len(part) == len(text) else f"first {len(part):,} characters"
     return Check(library, not why, len(part), why or cut, note=about)
+
+
+GGUF_SENTENCEPIECE_NOTE = (
+    "llama.cpp itself is not run here; its Unigram (the GGUF's t5 family) is written to give "
+    "SentencePiece's ids, so `sentencepiece` encodes the text with a model written from the "
+    "same pieces, scores, types and charsmap. sentencepiece sums a path's scores in a float "
+    "where llama.cpp uses a double, so deep in a long text the two can take different paths "
+    "of near-equal score.")
 
 
 def gguf_note(vocab):

@@ -24,11 +24,13 @@ returns data (a GGUFTokenizer); bpe.loading builds the tokenizer from it.
 >>> read_tokenizer(io.BytesIO(data)).model
 'gpt2'
 """
+import base64
 import io
 import struct
 from dataclasses import dataclass, field
 
 from .. import budgets
+from . import sentencepiece
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)
@@ -261,8 +263,9 @@ def tokenizer_json(info, source="file"):
     """A GGUFTokenizer -> the tokenizer.json (a dict) that runs as llama.cpp runs it, for
     bpe.formats.hf.tokenizer_json to build: gpt2 (byte-level BPE with its pre's split), llama
     (SentencePiece-style BPE: merges by the made piece's score, byte fallback, a "▁" for
-    each space and one in front), bert (llama.cpp's WordPiece) and gemma4 (BPE over UTF-8
-    characters). Control tokens are added tokens marked special; user-defined ones are
+    each space and one in front), bert (llama.cpp's WordPiece), gemma4 (BPE over UTF-8
+    characters) and t5 (Unigram; bpe.sentencepiece_unigram runs it as llama.cpp does,
+    which this form alone does not say). Control tokens are added tokens marked special; user-defined ones are
     added tokens llama.cpp always cuts out; the BOS/EOS llama.cpp adds with add_special are
     the post-processor. ValueError naming the family or the pre when it cannot be
     reproduced."""
@@ -478,13 +481,73 @@ def _vocab(info):
     return {token: idx for idx, token in enumerate(info.tokens)}
 
 
+def _t5_json(info, source):
+    """llama.cpp's Unigram (its llm_tokenizer_ugm, SentencePiece's algorithm) in
+    tokenizer.json terms: the pieces and scores as a Unigram model, the charsmap as a
+    Precompiled normalizer, the spaces as T5's own tokenizer.json writes them
+    (WhitespaceSplit when remove_extra_whitespaces, Metaspace prepending "▁" when
+    add_space_prefix). `tokenizers` runs such a form differently (its charsmap match is the
+    shortest, its unknown score the lowest of all pieces): bpe.sentencepiece_unigram
+    builds llama.cpp's tokenizer from it, and `sentencepiece` is its check
+    (t5_sentencepiece_model)."""
+    types = info.token_type or [1] * len(info.tokens)
+    if info.scores is None or len(info.scores) != len(info.tokens):
+        raise ValueError(f"{source} is a GGUF Unigram ('t5') tokenizer without a score for "
+                         "each token; it is damaged")
+    unk = info.flag("unknown_token_id", 2)  # llama.cpp's t5 default
+    if not (isinstance(unk, int) and 0 <= unk < len(info.tokens)):
+        raise ValueError(f"{source}: the GGUF unknown_token_id {unk!r} is not a token")
+    if 6 in types:
+        raise ValueError(f"{source} is a GGUF Unigram ('t5') tokenizer with byte pieces: "
+                         "llama.cpp's Unigram never uses them where sentencepiece falls back "
+                         "to them, so its ids could not be proven; not supported")
+    prefix, merge = _t5_spaces(info, source)
+    metaspace = {"type": "Metaspace", "replacement": "\u2581",
+                 "prepend_scheme": "always" if prefix else "never", "split": True}
+    steps = [{"type": "WhitespaceSplit"}, metaspace] if merge else [metaspace]
+    return {"version": "1.0",
+            "normalizer": {"type": "Precompiled", "precompiled_charsmap":
+                           base64.b64encode(info.charsmap or b"").decode("ascii")},
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": steps},
+            "post_processor": None, "decoder": metaspace,
+            # gguf_token_type (tokenizers ignores it) keeps what its terms cannot say:
+            # which pieces are unused ones, outside the unknown's score
+            "model": {"type": "Unigram", "unk_id": unk, "byte_fallback": False,
+                      "vocab": [[token, float(score)]
+                                for token, score in zip(info.tokens, info.scores)],
+                      "gguf_token_type": list(types)}}
+
+
+def _t5_spaces(info, source):
+    """(add_space_prefix, remove_extra_whitespaces) as llama.cpp reads them for a t5 file
+    (both false unless the file says). Only the pairings where llama.cpp's normalizer is
+    sentencepiece's are opened: both on (real files) or both off. With one on, llama.cpp
+    parts from it: extra spaces removed with no prefix, it still writes a '\u2581' before
+    the first word; a prefix with every space kept, a text of spaces only gets no prefix."""
+    prefix = bool(info.flag("add_space_prefix", False))
+    merge = bool(info.flag("remove_extra_whitespaces", False))
+    if merge != prefix:
+        why = ("removes extra spaces without a space prefix: llama.cpp then still writes a "
+               "'\u2581' before the first word where sentencepiece does not") if merge else (
+               "adds a space prefix but keeps extra spaces: llama.cpp then gives a text of "
+               "spaces only no prefix where sentencepiece gives one")
+        raise ValueError(f"{source} is a GGUF Unigram ('t5') tokenizer that {why}, so its "
+                         "ids could not be proven; not supported")
+    return prefix, merge
+
+
+def t5_sentencepiece_model(info, source="file"):
+    """The SentencePiece ModelProto (bytes) holding a t5 GGUF file's tokenizer: the same
+    pieces, scores, types, charsmap and space settings, for `sentencepiece` to check the
+    ids bpe.sentencepiece_unigram gives."""
+    _t5_json(info, source)  # the same refusals
+    prefix, merge = _t5_spaces(info, source)
+    return sentencepiece.unigram_model(
+        info.tokens, info.scores, info.token_type or [1] * len(info.tokens),
+        unk_id=info.flag("unknown_token_id", 2), charsmap=info.charsmap or b"",
+        add_dummy_prefix=prefix, remove_extra_whitespaces=merge)
+
+
 FAMILIES = {"gpt2": _gpt2_json, "llama": _llama_json, "bert": _bert_json,
-            "gemma4": _gemma4_json}
-FAMILIES_REFUSED = {  # family -> why it is not opened
-    "t5": "llama.cpp's Unigram (its llm_tokenizer_ugm) applies the precompiled charsmap "
-          "longest match first (SentencePiece's way, where the tokenizers Precompiled this "
-          "lab follows takes the shortest, per grapheme), scores an unknown character from "
-          "its normal pieces only and never matches control pieces; and its test vocabulary "
-          "(ggml-vocab-nomic-bert-moe.gguf) ships no test ids, so no ids here could be "
-          "proven to be llama.cpp's",
-}
+            "gemma4": _gemma4_json, "t5": _t5_json}
+FAMILIES_REFUSED = {}  # family -> why it is not opened (none today)

@@ -40,7 +40,8 @@ KINDS = {
     "tokenizer.json": "Hugging Face tokenizer.json",
     "gpt2-vocab": "GPT-2's encoder.json / vocab.json (with its vocab.bpe / merges.txt)",
     "gpt2-merges": "GPT-2's vocab.bpe / merges.txt (with its encoder.json / vocab.json)",
-    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2, llama, bert and gemma4 families)",
+    "gguf": "GGUF (llama.cpp's model file: its tokenizer's gpt2, llama, bert, gemma4 and t5 "
+            "families)",
     "method": "the lab's method file (SuperBPE, BoundlessBPE or Picky BPE, written by "
               "python -m bpe train --method)",
 }

@@ -149,8 +149,20 @@ def test_weights_only():
 def test_wrong_key_types_and_refused_families():
     with pytest.raises(ValueError, match="tokenizer.ggml.tokens is not an array of strings"):
         load(forge(keys(model="gpt2", tokens=[1, 2])))
-    with pytest.raises(ValueError, match="'t5' family: .*no test ids"):
-        load(forge(keys(model="t5", tokens=["a"], scores=[0.0])))
+    t5 = {"model": "t5", "tokens": ["<unk>", "a", "<0x61>"], "scores": [0.0, -1.0, -2.0],
+          "unknown_token_id": 0}
+    with pytest.raises(ValueError, match=r"'t5'\) tokenizer with byte pieces: .* not supported"):
+        load(forge(keys(**t5, token_type=[2, 1, 6])))
+    with pytest.raises(ValueError, match=r"removes extra spaces without a space prefix: .* "
+                                         "could not be proven"):
+        load(forge(keys(**t5, token_type=[2, 1, 1], remove_extra_whitespaces=True)))
+    with pytest.raises(ValueError, match=r"adds a space prefix but keeps extra spaces: .* "
+                                         "could not be proven"):
+        load(forge(keys(**t5, token_type=[2, 1, 1], add_space_prefix=True)))
+    ok = load(forge(keys(**t5, token_type=[2, 1, 1])))  # neither: sentencepiece's meaning
+    assert ok.encode_ordinary("a b?") == [1, 0]  # "▁b?": no piece, one unknown (fused)
+    with pytest.raises(ValueError, match=r"'t5'\) tokenizer without a score for each token"):
+        load(forge(keys(model="t5", tokens=["<unk>", "a"], scores=[0.0])))
     with pytest.raises(ValueError, match="'rwkv' family: its tokenizer is not implemented"):
         load(forge(keys(model="rwkv", tokens=["a"])))
     with pytest.raises(ValueError, match="adds its BOS token .* bos_token_id 99 is not a token"):

@@ -169,11 +169,11 @@ def test_no_tokenizer_json_form_is_a_sentence(session, small_gguf, no_sdist, mon
            "tokenizer is llama.cpp's 'bert' family)" in check.badge
 
 
-@pytest.mark.xfail(strict=True, reason="bpe.formats.hf.tokenizer_json turns a byte-level tokenizer.json whose "
-                   "byte tokens are in byte order into a RegexTokenizer, whose split refuses "
-                   "the text llama.cpp's gpt-2 regex leaves unmatched ('\\n' before a letter); "
-                   "tokenizers and llama.cpp keep it as a piece of its own (reported to the lead)")
 def test_a_gguf_with_bytes_in_byte_order_encodes_what_its_split_leaves(session):
+    """Byte tokens in byte order make the file's tokenizer.json minbpe's layout, but
+    llama.cpp's gpt-2 regex leaves some text unmatched ('\\n' before a letter): tokenizers
+    and llama.cpp keep it as a piece of its own, and so do we (not a RegexTokenizer, whose
+    split would refuse it)."""
     label, check, _ = upload("bytes.gguf", trained_gguf("bytes"))
     assert check.ok and check.library == parity.GGUF_CONVERTED, check
 
@@ -200,13 +200,11 @@ def test_llama_cpps_file_is_checked_against_its_test_ids(session):
                       "` gpt-2 `", caption
 
 
-@pytest.mark.xfail(strict=True, reason="known, not yet diagnosed: since the GGUF conversion "
-                   "gained llama.cpp's per-family BOS/EOS and score ranks, tokenizers on this "
-                   "file's tokenizer.json form differs from ours from the first token, so the "
-                   "badge shows a difference (issue 31 stays open for it)")
 def test_llama_cpps_file_with_other_bytes_is_checked_by_tokenizers(session):
     """The same vocabulary in a file of other bytes (here: a tensor region after the
-    metadata, as a model file has) is not llama.cpp's test file: tokenizers checks it."""
+    metadata, as a model file has) is not llama.cpp's test file: tokenizers checks it.
+    TEXT holds phi-3's control token <|endoftext|>, so both sides match it, and neither
+    adds the BOS llama.cpp adds with add_special (the file's post-processor)."""
     data = llama_cpp_file("ggml-vocab-phi-3.gguf") + bytes(64)
     label, check, caption = upload("phi-3 model.gguf", data)
     assert check.ok and check.library == parity.GGUF_CONVERTED, check
@@ -262,3 +260,13 @@ def test_the_tokenize_page_shows_family_pre_and_badge(open_page, small_gguf):
     assert any("ids == tokenizers, on its tokenizer.json form" in b for b in badges), badges
     for worker in at.session_state[parity.FILE_ENCODERS].values():
         worker.close()
+
+
+def test_llama_cpps_t5_file_is_checked_by_sentencepiece(session):
+    """llama.cpp's t5 (Unigram) vocabulary ships without test ids: sentencepiece, the
+    owner of the algorithm, checks it on a model written from the same GGUF data."""
+    name = "ggml-vocab-nomic-bert-moe.gguf"
+    label, check, caption = upload(name, llama_cpp_file(name))
+    assert check.ok and check.badge == "ids == sentencepiece", check
+    assert check.checked == len(TEXT) and "written from the same pieces" in check.note
+    assert "family ` t5 `, pre-tokenizer ` default `" in caption, caption

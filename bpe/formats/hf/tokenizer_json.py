@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 
 from ... import budgets
+from ...patterns import PATTERNS
 from .. import atomic
 from .added_tokens import FLAGS, AddedToken, AddedTokens
 from .bytelevel import ByteLevelBPE, bytes_to_unicode
@@ -132,9 +133,13 @@ class Document:
 
     def is_ours(self):
         """Whether the file is in minbpe's layout: our pipeline shape, a byte-level BPE
-        with bytes 0-255 first, plain added tokens and no post-processor."""
+        with bytes 0-255 first, plain added tokens, no post-processor, and a split that is
+        none or a preset: another split may skip text, which RegexTokenizer refuses and
+        tokenizers keeps as a piece of its own, so such a file keeps tokenizers' pipeline."""
+        pattern = self.pipeline.pattern
+        covers = not pattern or pattern in PATTERNS.values()
         return isinstance(self.model, ByteLevelBPE) and self.model.is_ours() \
-            and self.pipeline.is_ours() and self.added_tokens.is_plain() \
+            and self.pipeline.is_ours() and covers and self.added_tokens.is_plain() \
             and not self.post.before and not self.post.after
 
     def check_added_ids(self, source="tokenizer.json"):
