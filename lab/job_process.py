@@ -5,9 +5,9 @@ server itself (it has threads, and forking a process with threads can deadlock).
 fork server is preloaded with PRELOAD, so a job's process starts in ~30 ms with bpe and
 the worker functions already imported, where "spawn" takes ~0.5 s per job. A job's
 function travels to the worker pickled, by its module and qualified name (so it must
-be a module-level function of bpe/, lab/ or viz/; lab/jobs.py checks).
+be a module-level function of bpe/, lab/ or viz/; lab/jobs/__init__.py checks).
 
-It knows nothing of a job's messages (lab/job_worker.py) or its handle (lab/jobs.py).
+It knows nothing of a job's messages (lab/job_worker.py) or its handle (lab/jobs/__init__.py).
 """
 import io
 import multiprocessing

@@ -5,7 +5,7 @@ token's recovery, and the merges-based tokenizer with its byte relabelling.
 The recovery itself is bpe's (`bpe.formats.ranks.recover_merges`; bpe does not export it at
 the top level). This module adds no encoder of its own: the rebuilt tokenizer is a
 plain `bpe.RegexTokenizer.from_merges`. It never imports streamlit (the job runs in a
-worker, lab/jobs.py).
+worker, lab/jobs/__init__.py).
 
 >>> ranks = {b"b": 0, b"a": 1, b"ab": 2}   # bytes get shuffled ids, as in GPT-4
 >>> byte_space_merges({(1, 0): 2}, {97: 1, 98: 0})

@@ -4,7 +4,7 @@ was asked), its Progress, its Outcome.
 Every training the app runs (Train's BPE and SentencePiece, Compare's quick pair, the
 sweeps and comparisons of other pages) goes through this module: a page builds a
 request (lab/requests.py, checked once as it is made), `start` runs the worker function
-KINDS gives for its type (lab/workers.py) in a worker process (lab/jobs.py) with
+KINDS gives for its type (lab/workers.py) in a worker process (lab/jobs/__init__.py) with
 Cancel, keeps the Training in the session under a slot name, and app.py collects it
 when it ends, on whatever page the user is, adding what it trained to the session's
 tokenizers and saying so in a toast.
@@ -27,7 +27,7 @@ kind is one more request type, one more function in lab/workers.py, one more ent
 Limits: SESSION_LIMIT trainings at once per session and lab.jobs.SERVER_LIMIT per server;
 start() raises lab.jobs.Busy (a ValueError) with a message beyond them. Jobs end with
 their session: a poller thread keeps a job alive only while the tab is connected, and
-the worker's watchdog ends it once nobody polls (lab/jobs.py).
+the worker's watchdog ends it once nobody polls (lab/jobs/__init__.py).
 """
 import math
 from dataclasses import dataclass, field

@@ -1,4 +1,4 @@
-"""Training in a worker process (lab/jobs.py): same merges as in-process, progress
+"""Training in a worker process (lab/jobs/__init__.py): same merges as in-process, progress
 batched, user errors as text, cancel, and no orphan when nobody polls or the parent dies."""
 import os
 import random
