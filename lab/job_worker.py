@@ -5,7 +5,7 @@ job's function as `function(progress, **args)`, and sends back batched progress,
 the pickled value or an error message (ValueError/TypeError text as it is; a bug's
 traceback only in the server's log). The watchdog (`_watch`) ends the process when its
 parent is gone or has stopped polling. The handle on the server side is lab/jobs/__init__.py's;
-how the process is started, lab/job_process.py's.
+how the process is started, lab/jobs/process.py's.
 """
 import multiprocessing
 import os

@@ -4,7 +4,7 @@
 panic (pyo3's PanicException, a BaseException), abort (std::bad_alloc), allocate without
 bound, take minutes in native code while holding the GIL (every visitor's page and
 /_stcore/health then wait), or crash the process. So for an uploaded file they run in a
-worker forked from lab/job_process.py's fork server (as trainings do), under:
+worker forked from lab/jobs/process.py's fork server (as trainings do), under:
 
   - OWNER_MEMORY: the worker's address space (RLIMIT_AS); env LAB_OWNER_MEMORY_MB, 1024;
   - OWNER_SECONDS: CPU seconds per request (RLIMIT_CPU, raised by that much before each
@@ -29,7 +29,7 @@ import threading
 
 from bpe.formats import gpt2
 from bpe.reference import llama_pieces
-from lab import job_process
+from lab.jobs import process as job_process
 from lab.job_settings import setting
 
 OWNER_MEMORY = setting("LAB_OWNER_MEMORY_MB", 1024, 64, 2**24, "MB", whole=True) * 2**20

@@ -3,7 +3,7 @@ job handle the server holds.
 
 Streamlit runs every session's script in a thread of one process; `tok.train` is pure
 Python and holds the GIL, so training in the script thread would slow every other user.
-`start` runs a function in another process instead (started by lab/job_process.py's
+`start` runs a function in another process instead (started by lab/jobs/process.py's
 forkserver plumbing) and returns a TrainingJob the caller polls:
 
     from lab import jobs, workers
@@ -41,8 +41,9 @@ import threading
 import time
 import weakref
 
-from lab import job_process, job_worker
-from lab.job_process import warm_up
+from lab import job_worker
+from lab.jobs import process as job_process
+from lab.jobs.process import warm_up
 from lab.job_settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
                               SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
                               setting)

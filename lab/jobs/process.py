@@ -16,7 +16,7 @@ import os
 import threading
 
 # imported once by the fork server, inherited by every worker it forks
-PRELOAD = ["bpe", "bpe.replay", "lab.job_process", "lab.job_worker", "lab.owner_check",
+PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.job_worker", "lab.owner_check",
            "lab.requests",
            "lab.workers"]
 
