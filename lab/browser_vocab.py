@@ -43,7 +43,7 @@ import regex
 from bpe.formats.ranks import mergeable_ranks
 from bpe.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe.reference import LLAMA3_SPLIT_PATTERN, LLAMA_MAX_RUN_CHARS
-from lab.job_settings import setting
+from lab.jobs.settings import setting
 
 VOCAB_DIR = Path(__file__).parent / "token_view" / "vocab"
 # bytes the vocab folder may hold (env LAB_VOCAB_DIR_MB); GPT-4's files are about 1 MB

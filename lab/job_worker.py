@@ -18,7 +18,7 @@ import traceback
 from collections import deque
 from typing import NamedTuple
 
-from lab.job_settings import ABANDONED, OUT_OF_MEMORY, RECENT_MERGES, REPORT_EVERY, WATCH_EVERY
+from lab.jobs.settings import ABANDONED, OUT_OF_MEMORY, RECENT_MERGES, REPORT_EVERY, WATCH_EVERY
 
 
 class Step(NamedTuple):

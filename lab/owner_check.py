@@ -30,7 +30,7 @@ import threading
 from bpe.formats import gpt2
 from bpe.reference import llama_pieces
 from lab.jobs import process as job_process
-from lab.job_settings import setting
+from lab.jobs.settings import setting
 
 OWNER_MEMORY = setting("LAB_OWNER_MEMORY_MB", 1024, 64, 2**24, "MB", whole=True) * 2**20
 OWNER_SECONDS = setting("LAB_OWNER_SECONDS", 10.0, 0.5, 3600, "seconds")

@@ -24,7 +24,7 @@ import bpe
 from bpe import reference
 from bpe.formats import loader, ranks
 from lab import llama_cpp_ids, owner_check
-from lab.job_settings import setting
+from lab.jobs.settings import setting
 from lab.safe import code, md
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"

@@ -25,7 +25,7 @@ Limits: at most SERVER_LIMIT workers run at once on a server (start raises Busy,
 ValueError with a message, beyond that), and each worker's address space is capped at
 WORKER_MEMORY bytes (resource.RLIMIT_AS), so one training cannot take the server's memory;
 hitting the cap ends the job with a message that says so. Both, and ABANDON_AFTER, are
-read from the environment (lab/job_settings.py says how).
+read from the environment (lab/jobs/settings.py says how).
 
 The worker never outlives its use: it exits when its parent process dies, when nobody
 has polled it for `abandon_after` seconds (the tab was closed), and on cancel(), taking
@@ -44,7 +44,7 @@ import weakref
 from lab import job_worker
 from lab.jobs import process as job_process
 from lab.jobs.process import warm_up
-from lab.job_settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
+from lab.jobs.settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
                               SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
                               setting)
 from lab.job_worker import Step, memory_message
