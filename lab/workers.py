@@ -20,7 +20,7 @@ from itertools import accumulate
 
 from bpe import methods
 from lab.corpus_text import split_held_out
-from lab.job_worker import Step
+from lab.jobs.runner import Step
 from lab.requests import method_texts
 from viz.methods import report_card
 

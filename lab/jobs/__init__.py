@@ -14,7 +14,7 @@ forkserver plumbing) and returns a TrainingJob the caller polls:
     job.done, job.error, job.result(), job.cancel()
 
 A job runs a module-level function (lab/workers.py holds the app's) with keyword
-arguments; the worker calls `function(progress, **args)` (lab/job_worker.py). progress
+arguments; the worker calls `function(progress, **args)` (lab/jobs/runner.py). progress
 is a callable taking bpe's MergeProgress (or a `Step`, for work counted in other units),
 with a `phase(name)` method to say what it is doing ("counting", "measuring"...). What
 the function returns must pickle: it comes back as job.result(). lab/training.py (the
@@ -41,13 +41,13 @@ import threading
 import time
 import weakref
 
-from lab import job_worker
+from lab.jobs import runner as job_worker
 from lab.jobs import process as job_process
 from lab.jobs.process import warm_up
 from lab.jobs.settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
                               SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
                               setting)
-from lab.job_worker import Step, memory_message
+from lab.jobs.runner import Step, memory_message
 
 _live = weakref.WeakSet()  # the jobs started by this process, to count running workers
 _live_lock = threading.Lock()

@@ -7,7 +7,7 @@ the worker functions already imported, where "spawn" takes ~0.5 s per job. A job
 function travels to the worker pickled, by its module and qualified name (so it must
 be a module-level function of bpe/, lab/ or viz/; lab/jobs/__init__.py checks).
 
-It knows nothing of a job's messages (lab/job_worker.py) or its handle (lab/jobs/__init__.py).
+It knows nothing of a job's messages (lab/jobs/runner.py) or its handle (lab/jobs/__init__.py).
 """
 import io
 import multiprocessing
@@ -16,7 +16,7 @@ import os
 import threading
 
 # imported once by the fork server, inherited by every worker it forks
-PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.job_worker", "lab.owner_check",
+PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.jobs.runner", "lab.owner_check",
            "lab.requests",
            "lab.workers"]
 

@@ -13,7 +13,8 @@ from bpe import BasicTokenizer, MergeProgress, RegexTokenizer
 from bpe.replay import token_counts_by_merge
 from helpers.app import until
 from helpers.training import start_training
-from lab import job_worker, jobs
+from lab import jobs
+from lab.jobs import runner as job_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
