@@ -4,7 +4,7 @@ was asked), its Progress, its Outcome.
 Every training the app runs (Train's BPE and SentencePiece, Compare's quick pair, the
 sweeps and comparisons of other pages) goes through this module: a page builds a
 request (lab/requests.py, checked once as it is made), `start` runs the worker function
-KINDS gives for its type (lab/workers.py) in a worker process (lab/jobs/__init__.py) with
+KINDS gives for its type (lab/jobs/workers.py) in a worker process (lab/jobs/__init__.py) with
 Cancel, keeps the Training in the session under a slot name, and app.py collects it
 when it ends, on whatever page the user is, adding what it trained to the session's
 tokenizers and saying so in a toast.
@@ -22,7 +22,7 @@ Kinds. KINDS maps each request type to a Kind: its name, the worker function (ru
 returns becomes `outcome.value`) and, for a kind whose value holds tokenizers, a
 function value -> [tok, ...]: those join the session under Settings.names (or
 Settings.name) and the outcome lists the names they got (`outcome.added`). Another
-kind is one more request type, one more function in lab/workers.py, one more entry.
+kind is one more request type, one more function in lab/jobs/workers.py, one more entry.
 
 Limits: SESSION_LIMIT trainings at once per session and lab.jobs.SERVER_LIMIT per server;
 start() raises lab.jobs.Busy (a ValueError) with a message beyond them. Jobs end with
@@ -34,12 +34,13 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from lab import jobs, state, workers
+from lab import jobs, state
+from lab.jobs import workers
 from lab.jobs import Busy
 from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, MethodRequest,
                           MethodsRequest, PairRequest, SentencePieceRequest, SufficiencyRequest, SweepRequest,
                           RecoverRequest, TieRulesRequest)
-from lab.workers import Trained
+from lab.jobs.workers import Trained
 
 SESSION_KEY = "lab_trainings"  # slot -> Training, this session's
 SESSION_LIMIT = 2              # trainings one session may run at once
@@ -58,7 +59,7 @@ def _side_by_side(value):
 @dataclass(frozen=True)
 class Kind:
     name: str                   # what the pages and tests call it ("bpe", "extend"...)
-    worker: object              # a lab.workers function, run in the worker process
+    worker: object              # a lab.jobs.workers function, run in the worker process
     tokenizers: object = None   # value -> [tok, ...] that join the session, or None
 
 

@@ -6,14 +6,15 @@ Python and holds the GIL, so training in the script thread would slow every othe
 `start` runs a function in another process instead (started by lab/jobs/process.py's
 forkserver plumbing) and returns a TrainingJob the caller polls:
 
-    from lab import jobs, workers
+    from lab import jobs
+    from lab.jobs import workers
     from lab.requests import BpeRequest
     job = jobs.start(workers.train_bpe, dict(request=BpeRequest("regex", "gpt4", 1024),
                                              text=text))
     job.poll()      # -> new progress events since the last poll, batched
     job.done, job.error, job.result(), job.cancel()
 
-A job runs a module-level function (lab/workers.py holds the app's) with keyword
+A job runs a module-level function (lab/jobs/workers.py holds the app's) with keyword
 arguments; the worker calls `function(progress, **args)` (lab/jobs/runner.py). progress
 is a callable taking bpe's MergeProgress (or a `Step`, for work counted in other units),
 with a `phase(name)` method to say what it is doing ("counting", "measuring"...). What
@@ -66,7 +67,7 @@ def running_jobs():
 def start(function, args, *, abandon_after=ABANDON_AFTER, memory=None):
     """Start function(progress, **args) in a worker process; returns its TrainingJob at
     once. function: a module-level function of bpe/, lab/ or viz/ (it travels to the
-    worker pickled by name; lab/workers.py holds the app's). Busy if SERVER_LIMIT
+    worker pickled by name; lab/jobs/workers.py holds the app's). Busy if SERVER_LIMIT
     workers run. memory: the worker's address-space cap in bytes (WORKER_MEMORY by
     default)."""
     check_function(function)
@@ -92,7 +93,7 @@ def check_function(function):
     if not callable(function) or found is not function \
             or module.split(".")[0] not in TARGET_PACKAGES:
         raise TypeError(f"a job runs a module-level function of {'/, '.join(TARGET_PACKAGES)}/ "
-                        f"(one of lab/workers.py's), not {function!r}")
+                        f"(one of lab/jobs/workers.py's), not {function!r}")
 
 
 class TrainingJob:

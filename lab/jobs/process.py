@@ -18,7 +18,7 @@ import threading
 # imported once by the fork server, inherited by every worker it forks
 PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.jobs.runner", "lab.owner_check",
            "lab.requests",
-           "lab.workers"]
+           "lab.jobs.workers"]
 
 _context = None
 _warming = None  # the thread that started the fork server, once one has

@@ -136,7 +136,8 @@ def test_watchdog_ends_a_job_nobody_polls():
 WORKER_OF_A_DOOMED_PARENT = f"""
 import sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from lab import jobs, workers
+from lab import jobs
+from lab.jobs import workers
 from lab.requests import BpeRequest
 if __name__ == "__main__":
     import random

@@ -7,7 +7,8 @@ import pytest
 from bpe import methods
 from helpers.app import until
 from helpers.training import Silent
-from lab import jobs, training, workers
+from lab import jobs, training
+from lab.jobs import workers
 from lab.requests import METHOD_MAX_BYTES, MethodRequest, MethodsRequest, method_texts
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from bpe import RegexTokenizer
 from helpers.training import Silent, start_training
-from lab import jobs, training, workers
+from lab import jobs, training
+from lab.jobs import workers
 from lab.jobs import Busy, Step
 from lab.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
                           TieRulesRequest)
@@ -35,7 +36,7 @@ def test_a_job_runs_any_function_it_names_and_returns_its_value():
 def test_a_job_runs_a_module_level_function_of_the_lab():
     import os
     import subprocess
-    for target in (os.system, subprocess.run, "lab.workers:train_pair", lambda p: p,
+    for target in (os.system, subprocess.run, "lab.jobs.workers:train_pair", lambda p: p,
                    training.Training.cancel):
         with pytest.raises(TypeError, match="module-level function of bpe/, lab/, viz/"):
             jobs.start(target, {})
@@ -82,7 +83,7 @@ def test_every_request_type_has_one_kind_and_its_worker_is_a_function():
     assert len(set(names)) == len(names)
     for request_type, kind in training.KINDS.items():
         jobs.check_function(kind.worker)  # module-level, found again by name
-        assert kind.worker.__module__ == "lab.workers"
+        assert kind.worker.__module__ == "lab.jobs.workers"
     assert training.Settings(BpeRequest("basic", None, 300), name="x").kind == "bpe"
     assert training.Settings(CountsRequest(pattern="gpt2", vocab_size=300),
                              name="x").kind == "counts"
@@ -90,7 +91,7 @@ def test_every_request_type_has_one_kind_and_its_worker_is_a_function():
 
 def test_the_forkserver_preloads_the_workers():
     from lab.jobs import process as job_process
-    assert {"bpe", "lab.workers", "lab.jobs.runner", "lab.requests"} <= set(job_process.PRELOAD)
+    assert {"bpe", "lab.jobs.workers", "lab.jobs.runner", "lab.requests"} <= set(job_process.PRELOAD)
     import importlib
     for name in job_process.PRELOAD:
         importlib.import_module(name)  # a name that no longer imports would stop the server

@@ -263,11 +263,11 @@ def test_durations():  # the ETA itself is lab.training.estimate_left's (test_tr
 
 
 def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
-    """lab.workers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
+    """lab.jobs.workers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
     makes always loads back; the stop is explained, and the merges are a prefix of the
     unbudgeted run."""
     from lab.requests import BpeRequest
-    from lab.workers import train_bpe
+    from lab.jobs.workers import train_bpe
     from bpe.formats.loader import load_bytes
     import bpe.budgets
 
