@@ -15,7 +15,7 @@ from lab import training
 from lab.corpus_text import corpus_fingerprint, held_out_start
 from lab.guard import guarded
 from lab.lessons import page_link
-from lab.requests import SentencePieceRequest
+from lab.jobs.requests import SentencePieceRequest
 from lab.safe import code, md
 from lab.widgets import figures
 from viz import methods as vm

@@ -3,7 +3,7 @@ was asked), its Progress, its Outcome.
 
 Every training the app runs (Train's BPE and SentencePiece, Compare's quick pair, the
 sweeps and comparisons of other pages) goes through this module: a page builds a
-request (lab/requests.py, checked once as it is made), `start` runs the worker function
+request (lab/jobs/requests.py, checked once as it is made), `start` runs the worker function
 KINDS gives for its type (lab/jobs/workers.py) in a worker process (lab/jobs/__init__.py) with
 Cancel, keeps the Training in the session under a slot name, and app.py collects it
 when it ends, on whatever page the user is, adding what it trained to the session's
@@ -37,7 +37,7 @@ import streamlit as st
 from lab import jobs, state
 from lab.jobs import workers
 from lab.jobs import Busy
-from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, MethodRequest,
+from lab.jobs.requests import (BpeRequest, CountsRequest, ExtendRequest, MethodRequest,
                           MethodsRequest, PairRequest, SentencePieceRequest, SufficiencyRequest, SweepRequest,
                           RecoverRequest, TieRulesRequest)
 from lab.jobs.workers import Trained
@@ -84,7 +84,7 @@ def kind_of(request):
     kind = KINDS.get(type(request))
     if kind is None:
         raise ValueError(f"no kind of training takes a {type(request).__name__}; give one of "
-                         f"{', '.join(sorted(t.__name__ for t in KINDS))} (lab/requests.py)")
+                         f"{', '.join(sorted(t.__name__ for t in KINDS))} (lab/jobs/requests.py)")
     return kind
 
 
@@ -93,7 +93,7 @@ class Settings:
     """What a training was started with: the request the worker got, and what the pages
     show about it and how its result joins the session. The corpus itself is not kept
     (it may be 200 MB), only what identifies it."""
-    request: object              # a lab.requests request: what the worker was asked
+    request: object              # a lab.jobs.requests request: what the worker was asked
     name: str                    # how its tokenizer is listed (made unique on joining)
     summary: str = ""            # one line for the progress panel
     names: tuple = ()            # names of several tokenizers, in the value's order

@@ -13,7 +13,7 @@ from lab import job_view
 from lab.corpora import load_sample, sample_corpora
 from lab.lessons import lesson_link
 from lab.memory import remember
-from lab.requests import (TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, SufficiencyRequest,
+from lab.jobs.requests import (TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, SufficiencyRequest,
                           SweepRequest)
 from lab.safe import md
 from viz import sweep

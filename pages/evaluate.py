@@ -18,7 +18,7 @@ from lab.job_view import finished
 from lab.memory import remember
 from lab.safe import md
 from lab import corpus_text as vc
-from lab.requests import BpeRequest
+from lab.jobs.requests import BpeRequest
 from viz import arena, evaluate as ve
 
 CROSS = "evaluate_cross"  # the slot of the cross-domain training

@@ -13,7 +13,7 @@ from bpe.extend import ExtendedTokenizer
 from lab import job_view, state
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
-from lab.requests import ExtendRequest
+from lab.jobs.requests import ExtendRequest
 from lab.safe import md
 from lab.widgets import tokenizer_picker
 from viz import sweep

@@ -18,7 +18,7 @@ from bpe.methods.blame import blame
 from lab import corpora, training
 from lab.lessons import lesson_link
 from lab.memory import remember
-from lab.requests import METHODS_MAX, VOCAB_MAX
+from lab.jobs.requests import METHODS_MAX, VOCAB_MAX
 from lab.safe import code, md
 from lab.token_view import live_box
 from lab.train_form import (ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods,

@@ -17,7 +17,7 @@ from bpe.ranks_tokenizer import GPT4_SPECIAL_TOKENS
 from bpe.patterns import GPT4_SPLIT_PATTERN
 from lab import job_view, lessons, parity, rebuild, state, training
 from lab.memory import remember
-from lab.requests import RecoverRequest
+from lab.jobs.requests import RecoverRequest
 from lab.safe import code, md
 from lab.token_view import token_view
 from lab.widgets import figures

@@ -8,7 +8,7 @@ forkserver plumbing) and returns a TrainingJob the caller polls:
 
     from lab import jobs
     from lab.jobs import workers
-    from lab.requests import BpeRequest
+    from lab.jobs.requests import BpeRequest
     job = jobs.start(workers.train_bpe, dict(request=BpeRequest("regex", "gpt4", 1024),
                                              text=text))
     job.poll()      # -> new progress events since the last poll, batched

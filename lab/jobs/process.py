@@ -17,7 +17,7 @@ import threading
 
 # imported once by the fork server, inherited by every worker it forks
 PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.jobs.runner", "lab.owner_check",
-           "lab.requests",
+           "lab.jobs.requests",
            "lab.jobs.workers"]
 
 _context = None

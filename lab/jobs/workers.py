@@ -1,6 +1,6 @@
 """Every function that runs in a training's worker process: one per kind of training.
 
-lab.training.KINDS maps each request type (lab/requests.py) to one of these; lab/jobs/__init__.py
+lab.training.KINDS maps each request type (lab/jobs/requests.py) to one of these; lab/jobs/__init__.py
 runs it in the worker as `function(progress, request=..., **data)` and pickles back what
 it returns, which becomes the training's `outcome.value`. They never import streamlit
 (the worker must start fast) and read nothing from the session: the request and the
@@ -21,7 +21,7 @@ from itertools import accumulate
 from bpe import methods
 from lab.corpus_text import split_held_out
 from lab.jobs.runner import Step
-from lab.requests import method_texts
+from lab.jobs.requests import method_texts
 from viz.methods import report_card
 
 FRACTIONS = (0.01, 0.05, 0.25, 1.0)  # the shares of a corpus data_sufficiency trains on
@@ -144,7 +144,7 @@ def train_pair(progress, *, request, text):
 def train_method(progress, *, request, languages, held_out=None, arena=None):
     """Train request (a MethodRequest) on languages (label -> text: one corpus is one
     label; parity balances several, joined by arena's when given one, see
-    lab.requests.method_texts). held_out: text measured once at the end."""
+    lab.jobs.requests.method_texts). held_out: text measured once at the end."""
     tok = methods.train(request.method, method_texts(request.method, languages, arena),
                         request.vocab_size, progress=progress, **dict(request.options))
     measured = None

@@ -6,7 +6,7 @@ lab.training with a typed request (lab/requests.py); these drive lab.jobs direct
 """
 from lab import jobs
 from lab.jobs import workers
-from lab.requests import BpeRequest
+from lab.jobs.requests import BpeRequest
 
 
 def start_training(kind, pattern, text, vocab_size, min_frequency=1, special_tokens=(),

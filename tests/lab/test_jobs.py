@@ -138,7 +138,7 @@ import sys, time
 sys.path.insert(0, {str(ROOT)!r})
 from lab import jobs
 from lab.jobs import workers
-from lab.requests import BpeRequest
+from lab.jobs.requests import BpeRequest
 if __name__ == "__main__":
     import random
     text = "".join(random.Random(0).choices("abcdefgh ", k=3_000_000))

@@ -9,7 +9,7 @@ from helpers.app import until
 from helpers.training import Silent
 from lab import jobs, training
 from lab.jobs import workers
-from lab.requests import METHOD_MAX_BYTES, MethodRequest, MethodsRequest, method_texts
+from lab.jobs.requests import METHOD_MAX_BYTES, MethodRequest, MethodsRequest, method_texts
 
 
 def test_requests_refuse_what_no_method_takes_with_a_sentence():

@@ -12,7 +12,7 @@ from pathlib import Path
 from bpe import PATTERNS, BasicTokenizer, RegexTokenizer, patterns
 from helpers.apptest import (counts_file, finish, plain, train, training, upload,
                              upload_counts)
-from lab import requests as rq
+from lab.jobs import requests as rq
 from lab.corpus_text import split_held_out
 
 PAGE = "pages/train.py"  # helpers.apptest.TRAIN_PAGE

@@ -1,4 +1,4 @@
-"""lab/corpus_text.py (decoding, held-out split), lab/requests.py's input checks, and
+"""lab/corpus_text.py (decoding, held-out split), lab/jobs/requests.py's input checks, and
 viz/train_result.py (merge table, charts and messages)."""
 import doctest
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import lab.corpus_text as ct
-import lab.requests as rq
+import lab.jobs.requests as rq
 import viz.train_result as vt
 from bpe import BasicTokenizer, RegexTokenizer, load, patterns
 from bpe.replay import token_counts_by_merge
@@ -266,7 +266,7 @@ def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
     """lab.jobs.workers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
     makes always loads back; the stop is explained, and the merges are a prefix of the
     unbudgeted run."""
-    from lab.requests import BpeRequest
+    from lab.jobs.requests import BpeRequest
     from lab.jobs.workers import train_bpe
     from bpe.formats.loader import load_bytes
     import bpe.budgets
