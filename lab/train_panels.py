@@ -2,7 +2,7 @@
 the last one (numbers, merge table, curves, downloads, the SentencePiece follow-up).
 
 pages/train.py reads the corpus and the form and calls these; the training itself is a
-lab.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
+lab.jobs.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
 """
 import json
 import weakref
@@ -11,7 +11,7 @@ import streamlit as st
 
 from bpe import RegexTokenizer
 from bpe.formats import hf, ranks
-from lab import training
+from lab.jobs import training
 from lab.corpus_text import corpus_fingerprint, held_out_start
 from lab.guard import guarded
 from lab.lessons import page_link

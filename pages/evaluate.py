@@ -13,7 +13,8 @@ run_inside_frame()
 
 from bpe import evaluate, reference
 from bpe.methods.residue import LEFTOVER_R
-from lab import corpora, lessons, state, training, widgets
+from lab import corpora, lessons, state, widgets
+from lab.jobs import training
 from lab.job_view import finished
 from lab.memory import remember
 from lab.safe import md

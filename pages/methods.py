@@ -15,7 +15,8 @@ run_inside_frame()
 
 from bpe.methods import METHODS, OPTIONS
 from bpe.methods.blame import blame
-from lab import corpora, training
+from lab import corpora
+from lab.jobs import training
 from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.jobs.requests import METHODS_MAX, VOCAB_MAX

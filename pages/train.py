@@ -11,7 +11,8 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import corpora, training, widgets
+from lab import corpora, widgets
+from lab.jobs import training
 from lab import train_panels as panels
 from lab.lessons import lesson_link, page_link
 from lab.memory import remember

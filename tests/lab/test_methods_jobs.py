@@ -7,7 +7,8 @@ import pytest
 from bpe import methods
 from helpers.app import until
 from helpers.training import Silent
-from lab import jobs, training
+from lab import jobs
+from lab.jobs import training
 from lab.jobs import workers
 from lab.jobs.requests import METHOD_MAX_BYTES, MethodRequest, MethodsRequest, method_texts
 
