@@ -15,7 +15,7 @@ from bpe import evaluate, reference
 from bpe.methods.residue import LEFTOVER_R
 from lab import corpora, lessons, state, widgets
 from lab.jobs import training
-from lab.job_view import finished
+from lab.jobs.view import finished
 from lab.memory import remember
 from lab.safe import md
 from lab import corpus_text as vc

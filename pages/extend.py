@@ -10,7 +10,8 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe.extend import ExtendedTokenizer
-from lab import job_view, state
+from lab import state
+from lab.jobs import view as job_view
 from lab.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.jobs.requests import ExtendRequest
