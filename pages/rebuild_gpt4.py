@@ -15,7 +15,8 @@ run_inside_frame()
 
 from bpe.ranks_tokenizer import GPT4_SPECIAL_TOKENS
 from bpe.patterns import GPT4_SPLIT_PATTERN
-from lab import lessons, parity, rebuild, state
+from lab import lessons, parity, state
+from lab.jobs import rebuild
 from lab.jobs import view as job_view
 from lab.jobs import training
 from lab.memory import remember

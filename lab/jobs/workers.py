@@ -350,6 +350,6 @@ def extension_job(progress, *, request, base, domain, general):
 
 
 def recover_gpt4(progress, *, request):
-    """GPT-4's merges recovered from its hash-checked ranks and checked (lab.rebuild)."""
-    from lab.rebuild import recover_job
+    """GPT-4's merges recovered from its hash-checked ranks and checked (lab.jobs.rebuild)."""
+    from lab.jobs.rebuild import recover_job
     return recover_job(progress, check_every=request.check_every)
