@@ -11,7 +11,7 @@ them from our cached tokenizer, so nothing is read or hashed again.
 
 An uploaded file (lab.state.FileSource) is checked too: ranks with tiktoken, SentencePiece
 with sentencepiece, tokenizer.json and GPT-2's pair with `tokenizers`, always in a worker
-process with a memory cap and a time limit (lab/owner_check.py): a visitor's file never
+process with a memory cap and a time limit (lab/jobs/owner_check.py): a visitor's file never
 meets a compiled library in the server's process. A GGUF file has no Python owner here
 (llama.cpp is C++): one whose sha256 is one of llama.cpp's test vocabularies
 (lab/llama_cpp_ids.py) is checked against llama.cpp's own ids for that file's test texts;
@@ -30,7 +30,8 @@ import streamlit as st
 
 from bpe import reference
 from bpe.formats import gguf, ranks
-from lab import llama_cpp_ids, owner_check, state
+from lab import llama_cpp_ids, state
+from lab.jobs import owner_check
 from lab.safe import md
 
 CHECK_LIMIT = 200_000  # characters checked live; a longer text is checked on its start
@@ -97,7 +98,7 @@ def owner_encoder(name, tok=None):
 def file_encoder(source, tok):
     """(library, encode, matches_specials) for an uploaded file (lab.state.FileSource) that
     made tok, run in this process: for tests and files we trust. The app asks
-    lab.owner_check.OwnerWorker instead (a visitor's file never meets a compiled library
+    lab.jobs.owner_check.OwnerWorker instead (a visitor's file never meets a compiled library
     in the server's process). ValueError if the kind has no owner's library."""
     return owner_check.file_encoder(**owner_spec(source, tok))
 

@@ -23,7 +23,8 @@ import streamlit as st
 import bpe
 from bpe import reference
 from bpe.formats import loader, ranks
-from lab import llama_cpp_ids, owner_check
+from lab import llama_cpp_ids
+from lab.jobs import owner_check
 from lab.jobs.settings import setting
 from lab.safe import code, md
 

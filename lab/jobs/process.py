@@ -16,7 +16,7 @@ import os
 import threading
 
 # imported once by the fork server, inherited by every worker it forks
-PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.jobs.runner", "lab.owner_check",
+PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.jobs.runner", "lab.jobs.owner_check",
            "lab.jobs.requests",
            "lab.jobs.workers"]
 
