@@ -22,7 +22,7 @@ from lab.memory import remember
 from lab.jobs.requests import METHODS_MAX, VOCAB_MAX
 from lab.safe import code, md
 from lab.token_view import live_box
-from lab.train_form import (ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods,
+from lab.train.form import (ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods,
                             unigram_differences)
 from lab.train_panels import progress_panel
 from viz import compare as cmp
