@@ -24,7 +24,7 @@ except ValueError as e:  # a bad setting: the operator's to fix, said once, no t
     st.stop()
 from lab.guard import page_run
 from lab.sessions import release_dropped_sessions
-from lab.train_panels import sidebar_status
+from lab.train.panels import sidebar_status
 
 PAGES = [  # (section, script, title, icon); the first is the home page; url = file name
     ("See", "pages/tokenize.py", "Tokenize", ":material/text_fields:"),

@@ -21,7 +21,7 @@ from lab.memory import remember
 from lab.safe import code, md
 from lab.share import Field
 from lab.token_view import live_box, set_text
-from lab.train_panels import progress_panel
+from lab.train.panels import progress_panel
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.rows import VIEW_TOKEN_LIMIT

@@ -24,7 +24,7 @@ from lab.safe import code, md
 from lab.token_view import live_box
 from lab.train.form import (ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods,
                             unigram_differences)
-from lab.train_panels import progress_panel
+from lab.train.panels import progress_panel
 from viz import compare as cmp
 from viz import methods as vm
 from viz.rows import VIEW_TOKEN_LIMIT

@@ -13,7 +13,7 @@ run_inside_frame()
 
 from lab import corpora, widgets
 from lab.jobs import training
-from lab import train_panels as panels
+from lab.train import panels
 from lab.lessons import lesson_link, page_link
 from lab.memory import remember
 from lab.safe import md

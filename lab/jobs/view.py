@@ -6,7 +6,7 @@ import streamlit as st
 
 from lab.jobs import training
 from lab.safe import md
-from lab.train_panels import progress_panel
+from lab.train.panels import progress_panel
 
 
 def start(slot, name, summary, request_type, fields, **data):

@@ -22,7 +22,7 @@ from lab.jobs.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, 
                           MethodsRequest, parse_special_tokens)
 from lab.safe import code, md
 from viz.arena import arena_samples
-from lab.train_panels import TRAIN
+from lab.train.panels import TRAIN
 from viz.ties import RULE_LABELS
 
 CUSTOM = "custom"

@@ -6,7 +6,7 @@ import pytest
 
 from bpe import BasicTokenizer, load
 from bpe.formats import ranks
-from lab import train_panels
+from lab.train import panels as train_panels
 
 
 @pytest.fixture
