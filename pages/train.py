@@ -17,7 +17,7 @@ from lab.train import panels
 from lab.lessons import lesson_link, page_link
 from lab.memory import remember
 from lab.safe import md
-from lab.train_corpus import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
+from lab.train.uploads import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
 from lab.train.form import DEFAULTS, train_form
 from lab.train.form import start as train_form_start
 from lab.corpus_text import HELD_OUT_LIMIT, corpus_fingerprint, held_out_start
