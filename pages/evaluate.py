@@ -18,7 +18,7 @@ from lab.jobs import training
 from lab.jobs.view import finished
 from lab.memory import remember
 from lab.safe import md
-from lab import corpus_text as vc
+from lab.train import corpus_text as vc
 from lab.jobs.requests import BpeRequest
 from viz import arena, evaluate as ve
 

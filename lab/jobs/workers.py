@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from bpe import methods
-from lab.corpus_text import split_held_out
+from lab.train.corpus_text import split_held_out
 from lab.jobs.runner import Step
 from lab.jobs.requests import method_texts
 from viz.methods import report_card

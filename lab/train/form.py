@@ -17,7 +17,7 @@ from bpe.methods import METHODS, OPTIONS, unigram
 from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
 from lab.jobs import training
-from lab.corpus_text import corpus_fingerprint, split_held_out
+from lab.train.corpus_text import corpus_fingerprint, split_held_out
 from lab.jobs.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, MethodRequest,
                           MethodsRequest, parse_special_tokens)
 from lab.safe import code, md

@@ -12,7 +12,7 @@ import streamlit as st
 from bpe import RegexTokenizer
 from bpe.formats import hf, ranks
 from lab.jobs import training
-from lab.corpus_text import corpus_fingerprint, held_out_start
+from lab.train.corpus_text import corpus_fingerprint, held_out_start
 from lab.guard import guarded
 from lab.lessons import page_link
 from lab.jobs.requests import SentencePieceRequest
