@@ -14,7 +14,8 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe import reference
-from lab import corpora, share, state, widgets
+from lab import share, state, widgets
+from lab.train import corpora
 from lab.jobs import training
 from lab.lessons import lesson_link
 from lab.memory import remember

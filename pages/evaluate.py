@@ -13,7 +13,8 @@ run_inside_frame()
 
 from bpe import evaluate, reference
 from bpe.methods.residue import LEFTOVER_R
-from lab import corpora, lessons, state, widgets
+from lab import lessons, state, widgets
+from lab.train import corpora
 from lab.jobs import training
 from lab.jobs.view import finished
 from lab.memory import remember

@@ -12,7 +12,7 @@ run_inside_frame()
 from bpe.extend import ExtendedTokenizer
 from lab import state
 from lab.jobs import view as job_view
-from lab.corpora import load_sample, sample_corpora
+from lab.train.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.jobs.requests import ExtendRequest
 from lab.safe import md

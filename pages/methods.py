@@ -15,7 +15,7 @@ run_inside_frame()
 
 from bpe.methods import METHODS, OPTIONS
 from bpe.methods.blame import blame
-from lab import corpora
+from lab.train import corpora
 from lab.jobs import training
 from lab.lessons import lesson_link
 from lab.memory import remember

@@ -10,7 +10,7 @@ run_inside_frame()
 
 from bpe.patterns import PATTERNS, label
 from lab.jobs import view as job_view
-from lab.corpora import load_sample, sample_corpora
+from lab.train.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.jobs.requests import TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, TieRulesRequest
 from lab.safe import md

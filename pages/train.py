@@ -11,7 +11,8 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import corpora, widgets
+from lab import widgets
+from lab.train import corpora
 from lab.jobs import training
 from lab.train import panels
 from lab.lessons import lesson_link, page_link

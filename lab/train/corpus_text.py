@@ -4,7 +4,7 @@ whether the corpus on the page is the one a tokenizer was trained on.
 
 Pure (no streamlit, no disk): the page hands it bytes and text, and the worker
 (lab/jobs/workers.py) cuts the held-out slice with the same functions. Where sample corpora
-come from is lab/corpora.py's; what a training may be asked (vocab sizes, corpus sizes)
+come from is lab/train/corpora.py's; what a training may be asked (vocab sizes, corpus sizes)
 is lab/jobs/requests.py's; viz/train_result.py draws what a training made.
 """
 from typing import NamedTuple
