@@ -138,7 +138,7 @@ def _mount():
     manager = get_bidi_component_manager()
     with _lock:
         if manager.get_component_asset_root(NAME) is None:
-            manager.register_from_manifest(_MANIFEST, Path(__file__).parent)
+            manager.register_from_manifest(_MANIFEST, Path(__file__).parent.parent)
         if _component is None:
             _component = st.components.v2.component(
                 NAME, html='<div class="tv"></div>', css="token_view.css", js="token_view.js")
