@@ -45,7 +45,7 @@ from bpe.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PAT
 from bpe.reference import LLAMA3_SPLIT_PATTERN, LLAMA_MAX_RUN_CHARS
 from lab.jobs.settings import setting
 
-VOCAB_DIR = Path(__file__).parent / "token_view" / "vocab"
+VOCAB_DIR = Path(__file__).parent / "vocab"
 # bytes the vocab folder may hold (env LAB_VOCAB_DIR_MB); GPT-4's files are about 1 MB
 VOCAB_BYTES = setting("LAB_VOCAB_DIR_MB", 256, 1, 2**20, "MB", whole=True) * 2**20
 PROPERTIES = ("L", "N", "Lu", "Ll", "Lt", "Lm", "Lo", "M")
