@@ -42,8 +42,7 @@ import threading
 import time
 import weakref
 
-from lab.jobs import runner as job_worker
-from lab.jobs import process as job_process
+from lab.jobs import process, runner
 from lab.jobs.process import warm_up
 from lab.jobs.settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
                               SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
@@ -101,7 +100,7 @@ class TrainingJob:
     may also come from its keep_polling thread (they take a lock)."""
 
     def __init__(self, spec, abandon_after=ABANDON_AFTER):
-        ctx = job_process.mp_context()
+        ctx = process.mp_context()
         self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
         self.progress = None      # the latest MergeProgress (or Step), None before merging
         # (idx, pair, token, count) of the latest merges, newest last; replaced, never
@@ -127,8 +126,8 @@ class TrainingJob:
         # how the worker notices. Its parent pid would not tell: under forkserver the
         # worker's parent is the fork server, which lives as long as its workers do.
         self._conn, child_conn = ctx.Pipe(duplex=True)
-        self._process = job_process.WorkerProcess(
-            target=job_worker.run, args=(child_conn, self._heartbeat, abandon_after, spec),
+        self._process = process.WorkerProcess(
+            target=runner.run, args=(child_conn, self._heartbeat, abandon_after, spec),
             name="bpe-train", daemon=True)
         self._process.start()
         child_conn.close()  # the worker holds the only other end: EOF means it is gone
@@ -276,14 +275,14 @@ class TrainingJob:
                 "Try again; if it keeps happening, try a smaller corpus.")
 
 
-def _signal_group(process, signum):
+def _signal_group(worker, signum):
     """Signal the worker and the processes it forked to count a big corpus (its group)."""
     try:
-        os.killpg(process.pid, signum)
+        os.killpg(worker.pid, signum)
     except (ProcessLookupError, PermissionError):
         # not yet its own group leader (it has just started), or already gone
         try:
-            os.kill(process.pid, signum)
+            os.kill(worker.pid, signum)
         except ProcessLookupError:
             pass
 

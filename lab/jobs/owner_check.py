@@ -29,7 +29,7 @@ import threading
 
 from bpe.formats import gpt2
 from bpe.reference import llama_pieces
-from lab.jobs import process as job_process
+from lab.jobs import process
 from lab.jobs.settings import setting
 
 OWNER_MEMORY = setting("LAB_OWNER_MEMORY_MB", 1024, 64, 2**24, "MB", whole=True) * 2**20
@@ -171,9 +171,9 @@ class OwnerWorker:
         self.wall = max(WALL_LEAST, self.seconds * WALL_FACTOR)
         self.failed = None
         self._lock = threading.Lock()
-        ctx = job_process.mp_context()
+        ctx = process.mp_context()
         self._conn, child = ctx.Pipe(duplex=True)
-        self._process = job_process.WorkerProcess(
+        self._process = process.WorkerProcess(
             target=serve, args=(child, spec, self.memory, self.seconds), name="bpe-owner-check",
             daemon=True)
         self._process.start()

@@ -14,7 +14,7 @@ from bpe.replay import token_counts_by_merge
 from helpers.app import until
 from helpers.training import start_training
 from lab import jobs
-from lab.jobs import runner as job_worker
+from lab.jobs import runner
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
@@ -71,7 +71,7 @@ def test_progress_is_batched(monkeypatch):
         def send(self, message):
             sent.append(message)
 
-    report = job_worker._Reporter(Conn())
+    report = runner._Reporter(Conn())
     for done in range(1, 1001):
         report(MergeProgress(done, 1000, 255 + done, (97, 98), b"ab", 5, done / 1000))
     report.flush()
