@@ -44,10 +44,9 @@ import weakref
 
 from lab.jobs import process, runner
 from lab.jobs.process import warm_up
-from lab.jobs.settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
-                              SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
-                              setting)
 from lab.jobs.runner import Step, memory_message
+from lab.jobs.settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES, SERVER_LIMIT,
+                               TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY, setting)
 
 _live = weakref.WeakSet()  # the jobs started by this process, to count running workers
 _live_lock = threading.Lock()

@@ -24,7 +24,7 @@ ValueError: the vocab size must be a whole number from 256 (the 256 byte tokens,
 """
 from dataclasses import dataclass
 
-from bpe import methods
+from bpe import BasicTokenizer, methods
 from bpe.patterns import compile_pattern, label, trial
 from bpe.train import TIE_BREAKS
 
@@ -69,7 +69,6 @@ def check_vocab_size(vocab_size, low=VOCAB_MIN, high=VOCAB_MAX):
 
 
 def _core_check(vocab_size, min_frequency):
-    from bpe import BasicTokenizer
     BasicTokenizer().check_train_args(vocab_size, min_frequency)
 
 

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from lab import jobs, state
-from lab.jobs import workers
-from lab.jobs import Busy
+from lab.jobs import Busy, workers
 from lab.jobs.requests import (BpeRequest, CountsRequest, ExtendRequest, MethodRequest,
-                          MethodsRequest, PairRequest, SentencePieceRequest, SufficiencyRequest, SweepRequest,
-                          RecoverRequest, TieRulesRequest)
+                               MethodsRequest, PairRequest, SentencePieceRequest,
+                               SufficiencyRequest, SweepRequest, RecoverRequest, TieRulesRequest)
 from lab.jobs.workers import Trained
+from lab.safe import md
 
 SESSION_KEY = "lab_trainings"  # slot -> Training, this session's
 SESSION_LIMIT = 2              # trainings one session may run at once
@@ -342,7 +342,6 @@ def reached_name(name, asked, reached):
 def toast(t):
     """The one-line toast for a training that ended (none for a cancelled one: the
     visitor knows); marks it announced."""
-    from lab.safe import md
     t.announced = True
     o = t.outcome
     if o.cancelled:

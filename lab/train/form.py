@@ -17,12 +17,12 @@ from bpe.methods import METHODS, OPTIONS, unigram
 from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
 from lab.jobs import training
-from lab.train.corpus_text import corpus_fingerprint, split_held_out
 from lab.jobs.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, MethodRequest,
-                          MethodsRequest, parse_special_tokens)
+                               MethodsRequest, parse_special_tokens)
 from lab.safe import code, md
-from viz.arena import arena_samples
+from lab.train.corpus_text import corpus_fingerprint, split_held_out
 from lab.train.panels import TRAIN
+from viz.arena import arena_samples
 from viz.ties import RULE_LABELS
 
 CUSTOM = "custom"

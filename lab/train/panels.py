@@ -11,12 +11,12 @@ import streamlit as st
 
 from bpe import RegexTokenizer
 from bpe.formats import hf, ranks
-from lab.jobs import training
-from lab.train.corpus_text import corpus_fingerprint, held_out_start
 from lab.guard import guarded
-from lab.lessons import page_link
+from lab.jobs import training
 from lab.jobs.requests import SentencePieceRequest
+from lab.lessons import page_link
 from lab.safe import code, md
+from lab.train.corpus_text import corpus_fingerprint, held_out_start
 from lab.widgets import figures
 from viz import methods as vm
 from viz import train_result as vt

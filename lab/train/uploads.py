@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from bpe.counting.counts_file import read_pattern
 from lab.safe import md
 from lab.train import corpus_text
 
@@ -94,7 +95,6 @@ def uploaded_corpus():
 def read_counts_header(name, data):
     """The split pattern of a counts file given as bytes; ValueError naming the file if
     it is not a counts file bpe reads (bpe.counting.counts_file reads a path, so a temp file)."""
-    from bpe.counting.counts_file import read_pattern
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "upload.counts")
         with open(path, "wb") as f:

@@ -13,7 +13,7 @@ from lab.jobs import training
 from lab.jobs import workers
 from lab.jobs import Busy, Step
 from lab.jobs.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
-                          TieRulesRequest)
+                               TieRulesRequest)
 from lab.jobs.training import estimate_left, recent_rate
 
 ROOT = Path(__file__).resolve().parents[2]
