@@ -1,6 +1,7 @@
 """The one cache of what the lab derives from a tokenizer: the vocabulary table, the merge
 parents, token-count curves, the browser encoder's files (lab/token_view/browser_vocab.py),
-the Train result's export checks (lab/train/panels.py). Computed once, kept across reruns
+the Train result's export checks (lab/train/panels.py), a GGUF file's check on llama.cpp's
+test ids (lab/parity.py). Computed once, kept across reruns
 and sessions; it imports no Streamlit and draws nothing.
 
 One staleness rule: an entry belongs to the tokenizer's content and name, the key
