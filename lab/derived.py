@@ -1,12 +1,13 @@
 """The one cache of what the lab derives from a tokenizer: the vocabulary table, the merge
-parents, token-count curves, the browser encoder's files (lab/token_view/browser_vocab.py),
-the Train result's export checks (lab/train/panels.py), a GGUF file's check on llama.cpp's
-test ids (lab/parity.py). Computed once, kept across reruns
-and sessions; it imports no Streamlit and draws nothing.
+parents, token-count curves, the vocabulary's scripts, the browser encoder's files
+(lab/token_view/browser_vocab.py), the Train result's export checks (lab/train/panels.py)
+and a GGUF file's check on llama.cpp's test ids (lab/parity.py). Computed once, kept
+across reruns and sessions; it imports no Streamlit and draws nothing (a page passes
+`wait=st.spinner` to show what is being built).
 
 One staleness rule: an entry belongs to the tokenizer's content and name, the key
-(`digest(tok)`, `tok.name`). The digest is the sha256 of what the tokenizer is (its class,
-split pattern, special tokens, vocab and merges), so a trained tokenizer, an uploaded one
+(`content_digest(tok)`, `tok.name`). The digest is the sha256 of what the tokenizer is
+(its class, split pattern, special tokens, vocab and merges), so a trained tokenizer, an uploaded one
 and one loaded again from the same file with another pattern each get their own entries,
 and a renamed one gets fresh ones (its name is shown). Hashing GPT-4's vocabulary takes
 about 85 ms, so the digest is remembered per tokenizer object and computed again only when
@@ -30,6 +31,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
+from bpe.evaluate import script_shares as shares_by_script
 from bpe.replay import merge_parents, token_counts_by_merge
 from viz.vocab import vocab_frame
 
@@ -173,3 +175,11 @@ def counts_by_merge(tok, text):
         while len(curves) > TEXTS_KEPT:
             curves.popitem(last=False)
     return counts
+
+
+def script_shares(tok, *, wait=contextlib.nullcontext):
+    """bpe.evaluate.script_shares(tok): script -> share of its ordinary tokens, shared."""
+    def build():
+        with wait("Sorting the vocabulary by script…"):
+            return shares_by_script(tok)
+    return remember(tok, "script shares", build)

@@ -9,7 +9,7 @@ import weakref
 
 import pytest
 
-from bpe import RanksTokenizer, RegexTokenizer, load
+from bpe import RanksTokenizer, RegexTokenizer, evaluate, load
 from bpe.formats.ranks import mergeable_ranks
 from bpe.replay import merge_parents
 from helpers.app import ROOT
@@ -31,6 +31,8 @@ def test_equal_tokenizers_with_one_name_share_one_entry():
     assert derived.vocab_table(one) is table
     assert derived.vocab_table(two) is table
     assert derived.parents(one) == merge_parents(one)
+    shares = derived.script_shares(one)
+    assert shares == evaluate.script_shares(one) and derived.script_shares(two) is shares
 
 
 def test_a_trained_tokenizer_gets_fresh_entries():
