@@ -18,7 +18,7 @@ from lab.safe import md
 
 try:  # lab.jobs reads the server's settings (LAB_*) as it is imported
     from lab import jobs, loader, state
-    from lab.jobs import training
+    from lab.train import training
 except ValueError as e:  # a bad setting: the operator's to fix, said once, no traceback
     st.error(f"This server is misconfigured: {md(e)}", icon=":material/settings_alert:")
     st.stop()

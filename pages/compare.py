@@ -16,7 +16,7 @@ run_inside_frame()
 from bpe import reference
 from lab import share, state, widgets
 from lab.train import corpora
-from lab.jobs import training
+from lab.train import training
 from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import code, md

@@ -15,7 +15,7 @@ from bpe import evaluate, reference
 from bpe.methods.residue import LEFTOVER_R
 from lab import lessons, state, widgets
 from lab.train import corpora
-from lab.jobs import training
+from lab.train import training
 from lab.jobs.view import finished
 from lab.memory import remember
 from lab.safe import md

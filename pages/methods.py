@@ -16,7 +16,7 @@ run_inside_frame()
 from bpe.methods import METHODS, OPTIONS
 from bpe.methods.blame import blame
 from lab.train import corpora
-from lab.jobs import training
+from lab.train import training
 from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.jobs.requests import METHODS_MAX, VOCAB_MAX

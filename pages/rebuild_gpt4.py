@@ -18,7 +18,7 @@ from bpe.patterns import GPT4_SPLIT_PATTERN
 from lab import lessons, parity, state
 from lab.jobs import rebuild
 from lab.jobs import view as job_view
-from lab.jobs import training
+from lab.train import training
 from lab.memory import remember
 from lab.jobs.requests import RecoverRequest
 from lab.safe import code, md

@@ -13,7 +13,7 @@ run_inside_frame()
 
 from lab import widgets
 from lab.train import corpora
-from lab.jobs import training
+from lab.train import training
 from lab.train import panels
 from lab.lessons import lesson_link, page_link
 from lab.memory import remember

@@ -18,7 +18,7 @@ A job runs a module-level function (lab/jobs/workers.py holds the app's) with ke
 arguments; the worker calls `function(progress, **args)` (lab/jobs/runner.py). progress
 is a callable taking bpe's MergeProgress (or a `Step`, for work counted in other units),
 with a `phase(name)` method to say what it is doing ("counting", "measuring"...). What
-the function returns must pickle: it comes back as job.result(). lab/jobs/training.py (the
+the function returns must pickle: it comes back as job.result(). lab/train/training.py (the
 session side: typed requests, progress, outcome) is the place pages use; this module
 knows nothing of Streamlit.
 
@@ -108,7 +108,7 @@ class TrainingJob:
         self.done = False
         self.error = None         # str: what went wrong and what to do, if it failed
         self.cancelled = False
-        # (done, elapsed) at every progress batch, for the ETA (lab.jobs.training.estimate_left)
+        # (done, elapsed) at every progress batch, for the ETA (lab.train.training.estimate_left)
         self.trace = []
         self.started = time.monotonic()
         self._abandon_after = abandon_after

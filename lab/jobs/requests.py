@@ -3,9 +3,9 @@ checked once when it is made; and the app's limits on trainings, their one home.
 
 A page builds a request from its form (`BpeRequest(kind="regex", pattern="gpt4",
 vocab_size=1024, ...)`); a bad value raises ValueError with what to do, before any
-worker starts. lab.jobs.training.start runs the worker function lab.jobs.training.KINDS gives for
+worker starts. lab.train.training.start runs the worker function lab.train.training.KINDS gives for
 the request's type (all of them in lab/jobs/workers.py), passing the request itself and the
-text it reads; lab.jobs.training.Settings keeps the request, so the page reads the vocab size
+text it reads; lab.train.training.Settings keeps the request, so the page reads the vocab size
 it trained with from there. No second copy of the settings exists on the way.
 
 The core's own check (bpe's `tok.check_train_args`) runs inside every request's check;

@@ -5,7 +5,7 @@ frequency, special tokens, tie rule, whether to record ties, a method's own opti
 name) and returns them as a Form; `request(form)` turns a Form into the one typed
 request the worker gets (lab.jobs.requests.BpeRequest, CountsRequest for a counts file, or
 MethodRequest for another method of bpe.methods), which checks itself;
-`start(...)` checks it against the corpus and starts a lab.jobs.training.Training in the
+`start(...)` checks it against the corpus and starts a lab.train.training.Training in the
 worker; `start_methods(...)` does the same for the Methods page's side-by-side run. Every problem is a ValueError that says what to do. The limits themselves are
 lab/jobs/requests.py's, the split patterns' labels bpe.patterns'.
 """
@@ -16,7 +16,7 @@ import streamlit as st
 from bpe.methods import METHODS, OPTIONS, unigram
 from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
-from lab.jobs import training
+from lab.train import training
 from lab.jobs.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, MethodRequest,
                                MethodsRequest, parse_special_tokens)
 from lab.safe import code, md

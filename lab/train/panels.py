@@ -2,7 +2,7 @@
 the last one (numbers, merge table, curves, downloads, the SentencePiece follow-up).
 
 pages/train.py reads the corpus and the form and calls these; the training itself is a
-lab.jobs.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
+lab.train.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
 """
 import functools
 import json
@@ -13,7 +13,7 @@ from bpe import RegexTokenizer
 from bpe.formats import hf, ranks
 from lab import derived
 from lab.guard import guarded
-from lab.jobs import training
+from lab.train import training
 from lab.jobs.requests import SentencePieceRequest
 from lab.lessons import page_link
 from lab.safe import code, md

@@ -8,7 +8,7 @@ from bpe import methods
 from helpers.app import until
 from helpers.training import Silent
 from lab import jobs
-from lab.jobs import training
+from lab.train import training
 from lab.jobs import workers
 from lab.jobs.requests import METHOD_MAX_BYTES, MethodRequest, MethodsRequest, method_texts
 

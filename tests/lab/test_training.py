@@ -1,4 +1,4 @@
-"""lab/jobs/training.py and the generic job: any registered kind runs in the worker and
+"""lab/train/training.py and the generic job: any registered kind runs in the worker and
 returns its value; limits per server and per session refuse with a message; a worker
 that hits its memory cap says so; and the ETA against recorded real trainings."""
 import json
@@ -9,12 +9,12 @@ import pytest
 from bpe import RegexTokenizer
 from helpers.training import Silent, start_training
 from lab import jobs
-from lab.jobs import training
+from lab.train import training
 from lab.jobs import workers
 from lab.jobs import Busy, Step
 from lab.jobs.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
                                TieRulesRequest)
-from lab.jobs.training import estimate_left, recent_rate
+from lab.train.training import estimate_left, recent_rate
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
@@ -169,7 +169,7 @@ def quick_pair_script():
 
     import streamlit as st
     sys.path.insert(0, st.session_state["root"])
-    from lab.jobs import training
+    from lab.train import training
     if st.session_state.get("start"):
         st.session_state["start"] = False
         try:

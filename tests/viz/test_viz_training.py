@@ -257,7 +257,7 @@ def test_stop_messages():
     assert "occurs 5 times" in vt.stop_message(tok, 1000, 5)[1]
 
 
-def test_durations():  # the ETA itself is lab.jobs.training.estimate_left's (test_training)
+def test_durations():  # the ETA itself is lab.train.training.estimate_left's (test_training)
     assert vt.format_duration(59.6) == "1 min 0 s"
     assert vt.format_duration(-3) == "0 s"
 
