@@ -9,7 +9,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe.patterns import PATTERNS, label
-from lab.jobs import view as job_view
+from lab.train import job_view
 from lab.train.corpora import load_sample, sample_corpora
 from lab.lessons import lesson_link
 from lab.memory import remember

@@ -16,7 +16,7 @@ from bpe.methods.residue import LEFTOVER_R
 from lab import lessons, state, widgets
 from lab.train import corpora
 from lab.train import training
-from lab.jobs.view import finished
+from lab.train.job_view import finished
 from lab.memory import remember
 from lab.safe import md
 from lab.train import corpus_text as vc

@@ -11,7 +11,7 @@ run_inside_frame()
 
 from bpe.extend import ExtendedTokenizer
 from lab import state
-from lab.jobs import view as job_view
+from lab.train import job_view
 from lab.train.corpora import load_sample, sample_corpora
 from lab.memory import remember
 from lab.jobs.requests import ExtendRequest

@@ -17,7 +17,7 @@ from bpe.ranks_tokenizer import GPT4_SPECIAL_TOKENS
 from bpe.patterns import GPT4_SPLIT_PATTERN
 from lab import lessons, parity, state
 from lab.jobs import rebuild
-from lab.jobs import view as job_view
+from lab.train import job_view
 from lab.train import training
 from lab.memory import remember
 from lab.jobs.requests import RecoverRequest
