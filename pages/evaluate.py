@@ -19,7 +19,7 @@ from lab.train import training
 from lab.train.job_view import finished
 from lab.memory import remember
 from lab.safe import md
-from lab.train import corpus_text as vc
+from lab.jobs import corpus_text as vc
 from lab.jobs.requests import BpeRequest
 from viz import arena, evaluate as ve
 

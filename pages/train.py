@@ -21,7 +21,7 @@ from lab.safe import md
 from lab.train.uploads import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
 from lab.train.form import DEFAULTS, train_form
 from lab.train.form import start as train_form_start
-from lab.train.corpus_text import HELD_OUT_LIMIT, corpus_fingerprint, held_out_start
+from lab.jobs.corpus_text import HELD_OUT_LIMIT, corpus_fingerprint, held_out_start
 
 SOURCES = ["Sample corpus", "Upload text files", "Counts file (.counts)"]
 

@@ -32,10 +32,10 @@ from bpe.reference import load_reference
 from bpe.replay import token_counts_by_merge
 from bpe.sentencepiece_bpe import SentencePieceBPE
 from bpe.train import TIE_BREAKS, train_merges
+from lab.jobs.corpus_text import split_held_out
 from lab.jobs.rebuild import recover_job
 from lab.jobs.requests import method_texts
 from lab.jobs.runner import Step
-from lab.train.corpus_text import split_held_out
 from viz.methods import report_card
 
 FRACTIONS = (0.01, 0.05, 0.25, 1.0)  # the shares of a corpus data_sufficiency trains on

@@ -16,11 +16,11 @@ import streamlit as st
 from bpe.methods import METHODS, OPTIONS, unigram
 from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
-from lab.train import training
+from lab.jobs.corpus_text import corpus_fingerprint, split_held_out
 from lab.jobs.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, MethodRequest,
                                MethodsRequest, parse_special_tokens)
 from lab.safe import code, md
-from lab.train.corpus_text import corpus_fingerprint, split_held_out
+from lab.train import training
 from lab.train.panels import TRAIN
 from viz.arena import arena_samples
 from viz.ties import RULE_LABELS

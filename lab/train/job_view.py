@@ -4,8 +4,8 @@ hand back its value once it has ended. The job itself is a lab.train.training.Tr
 by a lab.jobs.requests request."""
 import streamlit as st
 
-from lab.train import training
 from lab.safe import md
+from lab.train import training
 from lab.train.panels import progress_panel
 
 

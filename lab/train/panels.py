@@ -13,11 +13,11 @@ from bpe import RegexTokenizer
 from bpe.formats import hf, ranks
 from lab import derived
 from lab.guard import guarded
-from lab.train import training
+from lab.jobs.corpus_text import corpus_fingerprint, held_out_start
 from lab.jobs.requests import SentencePieceRequest
 from lab.lessons import page_link
 from lab.safe import code, md
-from lab.train.corpus_text import corpus_fingerprint, held_out_start
+from lab.train import training
 from lab.widgets import figures
 from viz import methods as vm
 from viz import train_result as vt

@@ -2,7 +2,7 @@
 `python -m bpe count`. Each is kept for the session once read, so coming back to the
 page (the uploader then shows no files) keeps it; removing the files drops it.
 
-pages/train.py calls these; the decoding is lab.train.corpus_text's, the counts-file
+pages/train.py calls these; the decoding is lab.jobs.corpus_text's, the counts-file
 format is bpe.counting.counts_file's (the worker reads the file again, in full, when it trains).
 """
 import hashlib
@@ -13,8 +13,8 @@ from typing import NamedTuple
 import streamlit as st
 
 from bpe.counting.counts_file import read_pattern
+from lab.jobs import corpus_text
 from lab.safe import md
-from lab.train import corpus_text
 
 UPLOADS = "train_uploads"
 KEPT = "train_corpus"        # (upload ids, replace) -> the decoded Corpus, kept for the session

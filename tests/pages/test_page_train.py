@@ -13,7 +13,7 @@ from bpe import PATTERNS, BasicTokenizer, RegexTokenizer, patterns
 from helpers.apptest import (counts_file, finish, plain, train, training, upload,
                              upload_counts)
 from lab.jobs import requests as rq
-from lab.train.corpus_text import split_held_out
+from lab.jobs.corpus_text import split_held_out
 
 PAGE = "pages/train.py"  # helpers.apptest.TRAIN_PAGE
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,11 +1,11 @@
-"""lab/train/corpus_text.py (decoding, held-out split), lab/jobs/requests.py's input checks, and
+"""lab/jobs/corpus_text.py (decoding, held-out split), lab/jobs/requests.py's input checks, and
 viz/train_result.py (merge table, charts and messages)."""
 import doctest
 from pathlib import Path
 
 import pytest
 
-import lab.train.corpus_text as ct
+import lab.jobs.corpus_text as ct
 import lab.jobs.requests as rq
 import viz.train_result as vt
 from bpe import BasicTokenizer, RegexTokenizer, load, patterns
