@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe import reference
 import bpe
+from bpe import reference
 from bpe.formats import loader, ranks
 from lab import llama_cpp_ids
 from lab.jobs import owner_check
