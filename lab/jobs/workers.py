@@ -21,8 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from bpe import BasicTokenizer, RegexTokenizer, methods
-from bpe.budgets import MAX_VOCAB_BYTES
+from bpe import BasicTokenizer, RegexTokenizer, budgets, methods
 from bpe.counting.counts_file import read_counts
 from bpe.counting.stream import train_from_part
 from bpe.extend import extend_vocabulary
@@ -84,7 +83,7 @@ def train_bpe(progress, *, request, text, held_out=None):
     # end the training with nothing to show
     tok.train(text, request.vocab_size, min_frequency=request.min_frequency,
               progress=progress, tie_break=request.tie_break,
-              record_ties=request.record_ties, max_vocab_bytes=MAX_VOCAB_BYTES)
+              record_ties=request.record_ties, max_vocab_bytes=budgets.MAX_VOCAB_BYTES)
     _add_specials(tok, request.special_tokens)
     counts = None
     if held_out:
