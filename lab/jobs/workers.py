@@ -1,8 +1,8 @@
 """Every function that runs in a training's worker process: one per kind of training.
 
-lab.train.training.KINDS maps each request type (lab/jobs/requests.py) to one of these; lab/jobs/__init__.py
-runs it in the worker as `function(progress, request=..., **data)` and pickles back what
-it returns, which becomes the training's `outcome.value`. They never import streamlit
+lab.train.training.KINDS maps each request type (lab/jobs/requests.py) to one of these;
+lab/jobs/__init__.py runs it in the worker as `function(progress, request=..., **data)`
+and pickles back what it returns, which becomes the training's `outcome.value`. They never import streamlit
 (the worker must start fast) and read nothing from the session: the request and the
 text are their only inputs. The request was checked when it was made; what only the
 training finds out (a pattern that skips text, a corpus too small to hold text out) is

@@ -99,7 +99,7 @@ class Settings:
     names: tuple = ()            # names of several tokenizers, in the value's order
     pick: tuple = ()             # widget keys to set to the added names, in order
     held_chars: int = 0          # characters held out to measure compression
-    corpus: object = None        # what identifies the corpus (lab.jobs.corpus_text.corpus_fingerprint)
+    corpus: object = None        # what identifies the corpus (corpus_text.corpus_fingerprint)
     corpus_label: str = ""
     named_by_size: bool = False  # name ends with the vocab size asked: say the size reached
 

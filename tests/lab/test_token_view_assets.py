@@ -45,7 +45,8 @@ def test_the_server_serves_the_files_as_they_are_on_disk(page, app_url):
             assert r.read() == (ASSETS / name).read_bytes()
     # nothing outside the asset_dir
     try:
-        urllib.request.urlopen(f"{app_url}/_stcore/bidi-components/{NAME}/../state.py")  # lab/state.py, beside the folder
+        # lab/state.py, beside the asset folder
+        urllib.request.urlopen(f"{app_url}/_stcore/bidi-components/{NAME}/../state.py")
         served = True
     except OSError:
         served = False

@@ -92,7 +92,8 @@ def test_every_request_type_has_one_kind_and_its_worker_is_a_function():
 
 def test_the_forkserver_preloads_the_workers():
     from lab.jobs import process as job_process
-    assert {"bpe", "lab.jobs.workers", "lab.jobs.runner", "lab.jobs.requests"} <= set(job_process.PRELOAD)
+    assert {"bpe", "lab.jobs.workers", "lab.jobs.runner", "lab.jobs.requests"} \
+        <= set(job_process.PRELOAD)
     import importlib
     for name in job_process.PRELOAD:
         importlib.import_module(name)  # a name that no longer imports would stop the server
