@@ -3,9 +3,10 @@ found by mutation: would the test notice if the browser's split pattern put one 
 in the wrong character class?
 
 The browser's patterns (JS_TEMPLATES in lab/token_view/browser_vocab.py) spell every class
-out as code point ranges ({L}, {N}, {S}, {Lu}, ..., {ci:'s}); a wrong range is the error the every-code-point
-test exists for. For each preset and each class X of its template, and for one code point c
-of every kind (its ASCII value if any, whether it is astral, and its membership of \\p{L},
+out as code point ranges ({L}, {N}, {S}, {Lu}, ..., {ci:'s}); a wrong range is the error
+the every-code-point test exists for. For each preset and each class X of its template,
+and for one code point c of every kind (its ASCII value if any, whether it is astral,
+and its membership of \\p{L},
 \\p{N}, \\s, \\p{Lu}, \\p{Ll}, \\p{Lt}, \\p{Lm}, \\p{Lo}, \\p{M} and of each contraction
 letter's case-insensitive class), this script builds the template with c's membership of X
 flipped, runs it with Python's `regex` on the context with c put in, and compares the

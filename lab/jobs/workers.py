@@ -2,9 +2,9 @@
 
 lab.train.training.KINDS maps each request type (lab/jobs/requests.py) to one of these;
 lab/jobs/__init__.py runs it in the worker as `function(progress, request=..., **data)`
-and pickles back what it returns, which becomes the training's `outcome.value`. They never import streamlit
-(the worker must start fast) and read nothing from the session: the request and the
-text are their only inputs. The request was checked when it was made; what only the
+and pickles back what it returns, which becomes the training's `outcome.value`. They never
+import streamlit (the worker must start fast) and read nothing from the session: the
+request and the text are their only inputs. The request was checked when it was made; what only the
 training finds out (a pattern that skips text, a corpus too small to hold text out) is
 a ValueError here, which the job shows as its error.
 
