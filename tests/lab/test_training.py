@@ -2,6 +2,8 @@
 returns its value; limits per server and per session refuse with a message; a worker
 that hits its memory cap says so; and the ETA against recorded real trainings."""
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,11 +11,10 @@ import pytest
 from bpe import RegexTokenizer
 from helpers.training import Silent, start_training
 from lab import jobs
-from lab.train import training
-from lab.jobs import workers
-from lab.jobs import Busy, Step
+from lab.jobs import Busy, Step, workers
 from lab.jobs.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
                                TieRulesRequest)
+from lab.train import training
 from lab.train.training import estimate_left, recent_rate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +89,18 @@ def test_every_request_type_has_one_kind_and_its_worker_is_a_function():
     assert training.Settings(BpeRequest("basic", None, 300), name="x").kind == "bpe"
     assert training.Settings(CountsRequest(pattern="gpt2", vocab_size=300),
                              name="x").kind == "counts"
+
+
+def test_the_jobs_package_imports_no_streamlit():
+    # the fork server preloads lab.jobs' modules: Streamlit there would slow every start
+    # and bring the server's threads into the worker's parent
+    code = ("import importlib, pkgutil, sys, lab.jobs\n"
+            "for m in pkgutil.iter_modules(lab.jobs.__path__):\n"
+            "    importlib.import_module('lab.jobs.' + m.name)\n"
+            "print('streamlit' in sys.modules, len(list(pkgutil.iter_modules(lab.jobs.__path__))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "False" and int(out[1]) >= 8
 
 
 def test_the_forkserver_preloads_the_workers():
