@@ -7,13 +7,14 @@ across reruns and sessions; it imports no Streamlit and draws nothing (a page pa
 
 One staleness rule: an entry belongs to the tokenizer's content and name, the key
 (`content_digest(tok)`, `tok.name`). The digest is the sha256 of what the tokenizer is
-(its class, split pattern, special tokens, vocab and merges), so a trained tokenizer, an
-uploaded one and one loaded again from the same file with another pattern each get their
-own entries, and a renamed one gets fresh ones (its name is shown). Hashing GPT-4's
-vocabulary takes about 85 ms, so the digest is remembered per tokenizer object and
-computed again only when the object changes: bpe's tokenizers build a new `vocab` dict
-whenever their merges or special tokens change (`Tokenizer._reset`), so "the same vocab
-dict, pattern and special tokens" means the same content.
+(its class, split pattern, special tokens, vocab, merges and, for a tokenizer.json, its
+document), so a trained tokenizer, an uploaded one and one loaded again from the same file
+with another pattern each get their own entries, and a renamed one gets fresh ones (its
+name is shown). Hashing GPT-4's vocabulary takes about 60 ms, so the digest is remembered
+per tokenizer object and computed again only when the object changes: bpe's tokenizers
+build a new `vocab` dict whenever their merges or special tokens change
+(`Tokenizer._reset`), so "the same vocab dict, pattern and special tokens" means the same
+content.
 
 Entries live as long as some tokenizer with their key does: a session's upload and all
 that was derived from it leave the server with the session (issue 24). So a value must
@@ -61,15 +62,18 @@ class _Seen:
 
 
 def content_digest(tok):
-    """The sha256 (hex) of what tok is: class, split pattern, special tokens, vocab, merges.
-    Equal digests mean equal tokenizers; the name is not part of it.
+    """The sha256 (hex) of what tok is: class, split pattern, special tokens, vocab, merges
+    (and a tokenizer.json's document). Equal digests mean equal tokenizers; the name is
+    not part of it.
 
     >>> from bpe import BasicTokenizer
     >>> content_digest(BasicTokenizer()) == content_digest(BasicTokenizer())
     True
     """
+    # a tokenizer.json's pipeline (normalizers, pre-tokenizers...) shapes its ids beyond
+    # its vocab and merges: its document is part of what it is
     content = (type(tok).__qualname__, tok.pattern, tok.special_tokens, tok.vocab,
-               getattr(tok, "merges", None))
+               getattr(tok, "merges", None), getattr(tok, "document", None))
     return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
 
 
