@@ -72,8 +72,11 @@ def content_digest(tok):
     """
     # a tokenizer.json's pipeline (normalizers, pre-tokenizers...) shapes its ids beyond
     # its vocab and merges: its document is part of what it is
-    content = (type(tok).__qualname__, tok.pattern, tok.special_tokens, tok.vocab,
-               getattr(tok, "merges", None), getattr(tok, "document", None))
+    # subtle: a ranks tokenizer's vocab is its ranks, and its `merges` is recovered from
+    # them on first use (slow, and a ValueError for Llama 3's ranks): so it is left out
+    merges = None if getattr(tok, "ranks", None) is not None else getattr(tok, "merges", None)
+    content = (type(tok).__qualname__, tok.pattern, tok.special_tokens, tok.vocab, merges,
+               getattr(tok, "document", None))
     return hashlib.sha256(pickle.dumps(content, protocol=5)).hexdigest()
 
 

@@ -140,3 +140,12 @@ def test_the_cache_imports_no_streamlit():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_ranks_tokenizer_is_keyed_without_recovering_its_merges():
+    # Llama 3's ranks cannot be rebuilt by merges (a ValueError from its `merges`): the
+    # digest must not ask for them, its vocab (the ranks) says what it is
+    tok = RanksTokenizer({bytes([b]): b for b in range(256)} | {b".:.:": 256}, pattern="gpt4")
+    with pytest.raises(ValueError):
+        tok.merges
+    assert derived.key(tok)[0] == derived.content_digest(tok)
