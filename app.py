@@ -17,13 +17,14 @@ import streamlit as st
 from lab.safe import md
 
 try:  # lab.jobs reads the server's settings (LAB_*) as it is imported
-    from lab import jobs, loader, state, training
+    from lab import jobs, loader, state
+    from lab.train import training
 except ValueError as e:  # a bad setting: the operator's to fix, said once, no traceback
     st.error(f"This server is misconfigured: {md(e)}", icon=":material/settings_alert:")
     st.stop()
 from lab.guard import page_run
 from lab.sessions import release_dropped_sessions
-from lab.train_panels import sidebar_status
+from lab.train.panels import sidebar_status
 
 PAGES = [  # (section, script, title, icon); the first is the home page; url = file name
     ("See", "pages/tokenize.py", "Tokenize", ":material/text_fields:"),

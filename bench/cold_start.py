@@ -44,7 +44,7 @@ TEXT_BYTES = 1_000_000
 
 
 def mixed_text():
-    from lab.corpora import shared_corpora_dir
+    from lab.train.corpora import shared_corpora_dir
     samples = "".join(p.read_text(encoding="utf-8")
                       for p in sorted((ROOT / "samples" / "arena").glob("*.txt")))
     corpora = shared_corpora_dir()

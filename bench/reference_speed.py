@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from bpe import reference  # noqa: E402
 from lab import parity  # noqa: E402
-from lab.corpora import shared_corpora_dir  # noqa: E402
+from lab.train.corpora import shared_corpora_dir  # noqa: E402
 
 
 clock = time.process_time

@@ -2,10 +2,11 @@
 found by mutation: would the test notice if the browser's split pattern put one code point
 in the wrong character class?
 
-The browser's patterns (JS_TEMPLATES in lab/browser_vocab.py) spell every class out as code point
-ranges ({L}, {N}, {S}, {Lu}, ..., {ci:'s}); a wrong range is the error the every-code-point
-test exists for. For each preset and each class X of its template, and for one code point c
-of every kind (its ASCII value if any, whether it is astral, and its membership of \\p{L},
+The browser's patterns (JS_TEMPLATES in lab/token_view/browser_vocab.py) spell every class
+out as code point ranges ({L}, {N}, {S}, {Lu}, ..., {ci:'s}); a wrong range is the error
+the every-code-point test exists for. For each preset and each class X of its template,
+and for one code point c of every kind (its ASCII value if any, whether it is astral,
+and its membership of \\p{L},
 \\p{N}, \\s, \\p{Lu}, \\p{Ll}, \\p{Lt}, \\p{Lm}, \\p{Lo}, \\p{M} and of each contraction
 letter's case-insensitive class), this script builds the template with c's membership of X
 flipped, runs it with Python's `regex` on the context with c put in, and compares the
@@ -31,7 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import regex
 
 from bpe.reference import load_reference
-from lab import browser_vocab
+from lab.token_view import browser_vocab
 
 OLD_CONTEXT = "{c}a{c}A{c}b {c} 1{c}2'{c}'s\n{c}\r\n{c} \n{c}{c}  {c}x'{c}\t{c}"
 PRESETS = ["r50k_base", "cl100k_base", "o200k_base", "llama3", "tekken"]

@@ -83,7 +83,7 @@ def main():
         side, path, vocab_size = args.child
         print(json.dumps(child(side, path, int(vocab_size))))
         return
-    from lab.corpora import shared_corpora_dir
+    from lab.train.corpora import shared_corpora_dir
     from run_all import make_big_corpus
     work = Path(tempfile.mkdtemp(prefix="train_speed_"))
     env = dict(os.environ, RAYON_NUM_THREADS="1")

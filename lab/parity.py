@@ -11,7 +11,7 @@ them from our cached tokenizer, so nothing is read or hashed again.
 
 An uploaded file (lab.state.FileSource) is checked too: ranks with tiktoken, SentencePiece
 with sentencepiece, tokenizer.json and GPT-2's pair with `tokenizers`, always in a worker
-process with a memory cap and a time limit (lab/owner_check.py): a visitor's file never
+process with a memory cap and a time limit (lab/jobs/owner_check.py): a visitor's file never
 meets a compiled library in the server's process. A GGUF file has no Python owner here
 (llama.cpp is C++): one whose sha256 is one of llama.cpp's test vocabularies
 (lab/llama_cpp_ids.py) is checked against llama.cpp's own ids for that file's test texts;
@@ -31,7 +31,8 @@ import streamlit as st
 
 from bpe import reference
 from bpe.formats import gguf, ranks
-from lab import llama_cpp_ids, owner_check, state
+from lab import derived, llama_cpp_ids, state
+from lab.jobs import owner_check
 from lab.safe import md
 
 CHECK_LIMIT = 200_000  # characters checked live; a longer text is checked on its start
@@ -98,7 +99,7 @@ def owner_encoder(name, tok=None):
 def file_encoder(source, tok):
     """(library, encode, matches_specials) for an uploaded file (lab.state.FileSource) that
     made tok, run in this process: for tests and files we trust. The app asks
-    lab.owner_check.OwnerWorker instead (a visitor's file never meets a compiled library
+    lab.jobs.owner_check.OwnerWorker instead (a visitor's file never meets a compiled library
     in the server's process). ValueError if the kind has no owner's library."""
     return owner_check.file_encoder(**owner_spec(source, tok))
 
@@ -140,17 +141,23 @@ def gguf_spec(source):
             "files": ((f"{name}.tokenizer.json", json.dumps(doc).encode()),)}
 
 
-@st.cache_data(show_spinner="Checking against llama.cpp's test ids…", max_entries=32)
-def llama_cpp_check(digest, _tok, _data, _vocab):
-    """The Check of a GGUF file (sha256 digest, bytes _data) that is llama.cpp's test
-    vocabulary _vocab: our tokenizer _tok's ids on each of its texts against llama.cpp's.
-    One per file for the server: the texts are llama.cpp's, not the visitor's."""
-    info = gguf.read_tokenizer_bytes(_data, _vocab.name)
-    n, wrong = llama_cpp_ids.check(_tok, info, _vocab)
-    note = (f"This file is llama.cpp's {_vocab.name} (same sha256): each of the {n} test "
+def llama_cpp_check(tok, data, vocab):
+    """The Check of a GGUF file (bytes data) that is llama.cpp's test vocabulary vocab: our
+    tokenizer tok's ids on each of its texts against llama.cpp's. Once per tokenizer (kept
+    in lab/derived.py's cache): the texts are llama.cpp's, not the visitor's."""
+    def build():
+        with st.spinner("Checking against llama.cpp's test ids…"):
+            return _llama_cpp_check(tok, data, vocab)
+    return derived.remember(tok, "llama.cpp check", build)
+
+
+def _llama_cpp_check(tok, data, vocab):
+    info = gguf.read_tokenizer_bytes(data, vocab.name)
+    n, wrong = llama_cpp_ids.check(tok, info, vocab)
+    note = (f"This file is llama.cpp's {vocab.name} (same sha256): each of the {n} test "
             "texts llama.cpp ships with it encodes to the ids llama.cpp's own test expects. "
             "The text typed here is not among them.")
-    chars = sum(len(text) for text, _ in _vocab.cases)
+    chars = sum(len(text) for text, _ in vocab.cases)
     if wrong is None:
         return Check(LLAMA_CPP, True, chars, f"{n} texts", note=note)
     at, _, ours, theirs = wrong
@@ -230,7 +237,7 @@ def reference_check(name, text, tok, ids=None):
                 return None
             vocab = llama_cpp_ids.find(source.digest) if source.kind == "gguf" else None
             if vocab is not None and vocab.cases:
-                return llama_cpp_check(source.digest, tok, source.data(), vocab)
+                return llama_cpp_check(tok, source.data(), vocab)
             worker = _session_file_encoder(source, tok)
             library, encode = worker.library, worker.encode
             if source.kind == "gguf" and library == "sentencepiece":

@@ -23,8 +23,9 @@ import bpe
 from bpe import reference
 from bpe import loading
 from bpe.formats import kinds, ranks
-from lab import llama_cpp_ids, owner_check
-from lab.job_settings import setting
+from lab import llama_cpp_ids
+from lab.jobs import owner_check
+from lab.jobs.settings import setting
 from lab.safe import code, md
 
 GPT4_NAME = reference.REFERENCES["cl100k_base"].label  # "GPT-4 (cl100k_base)"

@@ -14,13 +14,15 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe import reference
-from lab import corpora, share, state, training, widgets
+from lab import share, state, widgets
+from lab.train import corpora
+from lab.train import training
 from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import code, md
 from lab.share import Field
 from lab.token_view import live_box, set_text
-from lab.train_panels import progress_panel
+from lab.train.panels import progress_panel
 from viz import compare as cmp
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.rows import VIEW_TOKEN_LIMIT

@@ -9,11 +9,11 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe.patterns import PATTERNS, label
-from lab import job_view
-from lab.corpora import load_sample, sample_corpora
+from lab.train import job_view
+from lab.train.corpora import load_sample, sample_corpora
 from lab.lessons import lesson_link
 from lab.memory import remember
-from lab.requests import (TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, SufficiencyRequest,
+from lab.jobs.requests import (TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, SufficiencyRequest,
                           SweepRequest)
 from lab.safe import md
 from viz import sweep

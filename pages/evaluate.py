@@ -13,12 +13,14 @@ run_inside_frame()
 
 from bpe import evaluate, reference
 from bpe.methods.residue import LEFTOVER_R
-from lab import corpora, lessons, state, training, widgets
-from lab.job_view import finished
+from lab import lessons, state, widgets
+from lab.train import corpora
+from lab.train import training
+from lab.train.job_view import finished
 from lab.memory import remember
 from lab.safe import md
-from lab import corpus_text as vc
-from lab.requests import BpeRequest
+from lab.jobs import corpus_text as vc
+from lab.jobs.requests import BpeRequest
 from viz import arena, evaluate as ve
 
 CROSS = "evaluate_cross"  # the slot of the cross-domain training

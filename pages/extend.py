@@ -10,10 +10,11 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe.extend import ExtendedTokenizer
-from lab import job_view, state
-from lab.corpora import load_sample, sample_corpora
+from lab import state
+from lab.train import job_view
+from lab.train.corpora import load_sample, sample_corpora
 from lab.memory import remember
-from lab.requests import ExtendRequest
+from lab.jobs.requests import ExtendRequest
 from lab.safe import md
 from lab.widgets import tokenizer_picker
 from viz import sweep

@@ -12,7 +12,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe.health import health_report
-from lab.corpora import load_sample, sample_corpora
+from lab.train.corpora import load_sample, sample_corpora
 from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md

@@ -9,7 +9,8 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import state, tokenizer_cache, widgets
+from lab import state, widgets
+from lab import derived as tokenizer_cache  # the lead renames it in the body: lab/derived.py
 from lab.lessons import lesson_link, page_link
 from lab.memory import remember
 from viz import methods as vm, tree

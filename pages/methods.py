@@ -15,15 +15,16 @@ run_inside_frame()
 
 from bpe.methods import METHODS, OPTIONS
 from bpe.methods.blame import blame
-from lab import corpora, training
+from lab.train import corpora
+from lab.train import training
 from lab.lessons import lesson_link
 from lab.memory import remember
-from lab.requests import METHODS_MAX, VOCAB_MAX
+from lab.jobs.requests import METHODS_MAX, VOCAB_MAX
 from lab.safe import code, md
 from lab.token_view import live_box
-from lab.train_form import (ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods,
+from lab.train.form import (ARENA_CORPUS, METHODS_SLOT, TAU_HELP, TRANSITION_HELP, start_methods,
                             unigram_differences)
-from lab.train_panels import progress_panel
+from lab.train.panels import progress_panel
 from viz import compare as cmp
 from viz import methods as vm
 from viz.rows import VIEW_TOKEN_LIMIT

@@ -15,9 +15,12 @@ run_inside_frame()
 
 from bpe.ranks_tokenizer import GPT4_SPECIAL_TOKENS
 from bpe.patterns import GPT4_SPLIT_PATTERN
-from lab import job_view, lessons, parity, rebuild, state, training
+from lab import lessons, parity, state
+from lab.jobs import rebuild
+from lab.train import job_view
+from lab.train import training
 from lab.memory import remember
-from lab.requests import RecoverRequest
+from lab.jobs.requests import RecoverRequest
 from lab.safe import code, md
 from lab.token_view import token_view
 from lab.widgets import figures

@@ -10,7 +10,8 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab.widgets import sample_text
-from lab import state, tokenizer_cache, widgets
+from lab import state, widgets
+from lab import derived as tokenizer_cache  # the lead renames it in the body: lab/derived.py
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay

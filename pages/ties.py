@@ -9,10 +9,10 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from bpe.patterns import PATTERNS, label
-from lab import job_view
-from lab.corpora import load_sample, sample_corpora
+from lab.train import job_view
+from lab.train.corpora import load_sample, sample_corpora
 from lab.memory import remember
-from lab.requests import TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, TieRulesRequest
+from lab.jobs.requests import TEACHING_VOCAB_MAX, TEACHING_VOCAB_MIN, TieRulesRequest
 from lab.safe import md
 from viz import ties as vties
 

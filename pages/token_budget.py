@@ -14,7 +14,7 @@ run_inside_frame()
 from lab import state, widgets
 from lab.memory import remember
 from viz import token_budget
-from lab.corpora import SHIPPED_SHAKESPEARE
+from lab.train.corpora import SHIPPED_SHAKESPEARE
 from lab.safe import md
 from lab.token_view import token_view
 from viz.marks import tokens_row

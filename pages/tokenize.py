@@ -18,7 +18,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import parity, share, state, widgets
-from lab.browser_vocab import browser_spec
+from lab.token_view.browser_vocab import browser_spec
 from lab.guard import guarded
 from lab.lessons import lesson_link
 from lab.memory import remember

@@ -11,15 +11,17 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import corpora, training, widgets
-from lab import train_panels as panels
+from lab import widgets
+from lab.train import corpora
+from lab.train import training
+from lab.train import panels
 from lab.lessons import lesson_link, page_link
 from lab.memory import remember
 from lab.safe import md
-from lab.train_corpus import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
-from lab.train_form import DEFAULTS, train_form
-from lab.train_form import start as train_form_start
-from lab.corpus_text import HELD_OUT_LIMIT, corpus_fingerprint, held_out_start
+from lab.train.uploads import KEPT, TOTAL_MB, counts_upload, uploaded_corpus
+from lab.train.form import DEFAULTS, train_form
+from lab.train.form import start as train_form_start
+from lab.jobs.corpus_text import HELD_OUT_LIMIT, corpus_fingerprint, held_out_start
 
 SOURCES = ["Sample corpus", "Upload text files", "Counts file (.counts)"]
 

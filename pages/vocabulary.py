@@ -6,7 +6,8 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import share, state, tokenizer_cache, widgets
+from lab import share, state, widgets
+from lab import derived as tokenizer_cache  # the lead renames it in the body: lab/derived.py
 from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md

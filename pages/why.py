@@ -13,7 +13,7 @@ run_inside_frame()
 
 from bpe import health, reference
 from lab import lessons, state
-from lab.corpora import SHIPPED_SHAKESPEARE
+from lab.train.corpora import SHIPPED_SHAKESPEARE
 from lab.memory import remember
 from lab.safe import md
 from lab.token_view import token_view

@@ -60,7 +60,7 @@ def lane(name, tok, text):
 
 
 def lane_row(lane, text):
-    """The token view's row for a lane (lab/token_view.py), its hover cards over text."""
+    """The token view's row for a lane (lab/token_view/__init__.py), its hover cards over text."""
     row = view_row(lane.token_bytes, lane.ids)
     row["text"] = text
     return row

@@ -176,7 +176,7 @@ OVERHEAD_COLOR = 11  # the palette's grey: the format's tokens; each message its
 
 
 def chat_row(tok, parts):
-    """The token view's row (lab/token_view.py) for a rendered conversation: the format's
+    """The token view's row (lab/token_view/__init__.py) for a rendered conversation: the format's
     tokens grey and dimmed, special tokens framed, each message's content in its color."""
     from viz.rows import view_row
     ids = chat_ids(parts)

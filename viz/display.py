@@ -3,7 +3,7 @@
 Every page shows token text through `display_text`: valid UTF-8 as itself, a byte that is
 not part of a whole character as hex, every invisible, control or bidi-control character
 as a named marker, whitespace as itself or as markers. `invisible_name` names those
-characters. This module draws nothing (the token view does, lab/token_view.py) and knows
+characters. This module draws nothing (the token view does, lab/token_view/__init__.py) and knows
 no tokenizer; viz.rows builds the token view's rows from it.
 """
 import re

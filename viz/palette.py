@@ -1,6 +1,6 @@
 """The token view's colors: backgrounds per theme (light pastels under near-black ink, deep
 tones under near-white ink) and the WCAG contrast check that keeps every pair readable.
-Colors only; lab/token_view.py sends VIEW_PALETTE to the browser, which picks by index.
+Colors only; lab/token_view/__init__.py sends VIEW_PALETTE to the browser, which picks by index.
 """
 
 # Pastel backgrounds that stay readable under dark text; neighbours differ by hue.

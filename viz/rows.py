@@ -1,4 +1,4 @@
-"""Token bytes -> the token view's rows: the typed contract lab/token_view.py draws.
+"""Token bytes -> the token view's rows: the typed contract lab/token_view/__init__.py draws.
 
 A row describes tokens in columns (cheap to send for 1 MB texts) and groups them into
 spans, the boxes a reader sees: a span closes where a token ends on a character boundary
@@ -24,7 +24,7 @@ from viz.display import (
 
 class ViewRow(TypedDict, total=False):
     """What view_row returns and the token view reads (the optional keys a page adds are
-    in lab/token_view.py's docstring)."""
+    in lab/token_view/__init__.py's docstring)."""
     ids: list      # every token id, in order
     nb: list       # byte length of each token
     n: list        # tokens per span (mostly 1)

@@ -1,7 +1,7 @@
 """Sample texts to tokenize: short, and chosen to show where tokenizers differ: prose,
 code, numbers, a non-Latin script, emoji sequences and whitespace.
 
-Pure constants. The corpora to train on are read from disk by lab/corpora.py.
+Pure constants. The corpora to train on are read from disk by lab/train/corpora.py.
 """
 
 SAMPLES = {

@@ -1,7 +1,7 @@
 """How much data, which vocabulary size, and what an extension buys: the charts and the
 tables of what the worker measured.
 
-lab/workers.py trains and measures (data_sufficiency, sweep and the extension curve
+lab/jobs/workers.py trains and measures (data_sufficiency, sweep and the extension curve
 rows); this module only shapes those rows into Altair charts and tables. Pure: no
 streamlit, no training.
 """

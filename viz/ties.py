@@ -2,7 +2,7 @@
 differ, and the tied merges with their candidates.
 
 Pure: it works on bpe.train.TrainResult values, the trainings themselves run in the
-worker (lab.workers.train_rules). Tokens are shown as every table of the lab shows them
+worker (lab.jobs.workers.train_rules). Tokens are shown as every table of the lab shows them
 (viz.vocab.visible, viz.display.display_text on one line: · for a space, ↵ for a newline,
 hex for part of a character).
 `tie_marks` is what the Train page's merge table calls to mark tied merges.

@@ -2,7 +2,7 @@
 
 The token view's pieces, one module each:
   viz.display  display_text, invisible_name: bytes -> the text a person sees
-  viz.rows     view_row (a ViewRow), counts: the rows lab/token_view.py draws
+  viz.rows     view_row (a ViewRow), counts: the rows lab/token_view/__init__.py draws
   viz.palette  PALETTE, VIEW_PALETTE, contrast: its colors per theme
   viz.pair     pair_view: two tokenizations aligned (Compare)
 This module keeps `token_spans` (ids grouped into whole characters, with their offsets)

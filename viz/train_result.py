@@ -2,8 +2,8 @@
 curves (Altair charts), and the messages around them.
 
 Everything here is pure (pandas and altair, no streamlit) so it is unit-tested. It
-neither trains (lab/workers.py does, in a worker process, asked by a lab/requests.py
-request) nor reads a corpus (lab/corpus_text.py decodes it).
+neither trains (lab/jobs/workers.py does, in a worker process, asked by a lab/jobs/requests.py
+request) nor reads a corpus (lab/jobs/corpus_text.py decodes it).
 """
 import math
 

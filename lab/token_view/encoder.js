@@ -1,5 +1,5 @@
 // Encoding in the browser: the split pattern and tiktoken's byte-level BPE merge, over the
-// ranks file lab/browser_vocab.py writes (see there for both files' formats). Exact to
+// ranks file lab/token_view/browser_vocab.py writes (see there for both files' formats). Exact to
 // Python's encoder by construction (same pattern, class by class; the same merge rule:
 // the adjacent pair whose joined bytes have the lowest rank, leftmost first), and checked
 // on every rerun: the view compares these ids with Python's.

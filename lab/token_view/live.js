@@ -1,6 +1,6 @@
 // Encoding in the browser, for the token view (token_view.js): the page's data.browser
-// names the vocabulary files (lab/browser_vocab.py); encoder.js encodes, rows.js makes the
-// row, and view.drawData draws it at once. Python's answer is compared with the browser's
+// names the vocabulary files (lab/token_view/browser_vocab.py); encoder.js encodes, rows.js
+// makes the row, and view.drawData draws it at once. Python's answer is compared with the browser's
 // ids for the same text: "browser ids == Python", or a red error and Python's rows only.
 import { loadEncoder } from "./encoder.js";
 import { buildRow, summaryOf } from "./rows.js";

@@ -1,4 +1,4 @@
-// The bytes lab/token_view.py pack() sends the token view, turned back into the data
+// The bytes lab/token_view/__init__.py pack() sends the token view, turned back into the data
 // object (typed arrays and strings where the header points at blobs), and the check that
 // a rerun sent the same bytes as before. It does not look at what the data means or draw
 // anything: token_view.js hands the result to the view.
@@ -10,7 +10,7 @@ export function samePayload(a, b) {
   return true;
 }
 
-// The bytes lab/token_view.py pack() makes: "TV1\0", uint32 header length, JSON header,
+// The bytes lab/token_view/__init__.py pack() makes: "TV1\0", uint32 header length, JSON header,
 // then blobs the header points at: {"$a": [offset, count, type]} a typed array,
 // {"$s": [offset, nbytes]} strings joined by \x03, {"$t": [offset, nbytes]} a string.
 const ARRAYS = { B: Uint8Array, H: Uint16Array, i: Int32Array };

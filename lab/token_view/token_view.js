@@ -6,7 +6,7 @@
 // wires the modules, and on each rerun applies the editor's answer and redraws. It does
 // not draw spans (spans.js), lists (lists.js), the pair (pair.js) or the card (card.js),
 // nor send the text (editor.js) or encode in the browser (live.js).
-// Data format and API: see lab/token_view.py.
+// Data format and API: see lab/token_view/__init__.py.
 
 import { hide, wireCard } from "./card.js";
 import { el, hexToBytes } from "./dom.js";

@@ -33,7 +33,7 @@ from helpers.app import (
 )
 
 from bpe.reference import load_reference
-from lab import browser_vocab
+from lab.token_view import browser_vocab
 
 ASSETS = ROOT / "lab" / "token_view"
 BASE = "http://lab.test/"

@@ -5,7 +5,7 @@ marks); now its work, counted by the encoder, grows as n log n, and its ids are 
 from helpers.app import wait_rendered
 from helpers.hostile_app import go
 
-from lab.browser_vocab import browser_spec
+from lab.token_view.browser_vocab import browser_spec
 
 ENCODE_IN_PAGE = """async ([spec, sizes]) => {
     const names = performance.getEntriesByType('resource').map((e) => e.name);

@@ -150,7 +150,7 @@ def test_upload_is_remembered_across_pages_then_sentencepiece_and_a_toast(page):
 
 def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
     from bpe import RegexTokenizer, load_bytes
-    from lab.corpus_text import split_held_out
+    from lab.jobs.corpus_text import split_held_out
     open_train(page)
     page.locator(".st-key-train_vocab_size input").fill("400")
     page.locator(".st-key-train_name input").fill("dl")

@@ -4,8 +4,9 @@ callback that reports nothing (waits use helpers.app.until).
 Imported as `from helpers.training import ...`. The app itself starts trainings through
 lab.training with a typed request (lab/requests.py); these drive lab.jobs directly.
 """
-from lab import jobs, workers
-from lab.requests import BpeRequest
+from lab import jobs
+from lab.jobs import workers
+from lab.jobs.requests import BpeRequest
 
 
 def start_training(kind, pattern, text, vocab_size, min_frequency=1, special_tokens=(),

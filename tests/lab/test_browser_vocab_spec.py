@@ -1,4 +1,4 @@
-"""lab.browser_vocab.browser_spec: which tokenizers the browser encodes itself, and the
+"""lab.token_view.browser_vocab.browser_spec: which tokenizers the browser encodes itself, and the
 sentence a page shows when it does not (each such sentence checked to be true here).
 
 The regression this guards: the spec of a trained tokenizer came from a guarded import of
@@ -7,7 +7,7 @@ import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.formats.ranks import check_rank_consistent
-from lab import browser_vocab
+from lab.token_view import browser_vocab
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. Tokens! " * 40
 

@@ -1,4 +1,4 @@
-"""Training in a worker process (lab/jobs.py): same merges as in-process, progress
+"""Training in a worker process (lab/jobs/__init__.py): same merges as in-process, progress
 batched, user errors as text, cancel, and no orphan when nobody polls or the parent dies."""
 import os
 import random
@@ -13,7 +13,8 @@ from bpe import BasicTokenizer, MergeProgress, RegexTokenizer
 from bpe.replay import token_counts_by_merge
 from helpers.app import until
 from helpers.training import start_training
-from lab import job_worker, jobs
+from lab import jobs
+from lab.jobs import runner
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
@@ -70,7 +71,7 @@ def test_progress_is_batched(monkeypatch):
         def send(self, message):
             sent.append(message)
 
-    report = job_worker._Reporter(Conn())
+    report = runner._Reporter(Conn())
     for done in range(1, 1001):
         report(MergeProgress(done, 1000, 255 + done, (97, 98), b"ab", 5, done / 1000))
     report.flush()
@@ -135,8 +136,9 @@ def test_watchdog_ends_a_job_nobody_polls():
 WORKER_OF_A_DOOMED_PARENT = f"""
 import sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from lab import jobs, workers
-from lab.requests import BpeRequest
+from lab import jobs
+from lab.jobs import workers
+from lab.jobs.requests import BpeRequest
 if __name__ == "__main__":
     import random
     text = "".join(random.Random(0).choices("abcdefgh ", k=3_000_000))

@@ -7,8 +7,10 @@ import pytest
 from bpe import methods
 from helpers.app import until
 from helpers.training import Silent
-from lab import jobs, training, workers
-from lab.requests import METHOD_MAX_BYTES, MethodRequest, MethodsRequest, method_texts
+from lab import jobs
+from lab.train import training
+from lab.jobs import workers
+from lab.jobs.requests import METHOD_MAX_BYTES, MethodRequest, MethodsRequest, method_texts
 
 
 def test_requests_refuse_what_no_method_takes_with_a_sentence():

@@ -1,4 +1,4 @@
-"""lab.owner_check: an uploaded file's owner library runs in a worker process. A panic
+"""lab.jobs.owner_check: an uploaded file's owner library runs in a worker process. A panic
 (pyo3's PanicException, a BaseException), a CPU budget or a memory cap ends in one
 sentence, "the owner library could not check this file (...)", and the server's process,
 which runs these tests, goes on. lab.parity turns that into the badge's text."""
@@ -14,7 +14,8 @@ import streamlit as st
 from bpe import RegexTokenizer
 from bpe.formats.hf.tokenizer_json import hf_json
 from bpe.loading import load_bytes
-from lab import owner_check, parity
+from lab import parity
+from lab.jobs import owner_check
 from lab.state import FILES_KEY, FileSource
 
 CORPUS = "the year 2026 had 365 days, and the days had 24 hours. Tokens! " * 40

@@ -1,10 +1,10 @@
-"""lab/requests.py: one typed request per training, checked once as it is made, with
+"""lab/jobs/requests.py: one typed request per training, checked once as it is made, with
 the app's limits in one place and the core's own check inside."""
 import dataclasses
 
 import pytest
 
-from lab import requests as rq
+from lab.jobs import requests as rq
 
 
 def test_a_request_is_frozen_and_normalised():

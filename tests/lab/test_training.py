@@ -1,18 +1,21 @@
-"""lab/training.py and the generic job: any registered kind runs in the worker and
+"""lab/train/training.py and the generic job: any registered kind runs in the worker and
 returns its value; limits per server and per session refuse with a message; a worker
 that hits its memory cap says so; and the ETA against recorded real trainings."""
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from bpe import RegexTokenizer
 from helpers.training import Silent, start_training
-from lab import jobs, training, workers
-from lab.jobs import Busy, Step
-from lab.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
-                          TieRulesRequest)
-from lab.training import estimate_left, recent_rate
+from lab import jobs
+from lab.jobs import Busy, Step, workers
+from lab.jobs.requests import (BpeRequest, CountsRequest, PairRequest, SentencePieceRequest,
+                               TieRulesRequest)
+from lab.train import training
+from lab.train.training import estimate_left, recent_rate
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = (ROOT / "samples" / "shakespeare_100k.txt").read_text(encoding="utf-8")
@@ -35,7 +38,7 @@ def test_a_job_runs_any_function_it_names_and_returns_its_value():
 def test_a_job_runs_a_module_level_function_of_the_lab():
     import os
     import subprocess
-    for target in (os.system, subprocess.run, "lab.workers:train_pair", lambda p: p,
+    for target in (os.system, subprocess.run, "lab.jobs.workers:train_pair", lambda p: p,
                    training.Training.cancel):
         with pytest.raises(TypeError, match="module-level function of bpe/, lab/, viz/"):
             jobs.start(target, {})
@@ -82,15 +85,28 @@ def test_every_request_type_has_one_kind_and_its_worker_is_a_function():
     assert len(set(names)) == len(names)
     for request_type, kind in training.KINDS.items():
         jobs.check_function(kind.worker)  # module-level, found again by name
-        assert kind.worker.__module__ == "lab.workers"
+        assert kind.worker.__module__ == "lab.jobs.workers"
     assert training.Settings(BpeRequest("basic", None, 300), name="x").kind == "bpe"
     assert training.Settings(CountsRequest(pattern="gpt2", vocab_size=300),
                              name="x").kind == "counts"
 
 
+def test_the_jobs_package_imports_no_streamlit():
+    # the fork server preloads lab.jobs' modules: Streamlit there would slow every start
+    # and bring the server's threads into the worker's parent
+    code = ("import importlib, pkgutil, sys, lab.jobs\n"
+            "for m in pkgutil.iter_modules(lab.jobs.__path__):\n"
+            "    importlib.import_module('lab.jobs.' + m.name)\n"
+            "print('streamlit' in sys.modules, len(list(pkgutil.iter_modules(lab.jobs.__path__))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "False" and int(out[1]) >= 8
+
+
 def test_the_forkserver_preloads_the_workers():
-    from lab import job_process
-    assert {"bpe", "lab.workers", "lab.job_worker", "lab.requests"} <= set(job_process.PRELOAD)
+    from lab.jobs import process as job_process
+    assert {"bpe", "lab.jobs.workers", "lab.jobs.runner", "lab.jobs.requests"} \
+        <= set(job_process.PRELOAD)
     import importlib
     for name in job_process.PRELOAD:
         importlib.import_module(name)  # a name that no longer imports would stop the server
@@ -167,7 +183,7 @@ def quick_pair_script():
 
     import streamlit as st
     sys.path.insert(0, st.session_state["root"])
-    from lab import training
+    from lab.train import training
     if st.session_state.get("start"):
         st.session_state["start"] = False
         try:

@@ -1,8 +1,8 @@
-"""The teaching pages' measurements (lab.workers: data sufficiency, the vocab/pattern
+"""The teaching pages' measurements (lab.jobs.workers: data sufficiency, the vocab/pattern
 sweep, the extension curve) and viz.sweep's charts and tables of them."""
 from bpe import GPT4Tokenizer, RegexTokenizer
 from bpe.extend import ExtendedTokenizer, extend_vocabulary
-from lab.workers import data_sufficiency, extension_counts, extension_curve, sweep
+from lab.jobs.workers import data_sufficiency, extension_counts, extension_curve, sweep
 from viz.sweep import extension_charts, new_tokens_rows, sufficiency_charts, sweep_chart
 
 

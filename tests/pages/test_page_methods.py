@@ -9,7 +9,7 @@ from bpe import methods
 from bpe.methods.blame import blame
 from helpers.app import ROOT
 from helpers.apptest import finish, plain, train, training
-from lab.corpus_text import split_held_out
+from lab.jobs.corpus_text import split_held_out
 from viz import methods as vm
 
 PAGE = "pages/methods.py"

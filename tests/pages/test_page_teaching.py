@@ -2,7 +2,7 @@
 (tests/conftest.py's open_page), so app.py collects their trainings as in the app."""
 from helpers.apptest import pick
 from helpers.apptest import finish as finish_any
-from lab.workers import train_rules
+from lab.jobs.workers import train_rules
 from viz import ties as vties
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from bpe import PATTERNS, BasicTokenizer, RegexTokenizer, patterns
 from helpers.apptest import (counts_file, finish, plain, train, training, upload,
                              upload_counts)
-from lab import requests as rq
-from lab.corpus_text import split_held_out
+from lab.jobs import requests as rq
+from lab.jobs.corpus_text import split_held_out
 
 PAGE = "pages/train.py"  # helpers.apptest.TRAIN_PAGE
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,7 +92,7 @@ def test_tie_rule_and_recording_reach_the_trainer(open_page):
     assert (at.dataframe[0].value["tie"] == "").all()
     assert any("Ties were not recorded" in c.value for c in at.caption)
     # "auto" records ties only up to vocab size 4,096 (they double the training time)
-    from lab.train_form import Form
+    from lab.train.form import Form
     auto = Form(True, "Regex", "gpt4", "", 4096, 1, "", "", "first", "auto")
     assert auto.records_ties() and not auto._replace(vocab_size=4097).records_ties()
     assert auto._replace(vocab_size=50_000, record_ties="on").records_ties()

@@ -3,7 +3,7 @@ total are left out, unread, each with a message that says what to do, and the fi
 that fit still make the corpus. The bound is lowered to 1 MB here, so the test uploads
 little."""
 from helpers.apptest import plain, upload
-from lab import train_corpus
+from lab.train import uploads as train_corpus
 
 PAGE = "pages/train.py"
 MB = train_corpus.MB

@@ -1,12 +1,12 @@
-"""lab/corpus_text.py (decoding, held-out split), lab/requests.py's input checks, and
+"""lab/jobs/corpus_text.py (decoding, held-out split), lab/jobs/requests.py's input checks, and
 viz/train_result.py (merge table, charts and messages)."""
 import doctest
 from pathlib import Path
 
 import pytest
 
-import lab.corpus_text as ct
-import lab.requests as rq
+import lab.jobs.corpus_text as ct
+import lab.jobs.requests as rq
 import viz.train_result as vt
 from bpe import BasicTokenizer, RegexTokenizer, load, patterns
 from bpe.replay import token_counts_by_merge
@@ -257,17 +257,17 @@ def test_stop_messages():
     assert "occurs 5 times" in vt.stop_message(tok, 1000, 5)[1]
 
 
-def test_durations():  # the ETA itself is lab.training.estimate_left's (test_training)
+def test_durations():  # the ETA itself is lab.train.training.estimate_left's (test_training)
     assert vt.format_duration(59.6) == "1 min 0 s"
     assert vt.format_duration(-3) == "0 s"
 
 
 def test_the_apps_training_stops_where_a_file_would_be_refused(monkeypatch):
-    """lab.workers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
+    """lab.jobs.workers.train_bpe trains under bpe.budgets.MAX_VOCAB_BYTES, so what the app
     makes always loads back; the stop is explained, and the merges are a prefix of the
     unbudgeted run."""
-    from lab.requests import BpeRequest
-    from lab.workers import train_bpe
+    from lab.jobs.requests import BpeRequest
+    from lab.jobs.workers import train_bpe
     from bpe.loading import load_bytes
     import bpe.budgets
 

@@ -9,7 +9,8 @@ content, so a cached copy is always the right one):
   vocab/<sha>.split.gz  gzip of JSON {"source", "flags", "specials"}: the split pattern
                         as a JavaScript RegExp, and the special tokens (str -> id)
 Both are built from the tokenizer in memory (the references' ranks were hash-checked when
-they were loaded), on the first page that asks, into lab/token_view/vocab/ (ignored by git,
+they were loaded), on the first page that asks (then kept in lab/derived.py's cache, by
+the tokenizer's content), into lab/token_view/vocab/ (ignored by git,
 served like the view's JS). Nothing comes from a CDN. That folder is an LRU under a byte
 limit (VOCAB_BYTES, env LAB_VOCAB_DIR_MB, 256): every use of a spec touches its files, and
 each write removes the least recently used files past the limit, so uploads cannot fill
@@ -35,7 +36,6 @@ import json
 import os
 import struct
 import threading
-import weakref
 from pathlib import Path
 
 import regex
@@ -43,9 +43,10 @@ import regex
 from bpe.formats.ranks import mergeable_ranks
 from bpe.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from bpe.reference import LLAMA3_SPLIT_PATTERN, LLAMA_MAX_RUN_CHARS
-from lab.job_settings import setting
+from lab import derived
+from lab.jobs.settings import setting
 
-VOCAB_DIR = Path(__file__).parent / "token_view" / "vocab"
+VOCAB_DIR = Path(__file__).parent / "vocab"
 # bytes the vocab folder may hold (env LAB_VOCAB_DIR_MB); GPT-4's files are about 1 MB
 VOCAB_BYTES = setting("LAB_VOCAB_DIR_MB", 256, 1, 2**20, "MB", whole=True) * 2**20
 PROPERTIES = ("L", "N", "Lu", "Ll", "Lt", "Lm", "Lo", "M")
@@ -212,9 +213,7 @@ def _still_there(spec):
     return True
 
 
-_lock = threading.Lock()
-_specs = weakref.WeakKeyDictionary()  # tokenizer -> its spec (reference ones live forever)
-_ranks_files = weakref.WeakKeyDictionary()
+_writing = threading.Lock()  # one spec's files written at a time: they share .tmp names
 
 
 def _ranks_of(tok):
@@ -228,12 +227,12 @@ def _ranks_of(tok):
 def browser_spec(tok):
     """For the token view: {"ranks": file, "split": file, "max_chars": int or None} when
     the browser can encode with tok exactly, else {"why": a sentence} (the server
-    encodes). Files are built on the first call for tok and kept."""
-    with _lock:
-        spec = _specs.get(tok)
-        if spec is None or not _still_there(spec):  # its files were pruned: build them again
-            spec = _specs[tok] = _build_spec(tok)
-        return spec
+    encodes). Files are built on the first call for tok's content and name and kept in
+    lab/derived.py's cache; a spec whose files were pruned is built again."""
+    def build():
+        with _writing:
+            return _build_spec(tok)
+    return derived.remember(tok, "browser spec", build, still_good=_still_there)
 
 
 def _build_spec(tok):

@@ -3,9 +3,9 @@ cut off its end (the trainings' one policy for it), and a cheap fingerprint that
 whether the corpus on the page is the one a tokenizer was trained on.
 
 Pure (no streamlit, no disk): the page hands it bytes and text, and the worker
-(lab/workers.py) cuts the held-out slice with the same functions. Where sample corpora
-come from is lab/corpora.py's; what a training may be asked (vocab sizes, corpus sizes)
-is lab/requests.py's; viz/train_result.py draws what a training made.
+(lab/jobs/workers.py) cuts the held-out slice with the same functions. Where sample corpora
+come from is lab/train/corpora.py's; what a training may be asked (vocab sizes, corpus sizes)
+is lab/jobs/requests.py's; viz/train_result.py draws what a training made.
 """
 from typing import NamedTuple
 

@@ -81,7 +81,7 @@ that was drawn is redrawn at once. So a key press at the end of a long text rebu
 window. A page whose rerun comes from the box's own typing need not send the text back
 (editor "text": None; pages/tokenize.py does so): the box already holds it.
 browser: None, or with an editor: encode in the browser on every key press (for the first
-row). lab.browser_vocab.browser_spec(tok) plus "specials" (bool: allowed_special "all"
+row). lab.token_view.browser_vocab.browser_spec(tok) plus "specials" (bool: allowed_special "all"
 rather than "none"), "whitespace" and "color_by" as the row has them; a spec with "why"
 says why the server encodes, and the view shows it. The browser draws its own row for
 the box's text at once (lab/token_view/rows.js) and, on each rerun, compares its ids
@@ -138,7 +138,7 @@ def _mount():
     manager = get_bidi_component_manager()
     with _lock:
         if manager.get_component_asset_root(NAME) is None:
-            manager.register_from_manifest(_MANIFEST, Path(__file__).parent)
+            manager.register_from_manifest(_MANIFEST, Path(__file__).parent.parent)
         if _component is None:
             _component = st.components.v2.component(
                 NAME, html='<div class="tv"></div>', css="token_view.css", js="token_view.js")

@@ -4,8 +4,8 @@
 job's function as `function(progress, **args)`, and sends back batched progress, then
 the pickled value or an error message (ValueError/TypeError text as it is; a bug's
 traceback only in the server's log). The watchdog (`_watch`) ends the process when its
-parent is gone or has stopped polling. The handle on the server side is lab/jobs.py's;
-how the process is started, lab/job_process.py's.
+parent is gone or has stopped polling. The handle on the server side is lab/jobs/__init__.py's;
+how the process is started, lab/jobs/process.py's.
 """
 import multiprocessing
 import os
@@ -18,7 +18,7 @@ import traceback
 from collections import deque
 from typing import NamedTuple
 
-from lab.job_settings import ABANDONED, OUT_OF_MEMORY, RECENT_MERGES, REPORT_EVERY, WATCH_EVERY
+from lab.jobs.settings import ABANDONED, OUT_OF_MEMORY, RECENT_MERGES, REPORT_EVERY, WATCH_EVERY
 
 
 class Step(NamedTuple):

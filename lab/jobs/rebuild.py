@@ -5,7 +5,7 @@ token's recovery, and the merges-based tokenizer with its byte relabelling.
 The recovery itself is bpe's (`bpe.formats.ranks.recover_merges`; bpe does not export it at
 the top level). This module adds no encoder of its own: the rebuilt tokenizer is a
 plain `bpe.RegexTokenizer.from_merges`. It never imports streamlit (the job runs in a
-worker, lab/jobs.py).
+worker, lab/jobs/__init__.py).
 
 >>> ranks = {b"b": 0, b"a": 1, b"ab": 2}   # bytes get shuffled ids, as in GPT-4
 >>> byte_space_merges({(1, 0): 2}, {97: 1, 98: 0})
@@ -13,6 +13,10 @@ worker, lab/jobs.py).
 """
 import time
 from dataclasses import dataclass
+
+from bpe import GPT4Tokenizer, RanksTokenizer, RegexTokenizer
+from bpe.formats.ranks import WHOLE_TEXT_PATTERN, recover_merges
+from lab.jobs.runner import Step
 
 
 @dataclass
@@ -28,9 +32,6 @@ def recover_job(progress, *, check_every=2000):
     """The worker side (lab.jobs): read GPT-4's hash-checked ranks, recover the merges
     with bpe, then check every merge's parts join into its token's bytes. Progress is
     reported as lab.jobs.Step: first the recovery (one call), then the checks."""
-    from bpe import GPT4Tokenizer
-    from bpe.formats.ranks import recover_merges
-    from lab.jobs import Step
     started = time.monotonic()
     ranks = GPT4Tokenizer().ranks
     total = len(ranks) - 256
@@ -57,8 +58,6 @@ def lower_rank_parts(ranks, token):
     >>> lower_rank_parts({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}, b"abc")
     [3, 2]
     """
-    from bpe import RanksTokenizer
-    from bpe.formats.ranks import WHOLE_TEXT_PATTERN
     rank = ranks[token]
     lower = {t: r for t, r in ranks.items() if r < rank}
     return RanksTokenizer(lower, WHOLE_TEXT_PATTERN, name="lower ranks").encode_chunk(token)
@@ -76,7 +75,6 @@ def byte_space_merges(merges, byte_shuffle):
 def merges_tokenizer(merges, byte_shuffle, pattern, special_tokens):
     """A bpe.RegexTokenizer built from GPT-4's recovered merges (byte_space_merges),
     GPT-4's split pattern and special tokens."""
-    from bpe import RegexTokenizer
     return RegexTokenizer.from_merges(byte_space_merges(merges, byte_shuffle),
                                       pattern=pattern, special_tokens=special_tokens)
 

@@ -3,9 +3,9 @@ checked once when it is made; and the app's limits on trainings, their one home.
 
 A page builds a request from its form (`BpeRequest(kind="regex", pattern="gpt4",
 vocab_size=1024, ...)`); a bad value raises ValueError with what to do, before any
-worker starts. lab.training.start runs the worker function lab.training.KINDS gives for
-the request's type (all of them in lab/workers.py), passing the request itself and the
-text it reads; lab.training.Settings keeps the request, so the page reads the vocab size
+worker starts. lab.train.training.start runs the worker function lab.train.training.KINDS gives for
+the request's type (all of them in lab/jobs/workers.py), passing the request itself and the
+text it reads; lab.train.training.Settings keeps the request, so the page reads the vocab size
 it trained with from there. No second copy of the settings exists on the way.
 
 The core's own check (bpe's `tok.check_train_args`) runs inside every request's check;
@@ -24,7 +24,7 @@ ValueError: the vocab size must be a whole number from 256 (the 256 byte tokens,
 """
 from dataclasses import dataclass
 
-from bpe import methods
+from bpe import BasicTokenizer, methods
 from bpe.patterns import compile_pattern, label, trial
 from bpe.train import TIE_BREAKS
 
@@ -69,7 +69,6 @@ def check_vocab_size(vocab_size, low=VOCAB_MIN, high=VOCAB_MAX):
 
 
 def _core_check(vocab_size, min_frequency):
-    from bpe import BasicTokenizer
     BasicTokenizer().check_train_args(vocab_size, min_frequency)
 
 
@@ -133,7 +132,7 @@ def pattern_label(pattern):
 # ------------------------------------------------------------------ the requests
 @dataclass(frozen=True)
 class BpeRequest:
-    """Train a Basic or Regex tokenizer on text (lab.workers.train_bpe)."""
+    """Train a Basic or Regex tokenizer on text (lab.jobs.workers.train_bpe)."""
     kind: str                    # "regex" (split by pattern) or "basic" (raw bytes)
     pattern: str = "gpt4"        # a preset name or a regex; None for Basic
     vocab_size: int = 1024
@@ -171,14 +170,14 @@ class BpeRequest:
 
 @dataclass(frozen=True)
 class CountsRequest(BpeRequest):
-    """Train a Regex tokenizer on a counts file's chunk counts (lab.workers.train_counts).
+    """Train a Regex tokenizer on a counts file's chunk counts (lab.jobs.workers.train_counts).
     pattern: the one the file's header names (the worker splits by what the file holds)."""
     kind: str = "regex"
 
 
 @dataclass(frozen=True)
 class SentencePieceRequest:
-    """A Llama-style SentencePiece BPE (lab.workers.train_sentencepiece)."""
+    """A Llama-style SentencePiece BPE (lab.jobs.workers.train_sentencepiece)."""
     vocab_size: int
 
     def __post_init__(self):
@@ -194,7 +193,7 @@ class SentencePieceRequest:
 
 @dataclass(frozen=True)
 class PairRequest:
-    """A Regex and a Basic tokenizer on the same text (lab.workers.train_pair)."""
+    """A Regex and a Basic tokenizer on the same text (lab.jobs.workers.train_pair)."""
     vocab_size: int
     pattern: str = "gpt4"
 
@@ -205,7 +204,7 @@ class PairRequest:
 
 @dataclass(frozen=True)
 class TieRulesRequest:
-    """One corpus trained under every tie rule (lab.workers.train_tie_rules)."""
+    """One corpus trained under every tie rule (lab.jobs.workers.train_tie_rules)."""
     vocab_size: int
     pattern: str = "gpt4"        # a preset or regex; "" for no split (Basic)
 
@@ -216,7 +215,7 @@ class TieRulesRequest:
 
 @dataclass(frozen=True)
 class SufficiencyRequest:
-    """Training on growing shares of a corpus (lab.workers.data_sufficiency_job)."""
+    """Training on growing shares of a corpus (lab.jobs.workers.data_sufficiency_job)."""
     vocab_size: int
     pattern: str = "gpt4"
 
@@ -227,7 +226,7 @@ class SufficiencyRequest:
 
 @dataclass(frozen=True)
 class SweepRequest:
-    """Vocab sizes x split patterns (lab.workers.sweep_job). patterns: ((label, preset
+    """Vocab sizes x split patterns (lab.jobs.workers.sweep_job). patterns: ((label, preset
     name or regex), ...), "" for no split."""
     vocab_sizes: tuple
     patterns: tuple
@@ -251,7 +250,7 @@ class SweepRequest:
 
 @dataclass(frozen=True)
 class ExtendRequest:
-    """New merges on top of a base tokenizer (lab.workers.extension_job)."""
+    """New merges on top of a base tokenizer (lab.jobs.workers.extension_job)."""
     num_merges: int
     min_frequency: int = 2
 
@@ -309,7 +308,7 @@ def _check_method_corpus(method, vocab_size, options, languages):
 
 @dataclass(frozen=True)
 class MethodRequest:
-    """Train one of bpe.methods' methods (lab.workers.train_method). options: its own
+    """Train one of bpe.methods' methods (lab.jobs.workers.train_method). options: its own
     (bpe.methods.OPTIONS: tau, transition, tie_break) and min_frequency and
     special_tokens, as ((name, value), ...) or a dict; stored sorted."""
     method: str
@@ -335,7 +334,7 @@ class MethodRequest:
 @dataclass(frozen=True)
 class MethodsRequest:
     """Train several methods on one corpus at one vocab size, side by side, then measure
-    them (lab.workers.train_methods; the Methods page). options: method -> its options,
+    them (lab.jobs.workers.train_methods; the Methods page). options: method -> its options,
     as ((method, ((name, value), ...)), ...) or a dict; every method gets min_frequency."""
     methods: tuple
     vocab_size: int = 1024
@@ -373,6 +372,6 @@ __all__ = ["BpeRequest", "CountsRequest", "MethodRequest", "MethodsRequest", "Ex
 
 @dataclass(frozen=True)
 class RecoverRequest:
-    """Recover GPT-4's merges from its ranks, then check each (lab.workers.recover_gpt4;
+    """Recover GPT-4's merges from its ranks, then check each (lab.jobs.workers.recover_gpt4;
     the Rebuild GPT-4 lesson). Nothing to choose: GPT-4's ranks are the input."""
     check_every: int = 2000      # merges checked between two progress reports

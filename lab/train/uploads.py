@@ -2,7 +2,7 @@
 `python -m bpe count`. Each is kept for the session once read, so coming back to the
 page (the uploader then shows no files) keeps it; removing the files drops it.
 
-pages/train.py calls these; the decoding is lab.corpus_text's, the counts-file
+pages/train.py calls these; the decoding is lab.jobs.corpus_text's, the counts-file
 format is bpe.counting.counts_file's (the worker reads the file again, in full, when it trains).
 """
 import hashlib
@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from bpe.counting.counts_file import read_pattern
+from lab.jobs import corpus_text
 from lab.safe import md
-from lab import corpus_text
 
 UPLOADS = "train_uploads"
 KEPT = "train_corpus"        # (upload ids, replace) -> the decoded Corpus, kept for the session
@@ -94,7 +95,6 @@ def uploaded_corpus():
 def read_counts_header(name, data):
     """The split pattern of a counts file given as bytes; ValueError naming the file if
     it is not a counts file bpe reads (bpe.counting.counts_file reads a path, so a temp file)."""
-    from bpe.counting.counts_file import read_pattern
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "upload.counts")
         with open(path, "wb") as f:

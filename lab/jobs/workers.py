@@ -1,10 +1,10 @@
 """Every function that runs in a training's worker process: one per kind of training.
 
-lab.training.KINDS maps each request type (lab/requests.py) to one of these; lab/jobs.py
-runs it in the worker as `function(progress, request=..., **data)` and pickles back what
-it returns, which becomes the training's `outcome.value`. They never import streamlit
-(the worker must start fast) and read nothing from the session: the request and the
-text are their only inputs. The request was checked when it was made; what only the
+lab.train.training.KINDS maps each request type (lab/jobs/requests.py) to one of these;
+lab/jobs/__init__.py runs it in the worker as `function(progress, request=..., **data)`
+and pickles back what it returns, which becomes the training's `outcome.value`. They never
+import streamlit (the worker must start fast) and read nothing from the session: the
+request and the text are their only inputs. The request was checked when it was made; what only the
 training finds out (a pattern that skips text, a corpus too small to hold text out) is
 a ValueError here, which the job shows as its error.
 
@@ -13,15 +13,28 @@ shaping those numbers into tables and charts is viz's (viz/sweep.py, viz/ties.py
 viz/train_result.py). progress takes bpe's MergeProgress, or a lab.jobs.Step, and has
 progress.phase("measuring") to say what the worker does now.
 """
+import json
+import os
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from bpe import methods
-from lab.corpus_text import split_held_out
-from lab.job_worker import Step
-from lab.requests import method_texts
+from bpe import BasicTokenizer, RegexTokenizer, budgets, methods
+from bpe.counting.counts_file import read_counts
+from bpe.counting.stream import train_from_part
+from bpe.extend import extend_vocabulary
+from bpe.formats.hf.tokenizer_json import hf_json
+from bpe.formats.ranks import tiktoken_text
+from bpe.reference import load_reference
+from bpe.replay import token_counts_by_merge
+from bpe.sentencepiece_bpe import SentencePieceBPE
+from bpe.train import TIE_BREAKS, train_merges
+from lab.jobs.corpus_text import split_held_out
+from lab.jobs.rebuild import recover_job
+from lab.jobs.requests import method_texts
+from lab.jobs.runner import Step
 from viz.methods import report_card
 
 FRACTIONS = (0.01, 0.05, 0.25, 1.0)  # the shares of a corpus data_sufficiency trains on
@@ -39,7 +52,6 @@ class Trained:
 
 def _tokenizer(pattern):
     """A Regex tokenizer split by pattern, or a Basic one for no pattern ("" or None)."""
-    from bpe import BasicTokenizer, RegexTokenizer
     return RegexTokenizer(pattern) if pattern else BasicTokenizer()
 
 
@@ -65,19 +77,17 @@ def train_bpe(progress, *, request, text, held_out=None):
     """Train request (a BpeRequest) on text: a Basic or a Regex tokenizer; its special
     tokens get the ids right after the trained vocabulary. held_out: text also encoded
     after training, to count its tokens after every merge (the compression curve)."""
-    from bpe.budgets import MAX_VOCAB_BYTES
     tok = _tokenizer(request.pattern if request.kind == "regex" else None)
     # stop where bpe.load would refuse the file: past every pair occurring once, Basic's
     # tokens only grow (GBs by 54k merges of 1.1 MB), and the worker's memory cap would
     # end the training with nothing to show
     tok.train(text, request.vocab_size, min_frequency=request.min_frequency,
               progress=progress, tie_break=request.tie_break,
-              record_ties=request.record_ties, max_vocab_bytes=MAX_VOCAB_BYTES)
+              record_ties=request.record_ties, max_vocab_bytes=budgets.MAX_VOCAB_BYTES)
     _add_specials(tok, request.special_tokens)
     counts = None
     if held_out:
         progress.phase("measuring")
-        from bpe.replay import token_counts_by_merge
         counts = token_counts_by_merge(tok, held_out)
     return Trained(tok, counts)
 
@@ -87,11 +97,6 @@ def train_counts(progress, *, request, data, file_name):
     chunk counts, split by the pattern the file was counted with. The same merges (and
     merge_ties) as training on the text it counts with the same tie rule; no held-out
     text, so no compression curve."""
-    import os
-    import tempfile
-    from bpe import RegexTokenizer
-    from bpe.counting.counts_file import read_counts
-    from bpe.counting.stream import train_from_part
     progress.phase("counting")
     with tempfile.TemporaryDirectory() as folder:  # bpe.counting.counts_file reads a path
         path = os.path.join(folder, "upload.counts")
@@ -117,7 +122,6 @@ def _add_specials(tok, special_tokens):
 def train_sentencepiece(progress, *, request, text):
     """A Llama-style SentencePiece BPE of request.vocab_size pieces. It reports no
     progress while it trains: sentencepiece says nothing until it is done."""
-    from bpe.sentencepiece_bpe import SentencePieceBPE
     progress.phase("training")
     return Trained(SentencePieceBPE().train(text, request.vocab_size))
 
@@ -125,7 +129,6 @@ def train_sentencepiece(progress, *, request, text):
 def train_pair(progress, *, request, text):
     """A Regex and a Basic tokenizer trained on the same text: [regex_tok, basic_tok].
     Progress counts the merges of both, one after the other, so the bar fills once."""
-    from bpe import BasicTokenizer, RegexTokenizer
     vocab_size = request.vocab_size
     total, last = 2 * (vocab_size - 256), []
 
@@ -144,7 +147,7 @@ def train_pair(progress, *, request, text):
 def train_method(progress, *, request, languages, held_out=None, arena=None):
     """Train request (a MethodRequest) on languages (label -> text: one corpus is one
     label; parity balances several, joined by arena's when given one, see
-    lab.requests.method_texts). held_out: text measured once at the end."""
+    lab.jobs.requests.method_texts). held_out: text measured once at the end."""
     tok = methods.train(request.method, method_texts(request.method, languages, arena),
                         request.vocab_size, progress=progress, **dict(request.options))
     measured = None
@@ -197,7 +200,6 @@ def train_rules(text, vocab_size, pattern="gpt4", rules=None, progress=None):
     """{rule: bpe.train.TrainResult with merge_ties} for text under each rule (every
     bpe.train.TIE_BREAKS rule by default). The chunks are counted once. pattern: a
     preset or regex, or "" for no split. progress(rule, MergeProgress)."""
-    from bpe.train import TIE_BREAKS, train_merges
     tok = _tokenizer(pattern)
     words = [(chunk.encode("utf-8"), freq) for chunk, freq in tok.count_chunks(text).items()]
     results = {}
@@ -243,7 +245,6 @@ def sweep(text, held_out, vocab_sizes, patterns, progress=None):
     pattern (a preset, a regex, or "" for none). One training per pattern, at the
     largest size: BPE with fewer merges is a prefix of BPE with more, so bpe.replay
     counts the tokens of every smaller size from one encoding of held_out."""
-    from bpe.replay import token_counts_by_merge
     top = max(vocab_sizes)
     n_bytes = len(held_out.encode("utf-8"))
     rows = []
@@ -306,7 +307,6 @@ def extension_run(base, domain, general, num_merges, min_frequency=2, progress=N
     """Extend base on the domain text minus its held-out end, then measure bytes/token on
     that held-out end and on general text as K grows. -> (extended tokenizer, curve rows).
     progress gets the MergeProgress of the new merges."""
-    from bpe.extend import extend_vocabulary
     train, held = split_held_out(domain)
     ext = extend_vocabulary(base, train, num_merges, min_frequency=min_frequency,
                             progress=progress)
@@ -317,9 +317,6 @@ def extension_run(base, domain, general, num_merges, min_frequency=2, progress=N
 
 def extension_downloads(ext):
     """format -> (file name, file text, None) or (file name, None, why it cannot hold it)."""
-    import json
-    from bpe.formats.hf.tokenizer_json import hf_json
-    from bpe.formats.ranks import tiktoken_text
     makers = {".tiktoken": ("extended.tiktoken", tiktoken_text),
               "tokenizer.json": ("tokenizer.json",
                                  lambda tok: json.dumps(hf_json(tok), ensure_ascii=False)),
@@ -339,7 +336,6 @@ def extension_job(progress, *, request, base, domain, general):
     new merges and their counts, the curve rows and the downloads; the page rebuilds the
     tokenizer on its own base."""
     if isinstance(base, str):
-        from bpe.reference import load_reference
         base = load_reference(base)
     ext, rows = extension_run(base, domain, general, request.num_merges,
                               request.min_frequency, progress)
@@ -350,6 +346,5 @@ def extension_job(progress, *, request, base, domain, general):
 
 
 def recover_gpt4(progress, *, request):
-    """GPT-4's merges recovered from its hash-checked ranks and checked (lab.rebuild)."""
-    from lab.rebuild import recover_job
+    """GPT-4's merges recovered from its hash-checked ranks and checked (lab.jobs.rebuild)."""
     return recover_job(progress, check_every=request.check_every)

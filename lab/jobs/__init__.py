@@ -3,21 +3,22 @@ job handle the server holds.
 
 Streamlit runs every session's script in a thread of one process; `tok.train` is pure
 Python and holds the GIL, so training in the script thread would slow every other user.
-`start` runs a function in another process instead (started by lab/job_process.py's
+`start` runs a function in another process instead (started by lab/jobs/process.py's
 forkserver plumbing) and returns a TrainingJob the caller polls:
 
-    from lab import jobs, workers
-    from lab.requests import BpeRequest
+    from lab import jobs
+    from lab.jobs import workers
+    from lab.jobs.requests import BpeRequest
     job = jobs.start(workers.train_bpe, dict(request=BpeRequest("regex", "gpt4", 1024),
                                              text=text))
     job.poll()      # -> new progress events since the last poll, batched
     job.done, job.error, job.result(), job.cancel()
 
-A job runs a module-level function (lab/workers.py holds the app's) with keyword
-arguments; the worker calls `function(progress, **args)` (lab/job_worker.py). progress
+A job runs a module-level function (lab/jobs/workers.py holds the app's) with keyword
+arguments; the worker calls `function(progress, **args)` (lab/jobs/runner.py). progress
 is a callable taking bpe's MergeProgress (or a `Step`, for work counted in other units),
 with a `phase(name)` method to say what it is doing ("counting", "measuring"...). What
-the function returns must pickle: it comes back as job.result(). lab/training.py (the
+the function returns must pickle: it comes back as job.result(). lab/train/training.py (the
 session side: typed requests, progress, outcome) is the place pages use; this module
 knows nothing of Streamlit.
 
@@ -25,7 +26,7 @@ Limits: at most SERVER_LIMIT workers run at once on a server (start raises Busy,
 ValueError with a message, beyond that), and each worker's address space is capped at
 WORKER_MEMORY bytes (resource.RLIMIT_AS), so one training cannot take the server's memory;
 hitting the cap ends the job with a message that says so. Both, and ABANDON_AFTER, are
-read from the environment (lab/job_settings.py says how).
+read from the environment (lab/jobs/settings.py says how).
 
 The worker never outlives its use: it exits when its parent process dies, when nobody
 has polled it for `abandon_after` seconds (the tab was closed), and on cancel(), taking
@@ -41,12 +42,11 @@ import threading
 import time
 import weakref
 
-from lab import job_process, job_worker
-from lab.job_process import warm_up
-from lab.job_settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES,
-                              SERVER_LIMIT, TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY,
-                              setting)
-from lab.job_worker import Step, memory_message
+from lab.jobs import process, runner
+from lab.jobs.process import warm_up
+from lab.jobs.runner import Step, memory_message
+from lab.jobs.settings import (ABANDON_AFTER, ABANDONED, OUT_OF_MEMORY, RECENT_MERGES, SERVER_LIMIT,
+                               TARGET_PACKAGES, TRACE_POINTS, WORKER_MEMORY, setting)
 
 _live = weakref.WeakSet()  # the jobs started by this process, to count running workers
 _live_lock = threading.Lock()
@@ -65,7 +65,7 @@ def running_jobs():
 def start(function, args, *, abandon_after=ABANDON_AFTER, memory=None):
     """Start function(progress, **args) in a worker process; returns its TrainingJob at
     once. function: a module-level function of bpe/, lab/ or viz/ (it travels to the
-    worker pickled by name; lab/workers.py holds the app's). Busy if SERVER_LIMIT
+    worker pickled by name; lab/jobs/workers.py holds the app's). Busy if SERVER_LIMIT
     workers run. memory: the worker's address-space cap in bytes (WORKER_MEMORY by
     default)."""
     check_function(function)
@@ -91,7 +91,7 @@ def check_function(function):
     if not callable(function) or found is not function \
             or module.split(".")[0] not in TARGET_PACKAGES:
         raise TypeError(f"a job runs a module-level function of {'/, '.join(TARGET_PACKAGES)}/ "
-                        f"(one of lab/workers.py's), not {function!r}")
+                        f"(one of lab/jobs/workers.py's), not {function!r}")
 
 
 class TrainingJob:
@@ -99,7 +99,7 @@ class TrainingJob:
     may also come from its keep_polling thread (they take a lock)."""
 
     def __init__(self, spec, abandon_after=ABANDON_AFTER):
-        ctx = job_process.mp_context()
+        ctx = process.mp_context()
         self.phase = "starting"   # starting -> counting -> merging -> measuring -> done
         self.progress = None      # the latest MergeProgress (or Step), None before merging
         # (idx, pair, token, count) of the latest merges, newest last; replaced, never
@@ -108,7 +108,7 @@ class TrainingJob:
         self.done = False
         self.error = None         # str: what went wrong and what to do, if it failed
         self.cancelled = False
-        # (done, elapsed) at every progress batch, for the ETA (lab.training.estimate_left)
+        # (done, elapsed) at every progress batch, for the ETA (lab.train.training.estimate_left)
         self.trace = []
         self.started = time.monotonic()
         self._abandon_after = abandon_after
@@ -125,8 +125,8 @@ class TrainingJob:
         # how the worker notices. Its parent pid would not tell: under forkserver the
         # worker's parent is the fork server, which lives as long as its workers do.
         self._conn, child_conn = ctx.Pipe(duplex=True)
-        self._process = job_process.WorkerProcess(
-            target=job_worker.run, args=(child_conn, self._heartbeat, abandon_after, spec),
+        self._process = process.WorkerProcess(
+            target=runner.run, args=(child_conn, self._heartbeat, abandon_after, spec),
             name="bpe-train", daemon=True)
         self._process.start()
         child_conn.close()  # the worker holds the only other end: EOF means it is gone
@@ -274,14 +274,14 @@ class TrainingJob:
                 "Try again; if it keeps happening, try a smaller corpus.")
 
 
-def _signal_group(process, signum):
+def _signal_group(worker, signum):
     """Signal the worker and the processes it forked to count a big corpus (its group)."""
     try:
-        os.killpg(process.pid, signum)
+        os.killpg(worker.pid, signum)
     except (ProcessLookupError, PermissionError):
         # not yet its own group leader (it has just started), or already gone
         try:
-            os.kill(process.pid, signum)
+            os.kill(worker.pid, signum)
         except ProcessLookupError:
             pass
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import streamlit as st
 
-SHIPPED_SHAKESPEARE = Path(__file__).resolve().parent.parent / "samples" / "shakespeare_100k.txt"
+SHIPPED_SHAKESPEARE = Path(__file__).resolve().parents[2] / "samples" / "shakespeare_100k.txt"
 CORPUS_LIMIT = 2_000_000  # characters read from the standard library sample
 
 
 def shared_corpora_dir():
     """The folder of shared corpora beside the checkout ($BPE_CORPORA overrides), or None."""
     path = Path(os.environ.get("BPE_CORPORA",
-                               Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"))
+                               Path(__file__).resolve().parents[3] / "shared" / "corpora"))
     return path if path.is_dir() else None
 
 

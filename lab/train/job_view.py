@@ -1,17 +1,17 @@
 """The teaching pages' side of a worker job (Tie rules, Extend, How much data): start it
 with a clear message when the server is busy, show its live progress with Cancel, and
-hand back its value once it has ended. The job itself is a lab.training.Training, asked
-by a lab.requests request."""
+hand back its value once it has ended. The job itself is a lab.train.training.Training, asked
+by a lab.jobs.requests request."""
 import streamlit as st
 
-from lab import training
 from lab.safe import md
-from lab.train_panels import progress_panel
+from lab.train import training
+from lab.train.panels import progress_panel
 
 
 def start(slot, name, summary, request_type, fields, **data):
-    """Make the request request_type(**fields) (a lab.requests type, which checks
-    itself) and start it in slot (see lab.training.start) with data (text...); False,
+    """Make the request request_type(**fields) (a lab.jobs.requests type, which checks
+    itself) and start it in slot (see lab.train.training.start) with data (text...); False,
     with the reason shown, if the request is refused or it cannot start now."""
     try:
         asked = request_type(**fields)

@@ -2,22 +2,23 @@
 the last one (numbers, merge table, curves, downloads, the SentencePiece follow-up).
 
 pages/train.py reads the corpus and the form and calls these; the training itself is a
-lab.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
+lab.train.training.Training (slot TRAIN, and SENTENCEPIECE for the follow-up).
 """
+import functools
 import json
-import weakref
 
 import streamlit as st
 
 from bpe import RegexTokenizer
 from bpe.formats import ranks
 from bpe.formats.hf import tokenizer_json as hf
-from lab import training
-from lab.corpus_text import corpus_fingerprint, held_out_start
+from lab import derived
 from lab.guard import guarded
+from lab.jobs.corpus_text import corpus_fingerprint, held_out_start
+from lab.jobs.requests import SentencePieceRequest
 from lab.lessons import page_link
-from lab.requests import SentencePieceRequest
 from lab.safe import code, md
+from lab.train import training
 from lab.widgets import figures
 from viz import methods as vm
 from viz import train_result as vt
@@ -102,7 +103,6 @@ def file_stem(name):
 
 
 EXPORT_CHECK_BYTES = 4 << 20  # token bytes checked for tiktoken's rule (~3 µs a byte)
-_EXPORTS = weakref.WeakKeyDictionary()  # tokenizer -> (formats, problems), computed once
 
 
 def token_bytes(tok):
@@ -112,16 +112,17 @@ def token_bytes(tok):
 
 
 def _exports(tok):
-    """([(label, make the file, file name suffix, help)], [problem]): the formats tok can be
-    saved in, checked once; make is called only when a download button is clicked."""
+    """([(label, make(tok) -> the file, file name suffix, help)], [problem]): the formats
+    tok can be saved in, checked once; make is called only when a download button is
+    clicked. Kept in lab/derived.py's cache, so nothing here may hold tok."""
     files, problems = [], []
     if "\n" in tok.pattern or "\r" in tok.pattern:
         problems.append(md("The split pattern contains a line break, which a .model file "
                            "cannot hold; write it as \\n inside the regex to download it."))
     else:
-        files.append((".model", tok.model_text, ".model",
+        files.append((".model", type(tok).model_text, ".model",
                       "minbpe's format: loads with bpe.load(), minbpe, and this app's sidebar"))
-    files.append((".vocab", tok.vocab_text, ".vocab", "for people to read"))
+    files.append((".vocab", type(tok).vocab_text, ".vocab", "for people to read"))
     size = token_bytes(tok)
     if size > EXPORT_CHECK_BYTES and getattr(tok, "ranks", None) is None:
         problems.append(
@@ -137,11 +138,11 @@ def _exports(tok):
     except ValueError as e:
         problems.append(f".tiktoken and tokenizer.json: {md(str(e))}")
         return files, problems
-    files.append((".tiktoken", lambda: ranks.tiktoken_text(tok), ".tiktoken",
+    files.append((".tiktoken", ranks.tiktoken_text, ".tiktoken",
                   "tiktoken's ranks; the split pattern and special tokens are not part "
                   "of the format: pick the pattern when loading it"))
     files.append(("tokenizer.json",
-                  lambda: json.dumps(hf.hf_json(tok), ensure_ascii=False), ".json",
+                  lambda t: json.dumps(hf.hf_json(t), ensure_ascii=False), ".json",
                   "Hugging Face tokenizers' format"))
     return files, problems
 
@@ -150,11 +151,9 @@ def downloads(tok, stem):
     """[(label, make the data, file name, help or None)] for every format tok can be saved
     in, and [Markdown, user text escaped] for those it cannot (why, and what to do). The checks run once per
     tokenizer, bounded (EXPORT_CHECK_BYTES); the files are made only on a click."""
-    if tok not in _EXPORTS:
-        _EXPORTS[tok] = _exports(tok)
-    files, problems = _EXPORTS[tok]
-    return [(label, make, stem + suffix, help) for label, make, suffix, help in files], \
-        list(problems)
+    files, problems = derived.remember(tok, "exports", lambda: _exports(tok))
+    return [(label, functools.partial(make, tok), stem + suffix, help)
+            for label, make, suffix, help in files], list(problems)
 
 
 def download_buttons(tok, name, key):

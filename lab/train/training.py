@@ -3,8 +3,8 @@ was asked), its Progress, its Outcome.
 
 Every training the app runs (Train's BPE and SentencePiece, Compare's quick pair, the
 sweeps and comparisons of other pages) goes through this module: a page builds a
-request (lab/requests.py, checked once as it is made), `start` runs the worker function
-KINDS gives for its type (lab/workers.py) in a worker process (lab/jobs.py) with
+request (lab/jobs/requests.py, checked once as it is made), `start` runs the worker function
+KINDS gives for its type (lab/jobs/workers.py) in a worker process (lab/jobs/__init__.py) with
 Cancel, keeps the Training in the session under a slot name, and app.py collects it
 when it ends, on whatever page the user is, adding what it trained to the session's
 tokenizers and saying so in a toast.
@@ -22,24 +22,25 @@ Kinds. KINDS maps each request type to a Kind: its name, the worker function (ru
 returns becomes `outcome.value`) and, for a kind whose value holds tokenizers, a
 function value -> [tok, ...]: those join the session under Settings.names (or
 Settings.name) and the outcome lists the names they got (`outcome.added`). Another
-kind is one more request type, one more function in lab/workers.py, one more entry.
+kind is one more request type, one more function in lab/jobs/workers.py, one more entry.
 
 Limits: SESSION_LIMIT trainings at once per session and lab.jobs.SERVER_LIMIT per server;
 start() raises lab.jobs.Busy (a ValueError) with a message beyond them. Jobs end with
 their session: a poller thread keeps a job alive only while the tab is connected, and
-the worker's watchdog ends it once nobody polls (lab/jobs.py).
+the worker's watchdog ends it once nobody polls (lab/jobs/__init__.py).
 """
 import math
 from dataclasses import dataclass, field
 
 import streamlit as st
 
-from lab import jobs, state, workers
-from lab.jobs import Busy
-from lab.requests import (BpeRequest, CountsRequest, ExtendRequest, MethodRequest,
-                          MethodsRequest, PairRequest, SentencePieceRequest, SufficiencyRequest, SweepRequest,
-                          RecoverRequest, TieRulesRequest)
-from lab.workers import Trained
+from lab import jobs, state
+from lab.jobs import Busy, workers
+from lab.jobs.requests import (BpeRequest, CountsRequest, ExtendRequest, MethodRequest,
+                               MethodsRequest, PairRequest, SentencePieceRequest,
+                               SufficiencyRequest, SweepRequest, RecoverRequest, TieRulesRequest)
+from lab.jobs.workers import Trained
+from lab.safe import md
 
 SESSION_KEY = "lab_trainings"  # slot -> Training, this session's
 SESSION_LIMIT = 2              # trainings one session may run at once
@@ -58,7 +59,7 @@ def _side_by_side(value):
 @dataclass(frozen=True)
 class Kind:
     name: str                   # what the pages and tests call it ("bpe", "extend"...)
-    worker: object              # a lab.workers function, run in the worker process
+    worker: object              # a lab.jobs.workers function, run in the worker process
     tokenizers: object = None   # value -> [tok, ...] that join the session, or None
 
 
@@ -83,7 +84,7 @@ def kind_of(request):
     kind = KINDS.get(type(request))
     if kind is None:
         raise ValueError(f"no kind of training takes a {type(request).__name__}; give one of "
-                         f"{', '.join(sorted(t.__name__ for t in KINDS))} (lab/requests.py)")
+                         f"{', '.join(sorted(t.__name__ for t in KINDS))} (lab/jobs/requests.py)")
     return kind
 
 
@@ -92,13 +93,13 @@ class Settings:
     """What a training was started with: the request the worker got, and what the pages
     show about it and how its result joins the session. The corpus itself is not kept
     (it may be 200 MB), only what identifies it."""
-    request: object              # a lab.requests request: what the worker was asked
+    request: object              # a lab.jobs.requests request: what the worker was asked
     name: str                    # how its tokenizer is listed (made unique on joining)
     summary: str = ""            # one line for the progress panel
     names: tuple = ()            # names of several tokenizers, in the value's order
     pick: tuple = ()             # widget keys to set to the added names, in order
     held_chars: int = 0          # characters held out to measure compression
-    corpus: object = None        # what identifies the corpus (lab.corpus_text.corpus_fingerprint)
+    corpus: object = None        # what identifies the corpus (corpus_text.corpus_fingerprint)
     corpus_label: str = ""
     named_by_size: bool = False  # name ends with the vocab size asked: say the size reached
 
@@ -341,7 +342,6 @@ def reached_name(name, asked, reached):
 def toast(t):
     """The one-line toast for a training that ended (none for a cancelled one: the
     visitor knows); marks it announced."""
-    from lab.safe import md
     t.announced = True
     o = t.outcome
     if o.cancelled:

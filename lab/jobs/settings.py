@@ -1,5 +1,5 @@
 """The settings a server reads from its environment for its training workers, once, as
-lab/jobs.py is imported; and the fixed numbers of the job protocol.
+lab/jobs/__init__.py is imported; and the fixed numbers of the job protocol.
 
   LAB_MAX_TRAININGS      workers at once (SERVER_LIMIT; one per core, at least two)
   LAB_WORKER_MEMORY_MB   one worker's address-space cap (WORKER_MEMORY; 2048)

@@ -3,11 +3,11 @@
 `train_form(...)` draws the settings (method, kind, split pattern, vocab size, minimum
 frequency, special tokens, tie rule, whether to record ties, a method's own options,
 name) and returns them as a Form; `request(form)` turns a Form into the one typed
-request the worker gets (lab.requests.BpeRequest, CountsRequest for a counts file, or
+request the worker gets (lab.jobs.requests.BpeRequest, CountsRequest for a counts file, or
 MethodRequest for another method of bpe.methods), which checks itself;
-`start(...)` checks it against the corpus and starts a lab.training.Training in the
+`start(...)` checks it against the corpus and starts a lab.train.training.Training in the
 worker; `start_methods(...)` does the same for the Methods page's side-by-side run. Every problem is a ValueError that says what to do. The limits themselves are
-lab/requests.py's, the split patterns' labels bpe.patterns'.
+lab/jobs/requests.py's, the split patterns' labels bpe.patterns'.
 """
 from typing import NamedTuple
 
@@ -16,13 +16,13 @@ import streamlit as st
 from bpe.methods import METHODS, OPTIONS, unigram
 from bpe.patterns import LABELS, PATTERNS
 from bpe.train import TIE_BREAKS
-from lab import training
-from lab.corpus_text import corpus_fingerprint, split_held_out
-from lab.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, MethodRequest,
-                          MethodsRequest, parse_special_tokens)
+from lab.jobs.corpus_text import corpus_fingerprint, split_held_out
+from lab.jobs.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, MethodRequest,
+                               MethodsRequest, parse_special_tokens)
 from lab.safe import code, md
+from lab.train import training
+from lab.train.panels import TRAIN
 from viz.arena import arena_samples
-from lab.train_panels import TRAIN
 from viz.ties import RULE_LABELS
 
 CUSTOM = "custom"

@@ -4,7 +4,7 @@
 panic (pyo3's PanicException, a BaseException), abort (std::bad_alloc), allocate without
 bound, take minutes in native code while holding the GIL (every visitor's page and
 /_stcore/health then wait), or crash the process. So for an uploaded file they run in a
-worker forked from lab/job_process.py's fork server (as trainings do), under:
+worker forked from lab/jobs/process.py's fork server (as trainings do), under:
 
   - OWNER_MEMORY: the worker's address space (RLIMIT_AS); env LAB_OWNER_MEMORY_MB, 1024;
   - OWNER_SECONDS: CPU seconds per request (RLIMIT_CPU, raised by that much before each
@@ -29,8 +29,8 @@ import threading
 
 from bpe.formats import gpt2
 from bpe.reference import llama_pieces
-from lab import job_process
-from lab.job_settings import setting
+from lab.jobs import process
+from lab.jobs.settings import setting
 
 OWNER_MEMORY = setting("LAB_OWNER_MEMORY_MB", 1024, 64, 2**24, "MB", whole=True) * 2**20
 OWNER_SECONDS = setting("LAB_OWNER_SECONDS", 10.0, 0.5, 3600, "seconds")
@@ -171,9 +171,9 @@ class OwnerWorker:
         self.wall = max(WALL_LEAST, self.seconds * WALL_FACTOR)
         self.failed = None
         self._lock = threading.Lock()
-        ctx = job_process.mp_context()
+        ctx = process.mp_context()
         self._conn, child = ctx.Pipe(duplex=True)
-        self._process = job_process.WorkerProcess(
+        self._process = process.WorkerProcess(
             target=serve, args=(child, spec, self.memory, self.seconds), name="bpe-owner-check",
             daemon=True)
         self._process.start()

@@ -5,9 +5,9 @@ server itself (it has threads, and forking a process with threads can deadlock).
 fork server is preloaded with PRELOAD, so a job's process starts in ~30 ms with bpe and
 the worker functions already imported, where "spawn" takes ~0.5 s per job. A job's
 function travels to the worker pickled, by its module and qualified name (so it must
-be a module-level function of bpe/, lab/ or viz/; lab/jobs.py checks).
+be a module-level function of bpe/, lab/ or viz/; lab/jobs/__init__.py checks).
 
-It knows nothing of a job's messages (lab/job_worker.py) or its handle (lab/jobs.py).
+It knows nothing of a job's messages (lab/jobs/runner.py) or its handle (lab/jobs/__init__.py).
 """
 import io
 import multiprocessing
@@ -16,9 +16,9 @@ import os
 import threading
 
 # imported once by the fork server, inherited by every worker it forks
-PRELOAD = ["bpe", "bpe.replay", "lab.job_process", "lab.job_worker", "lab.owner_check",
-           "lab.requests",
-           "lab.workers"]
+PRELOAD = ["bpe", "bpe.replay", "lab.jobs.process", "lab.jobs.runner", "lab.jobs.owner_check",
+           "lab.jobs.requests",
+           "lab.jobs.workers"]
 
 _context = None
 _warming = None  # the thread that started the fork server, once one has
