@@ -5,7 +5,7 @@ draws them as one view (the token view's pair mode: the text once, A's cuts abov
 below), the numbers, and bytes per token on every sample domain against GPT-4. With no
 tokenizer of the session's own it offers to train a small Regex and Basic pair on the
 shipped Shakespeare sample (the textbook comparison) in the worker, with progress and
-Cancel (lab.training.start_quick_pair); app.py puts the pair in A and B when it ends.
+Cancel (lab.train.training.start_quick_pair); app.py puts the pair in A and B when it ends.
 """
 import streamlit as st
 

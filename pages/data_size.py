@@ -1,7 +1,7 @@
 """How much data, which vocabulary size: train on 1/5/25/100% of a corpus and see how much
 of the full vocabulary each share already finds; sweep vocabulary sizes x split patterns
-and compare bytes/token on held-out text. Thin: lab.workers trains and measures (asked by
-lab.requests' SufficiencyRequest and SweepRequest), viz.sweep draws."""
+and compare bytes/token on held-out text. Thin: lab.jobs.workers trains and measures (asked by
+lab.jobs.requests' SufficiencyRequest and SweepRequest), viz.sweep draws."""
 import streamlit as st
 
 from lab.pages_guard import run_inside_frame

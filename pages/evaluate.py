@@ -3,7 +3,7 @@ samples, the visitor's files and the held-out end of its training corpus; the
 vocabulary's scripts; throughput; and CS336's cross-domain experiment in one click.
 
 Thin: the figures are bpe/evaluate.py's, the tables and charts viz/evaluate.py's; the
-cross-domain training runs in the worker through lab/training.py.
+cross-domain training runs in the worker through lab/train/training.py.
 """
 import streamlit as st
 
@@ -13,7 +13,7 @@ run_inside_frame()
 
 from bpe import evaluate, reference
 from bpe.methods.residue import LEFTOVER_R
-from lab import lessons, state, widgets
+from lab import derived, lessons, state, widgets
 from lab.train import corpora
 from lab.train import training
 from lab.train.job_view import finished
@@ -46,18 +46,8 @@ def held_out(name):
     return None, None
 
 
-@st.cache_data(show_spinner="Sorting the vocabulary by script…", max_entries=16)
-def reference_scripts(label):
-    return evaluate.script_shares(state.get_tokenizer(label))
-
-
-def script_shares(name, tok):
-    if name in state.reference_names():
-        return reference_scripts(name)
-    memo = st.session_state.setdefault("evaluate_scripts", {})
-    if memo.get(name, (None,))[0] is not tok:
-        memo[name] = (tok, evaluate.script_shares(tok))
-    return memo[name][1]
+def script_shares(tok):
+    return derived.script_shares(tok, wait=st.spinner)
 
 
 def report(tokenizers, texts, key):
@@ -196,7 +186,7 @@ else:
 st.header("Vocabulary by script", divider="gray")
 st.caption("The share of each vocabulary's ordinary tokens whose letters are in one script "
            "(Mixed: several; Partial character: bytes that are not whole UTF-8).")
-st.altair_chart(ve.script_chart({n: script_shares(n, t) for n, t in tokenizers.items()}),
+st.altair_chart(ve.script_chart({n: script_shares(t) for n, t in tokenizers.items()}),
                 width="stretch")
 
 st.header("Throughput", divider="gray")

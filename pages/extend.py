@@ -1,8 +1,8 @@
 """Extend a vocabulary: new merges learned from a domain corpus on top of any tokenizer
 (GPT-4, GPT-4o, one trained or loaded here), every old id keeping its meaning. Shows
 bytes/token on held-out domain text and on general text as K grows, the new tokens, and
-the downloads each format can hold. Thin: bpe.extend learns and lab.workers measures, in
-the worker (asked by lab.requests.ExtendRequest); viz.sweep draws."""
+the downloads each format can hold. Thin: bpe.extend learns and lab.jobs.workers measures, in
+the worker (asked by lab.jobs.requests.ExtendRequest); viz.sweep draws."""
 import streamlit as st
 
 from lab.pages_guard import run_inside_frame

@@ -9,8 +9,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import state, widgets
-from lab import derived as tokenizer_cache  # the lead renames it in the body: lab/derived.py
+from lab import derived, state, widgets
 from lab.lessons import lesson_link, page_link
 from lab.memory import remember
 from viz import methods as vm, tree
@@ -53,7 +52,7 @@ if not vm.has_merges(tok):  # Unigram, WordPiece, a SentencePiece model
     page_link("pages/methods.py", label="Methods: train Unigram, WordPiece and the BPE "
               "variants side by side", icon=":material/science:")
     st.stop()
-parents = tokenizer_cache.parents(tok)
+parents = derived.parents(tok, wait=st.spinner)
 if (st.session_state["tree_id"] or 0) > max(tok.vocab):  # from a link, or another tokenizer
     st.warning(f"{md(name)} has no id {st.session_state['tree_id']:,}; its ids go up to "
                f"{max(tok.vocab):,}.", icon=":material/link_off:")

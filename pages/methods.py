@@ -3,7 +3,7 @@ one vocab size, side by side in the worker, then compare them: the report card, 
 aligned tokens of any two, and the blame view (which vocabulary entries make A need
 more tokens than B on a text, adding up exactly to the difference).
 
-The run is lab.train_form.start_methods (one MethodsRequest, lab.workers.train_methods);
+The run is lab.train.form.start_methods (one MethodsRequest, lab.jobs.workers.train_methods);
 the numbers are viz.methods', the aligned view viz.compare's as on Compare. The trained
 tokenizers join the session, so every other page can pick them too.
 """

@@ -4,7 +4,7 @@
 2. one token's recovery, and its merge tree;
 3. the byte shuffle minbpe needs, and why our encoder needs none;
 4. a merges-based tokenizer, proved equal to tiktoken on whatever is typed.
-Thin: the work is lab/rebuild.py's (over bpe), the tree viz/tree.py's, the badge
+Thin: the work is lab/jobs/rebuild.py's (over bpe), the tree viz/tree.py's, the badge
 lab/parity.py's.
 """
 import streamlit as st

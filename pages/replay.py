@@ -10,8 +10,7 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab.widgets import sample_text
-from lab import state, widgets
-from lab import derived as tokenizer_cache  # the lead renames it in the body: lab/derived.py
+from lab import derived, state, widgets
 from lab.memory import remember
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
@@ -42,7 +41,7 @@ if not vm.has_merges(tok):  # Unigram, WordPiece, a SentencePiece model
     page_link("pages/methods.py", label="Methods: train Unigram, WordPiece and the BPE "
               "variants side by side", icon=":material/science:")
     st.stop()
-parents = tokenizer_cache.parents(tok)
+parents = derived.parents(tok, wait=st.spinner)
 n_merges = len(parents)
 try:
     check_replayable(parents)
@@ -58,7 +57,7 @@ if getattr(tok, "removed", None):
 text = sample_text("replay", height=100, max_chars=MAX_CHARS)
 
 ids = tok.encode_ordinary(text)
-counts = tokenizer_cache.counts_by_merge(tok, text)
+counts = derived.counts_by_merge(tok, text)
 used = replay.used_steps(ids, parents)  # the steps that change this text
 
 # k lives in two widgets (slider and exact number), kept equal by their callbacks;

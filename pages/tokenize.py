@@ -1,6 +1,6 @@
 """Tokenize (the home page): type or paste text, see its tokens, ids and counts as you type.
 
-The text box lives inside the token view (lab/token_view.py): it sends the text back,
+The text box lives inside the token view (lab/token_view/__init__.py): it sends the text back,
 this page encodes it and hands the view the tokens (viz/rows.py view_row), so Python
 stays the one source of token data. When the browser encoded and drew the typed text
 itself, the page sends only its ids, which the view checks against its own. Counts cover the whole text; the browser draws only

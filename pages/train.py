@@ -1,8 +1,8 @@
 """Train: pick or upload a corpus, set up a tokenizer behind a form, watch the merges
 come in (at the top of the page), then study the result and download it in every
-format. The form is lab.train_form's (it makes the one typed request the worker gets,
-lab/requests.py); the training a lab.training.Training run in a worker process
-(lab/workers.py); the panels lab.train_panels'; the corpus text lab.corpus_text's. Widgets and uploads are
+format. The form is lab.train.form's (it makes the one typed request the worker gets,
+lab/jobs/requests.py); the training a lab.train.training.Training run in a worker process
+(lab/jobs/workers.py); the panels lab.train.panels'; the corpus text lab.jobs.corpus_text's. Widgets and uploads are
 remembered for the session, so a visit to another page loses nothing.
 """
 import streamlit as st
@@ -51,7 +51,7 @@ st.subheader("1 · Corpus")
 source = st.radio("Corpus", SOURCES, horizontal=True, key="train_source",
                   label_visibility="collapsed")
 limit_mb = st.get_option("server.maxUploadSize")
-counts = None  # a counts file (lab.train_corpus.CountsFile), when that is the source
+counts = None  # a counts file (lab.train.uploads.CountsFile), when that is the source
 if source == SOURCES[2]:
     counts = counts_upload()
     text, files_used = "", 1

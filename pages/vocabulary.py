@@ -6,8 +6,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import share, state, widgets
-from lab import derived as tokenizer_cache  # the lead renames it in the body: lab/derived.py
+from lab import derived, share, state, widgets
 from lab.lessons import lesson_link
 from lab.memory import remember
 from lab.safe import md
@@ -53,7 +52,7 @@ received = share.read_once("vocabulary", LINK, DEFAULTS)
 remember(DEFAULTS)
 said = st.container()  # what the link did not bring, and what it cannot carry
 name, tok = widgets.tokenizer_picker("vocab_tokenizer")
-frame = tokenizer_cache.vocab_table(tok)
+frame = derived.vocab_table(tok, wait=st.spinner)
 counts_recorded = bool(tok.merge_counts)
 
 widgets.figures(

@@ -2,7 +2,7 @@
 section per question, each with an editable example whose tokens follow typing.
 
 Thin: the questions, explanations and figures are viz/why.py's; the tokens are drawn by
-the shared token view (lab/token_view.py), one row per tokenizer. Each section is a
+the shared token view (lab/token_view/__init__.py), one row per tokenizer. Each section is a
 fragment, so typing in one reruns that section only.
 """
 import streamlit as st

@@ -1,6 +1,6 @@
 """The browser's encoder (lab/token_view/encoder.js) against Python, in Chromium.
 
-Each preset's JavaScript split pattern (lab/browser_vocab.py) must cut exactly as the
+Each preset's JavaScript split pattern (lab/token_view/browser_vocab.py) must cut exactly as the
 `regex` module cuts with the Python pattern: on every code point (0..0x10FFFF but the
 surrogates, each in one CONTEXT string) and on 20,000 fuzz strings; and the ids of the whole
 encoder must be Python's (the references' own ranks) on the corpora and fuzz.

@@ -15,7 +15,7 @@ TRAIN_PAGE = "pages/train.py"
 
 
 def training(at, slot="train"):
-    """The session's lab.training.Training in slot, or None."""
+    """The session's lab.train.training.Training in slot, or None."""
     trainings = at.session_state["lab_trainings"] if "lab_trainings" in at.session_state \
         else {}
     return trainings.get(slot)

@@ -1,6 +1,6 @@
 """The Train page with a counts file as the corpus: the tie rule and Record ties apply,
-and give the merges and ties of training on the text the file counts (lab/train_form.py,
-lab/workers.py train_counts, bpe.counting.stream.train_from_part)."""
+and give the merges and ties of training on the text the file counts (lab/train/form.py,
+lab/jobs/workers.py train_counts, bpe.counting.stream.train_from_part)."""
 from bpe import RegexTokenizer
 from helpers.apptest import TRAIN_PAGE as PAGE
 from helpers.apptest import counts_file, train, upload_counts

@@ -1,4 +1,4 @@
-"""The Train page bounds its uploads in all (lab.train_corpus.TOTAL_MB): files past the
+"""The Train page bounds its uploads in all (lab.train.uploads.TOTAL_MB): files past the
 total are left out, unread, each with a message that says what to do, and the files
 that fit still make the corpus. The bound is lowered to 1 MB here, so the test uploads
 little."""

@@ -302,25 +302,3 @@ def test_specials_with_a_trained_tokenizer(open_page, mine):
     assert f"{first}" in lists[0] and str(first) not in lists[1]
 
 
-# ---------------------------------------------------------------- lab.tokenizer_cache
-def test_derived_tables_are_kept_per_tokenizer_object_and_dropped_with_it():
-    import gc
-    import weakref
-
-    from lab import tokenizer_cache as derived
-    one = RegexTokenizer().train("the cat sat on the mat " * 20, 256 + 10)
-    two = RegexTokenizer().train("the cat sat on the mat " * 20, 256 + 10)  # equal, not same
-    table = derived.vocab_table(one)
-    assert derived.vocab_table(one) is table
-    assert derived.vocab_table(two) is not table
-    assert derived.parents(one) == merge_parents(one)
-    one.register_special_tokens({"<|x|>": 400})  # changed in place: built anew
-    assert derived.vocab_table(one) is not table and 400 in derived.vocab_table(one).index
-    for n in range(derived.TEXTS_KEPT + 3):
-        assert derived.counts_by_merge(one, f"the cat {n}")[-1] == len(one.encode(f"the cat {n}"))
-    assert len(derived._derived[one][("counts", len(one.vocab), 1)]) == derived.TEXTS_KEPT
-    # the tables do not keep their tokenizer alive: it goes, and its entry with it
-    gone = weakref.ref(one)
-    del one
-    gc.collect()
-    assert gone() is None
