@@ -48,6 +48,7 @@ from helpers.hostile_app import type_text as _type  # noqa: E402
 from helpers.hostile_app import upload as _upload  # noqa: E402
 from helpers.hostile_cases import CASES, _hf_doc, _model, run_case  # noqa: E402
 from helpers.hostile_round2 import CASES2, GZIP_ZEROS, REPLACE_BOMB, doubling_ranks  # noqa: E402
+from helpers.hostile_parts import html_vocab  # noqa: E402
 from helpers.hostile_round3 import CASES3, PRECOMPILED_BOMB, spm_model  # noqa: E402
 from keystroke import checkout_dir  # noqa: E402
 from load import tree_cpu_s, tree_rss_kib  # noqa: E402
@@ -125,6 +126,10 @@ APP = [
      lambda tab: (tab.get_by_text("Decode ids").first.click(),
                   _type(tab, "Token ids to decode with this tokenizer",
                         " ".join(["15339"] * 300_000)))),
+    ("app-vocabulary-html-pieces", "tokenizer.json of 100,000 HTML/Markdown-shaped pieces, "
+     "then Vocabulary (12 s of CPU and +518 MB before)",
+     lambda tab: (_upload(tab, "html.json", html_vocab()), _settle(tab, 60_000),
+                  _go(tab, "Vocabulary"))),
     # last: it used to rerun every second for good (the box resent, each run encoded anew)
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),

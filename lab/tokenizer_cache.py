@@ -20,7 +20,7 @@ from collections import OrderedDict
 import streamlit as st
 
 from bpe.replay import merge_parents, token_counts_by_merge
-from viz.vocab import vocab_frame
+from viz.vocab import vocab_numbers
 
 TEXTS_KEPT = 16  # token-count curves remembered per tokenizer (one per text)
 
@@ -46,8 +46,9 @@ def _remember(tok, key, build, spinner=None):
 
 
 def vocab_table(tok):
-    """viz.vocab.vocab_frame(tok), shared: never mutate it."""
-    return _remember(tok, "vocab", lambda: vocab_frame(tok), "Building the vocabulary table…")
+    """viz.vocab.vocab_numbers(tok) (no display text: the page adds it to the rows it
+    shows), shared: never mutate it."""
+    return _remember(tok, "vocab", lambda: vocab_numbers(tok), "Building the vocabulary table…")
 
 
 def parents(tok):

@@ -21,6 +21,22 @@ CAP_BYTES = 1 << 30
 
 
 # ------------------------------------------------------------------ builders
+def html_vocab(n=100_000):
+    """A Unigram tokenizer.json of n pieces shaped like HTML, entities and Markdown
+    ("<script>7</script>", "&amp;9", "**3** ![x](http://h/3)"), as bytes: what a visitor
+    sends to make the Vocabulary page escape and draw many hostile strings (issue 32's
+    "pieces are HTML/JS-shaped strings")."""
+    tags = ("b", "i", "script", "div", "span", 'a href="x"', "img src=x onerror=alert(1)")
+    pieces = ["<unk>"] + [(f"<{t}>{i}</{t.split()[0]}>", f"&amp;{i}", f"<{t}>{i}",
+                           f"**{i}** ![x](http://h/{i})")[i % 4]
+                          for i, t in ((i, tags[i % len(tags)]) for i in range(n - 1))]
+    return json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": None, "pre_tokenizer": None, "post_processor": None, "decoder": None,
+        "model": {"type": "Unigram", "unk_id": 0,
+                  "vocab": [[piece, -1.0 - i / n] for i, piece in enumerate(pieces)]}}).encode()
+
+
 def charsmap(key=b"a", replacement=b"b" * (2 << 20)):
     """A precompiled charsmap (darts-clone trie + strings, laid out as sentencepiece's own
     builder lays out one rule) with one key, key (1 byte), replaced by replacement: the
