@@ -48,7 +48,7 @@ from helpers.hostile_app import type_text as _type  # noqa: E402
 from helpers.hostile_app import upload as _upload  # noqa: E402
 from helpers.hostile_cases import CASES, _hf_doc, _model, run_case  # noqa: E402
 from helpers.hostile_round2 import CASES2, GZIP_ZEROS, REPLACE_BOMB, doubling_ranks  # noqa: E402
-from helpers.hostile_parts import html_vocab  # noqa: E402
+from helpers.hostile_parts import hostile_files, html_vocab  # noqa: E402
 from helpers.hostile_round3 import CASES3, PRECOMPILED_BOMB, spm_model  # noqa: E402
 from keystroke import checkout_dir  # noqa: E402
 from load import tree_cpu_s, tree_rss_kib  # noqa: E402
@@ -130,6 +130,17 @@ APP = [
      "then Vocabulary (12 s of CPU and +518 MB before)",
      lambda tab: (_upload(tab, "html.json", html_vocab()), _settle(tab, 60_000),
                   _go(tab, "Vocabulary"))),
+    ("app-tokenize-combining-cluster", "Tokenize (GPT-4): one letter and 200,000 combining "
+     "marks (not drawn within 20 s before)",
+     lambda tab: paste_live(tab, "a" + "\u0301" * 200_000)),
+    # every hostile tokenizer file of issue 32 (helpers.hostile_parts), uploaded, then its
+    # text pasted on Tokenize: the file's own encoder and the owner library's parity badge
+    *[(f"app-file-{family}", f"upload {file_name} ({family}), then {len(text):,} "
+       "characters on Tokenize",
+       lambda tab, data=data, file_name=file_name, text=text: (
+           _upload(tab, file_name, data), _settle(tab, 60_000), paste_live(tab, text)))
+      for family, (data, file_name, text, _) in hostile_files().items()
+      if family != "precompiled-bomb"],  # app-upload-precompiled-bomb above is that one
     # last: it used to rerun every second for good (the box resent, each run encoded anew)
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
