@@ -9,7 +9,11 @@ Core and CLI attempts come from tests/helpers/hostile_cases.py, hostile_round2.p
 hostile_round3.py, each in a fresh capped process, judged by its CPU time (a wall clock only
 guards against waits) (the `--scheduler` ones with their server living during the
 attempt only). App attempts drive `streamlit run app.py` on 127.0.0.1 in headless
-Chromium, one fresh session each. The browser's own request log counts fetches the page
+Chromium, one fresh session each; among them every issue-32 tokenizer file of
+tests/helpers/hostile_parts.py (normalizers, decoders, a post-processor template,
+charsmaps, a Unigram lattice, WordPiece, SentencePiece controls) uploaded with its text
+pasted on Tokenize, a view row of 200,000 combining marks, and 100,000 HTML-shaped pieces
+on Vocabulary. The browser's own request log counts fetches the page
 was tricked into. During each app attempt a thread asks /_stcore/health every 0.1 s and
 samples the server's process tree's memory. Once the tab is closed, the server (started
 with a 2 s disconnected-session TTL) drops its session and its memory is read until it
