@@ -247,7 +247,10 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
             health, peak = watch.finish()
             shot = ROOT / "screenshots" / f"hostile_{name}.png"
             shot.parent.mkdir(exist_ok=True)
-            tab.screenshot(path=str(shot))
+            try:  # a tab whose renderer is stuck (200,000 combining marks) cannot be shot
+                tab.screenshot(path=str(shot), timeout=10_000)
+            except Exception as e:
+                message = message or f"no screenshot: {type(e).__name__}"
             # the attribute as written, not as resolved: an in-page anchor (#stMain)
             # resolves against the page's URL, which holds the tokenizer's name
             injected = tab.evaluate(f"""() => [...document.querySelectorAll('strong, img, a')]
