@@ -9,7 +9,11 @@ Core and CLI attempts come from tests/helpers/hostile_cases.py, hostile_round2.p
 hostile_round3.py, each in a fresh capped process, judged by its CPU time (a wall clock only
 guards against waits) (the `--scheduler` ones with their server living during the
 attempt only). App attempts drive `streamlit run app.py` on 127.0.0.1 in headless
-Chromium, one fresh session each. The browser's own request log counts fetches the page
+Chromium, one fresh session each; among them every issue-32 tokenizer file of
+tests/helpers/hostile_parts.py (normalizers, decoders, a post-processor template,
+charsmaps, a Unigram lattice, WordPiece, SentencePiece controls) uploaded with its text
+pasted on Tokenize, a view row of 200,000 combining marks, and 100,000 HTML-shaped pieces
+on Vocabulary. The browser's own request log counts fetches the page
 was tricked into. During each app attempt a thread asks /_stcore/health every 0.1 s and
 samples the server's process tree's memory. Once the tab is closed, the server (started
 with a 2 s disconnected-session TTL) drops its session and its memory is read until it
@@ -48,6 +52,7 @@ from helpers.hostile_app import type_text as _type  # noqa: E402
 from helpers.hostile_app import upload as _upload  # noqa: E402
 from helpers.hostile_cases import CASES, _hf_doc, _model, run_case  # noqa: E402
 from helpers.hostile_round2 import CASES2, GZIP_ZEROS, REPLACE_BOMB, doubling_ranks  # noqa: E402
+from helpers.hostile_parts import hostile_files, html_vocab  # noqa: E402
 from helpers.hostile_round3 import CASES3, PRECOMPILED_BOMB, spm_model  # noqa: E402
 from keystroke import checkout_dir  # noqa: E402
 from load import tree_cpu_s, tree_rss_kib  # noqa: E402
@@ -125,6 +130,21 @@ APP = [
      lambda tab: (tab.get_by_text("Decode ids").first.click(),
                   _type(tab, "Token ids to decode with this tokenizer",
                         " ".join(["15339"] * 300_000)))),
+    ("app-vocabulary-html-pieces", "tokenizer.json of 100,000 HTML/Markdown-shaped pieces, "
+     "then Vocabulary (12 s of CPU and +518 MB before)",
+     lambda tab: (_upload(tab, "html.json", html_vocab()), _settle(tab, 60_000),
+                  _go(tab, "Vocabulary"))),
+    ("app-tokenize-combining-cluster", "Tokenize (GPT-4): one letter and 200,000 combining "
+     "marks (not drawn within 20 s before)",
+     lambda tab: paste_live(tab, "a" + "\u0301" * 200_000)),
+    # every hostile tokenizer file of issue 32 (helpers.hostile_parts), uploaded, then its
+    # text pasted on Tokenize: the file's own encoder and the owner library's parity badge
+    *[(f"app-file-{family}", f"upload {file_name} ({family}), then {len(text):,} "
+       "characters on Tokenize",
+       lambda tab, data=data, file_name=file_name, text=text: (
+           _upload(tab, file_name, data), _settle(tab, 60_000), paste_live(tab, text)))
+      for family, (data, file_name, text, _) in hostile_files().items()
+      if family != "precompiled-bomb"],  # app-upload-precompiled-bomb above is that one
     # last: it used to rerun every second for good (the box resent, each run encoded anew)
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
      lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
@@ -227,7 +247,10 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
             health, peak = watch.finish()
             shot = ROOT / "screenshots" / f"hostile_{name}.png"
             shot.parent.mkdir(exist_ok=True)
-            tab.screenshot(path=str(shot))
+            try:  # a tab whose renderer is stuck (200,000 combining marks) cannot be shot
+                tab.screenshot(path=str(shot), timeout=10_000)
+            except Exception as e:
+                message = message or f"no screenshot: {type(e).__name__}"
             # the attribute as written, not as resolved: an in-page anchor (#stMain)
             # resolves against the page's URL, which holds the tokenizer's name
             injected = tab.evaluate(f"""() => [...document.querySelectorAll('strong, img, a')]

@@ -34,7 +34,7 @@ from collections import OrderedDict
 
 from bpe.evaluate import script_shares as shares_by_script
 from bpe.replay import merge_parents, token_counts_by_merge
-from viz.vocab import vocab_frame
+from viz.vocab import vocab_numbers
 
 TEXTS_KEPT = 16  # token-count curves remembered per tokenizer (one per text)
 
@@ -151,11 +151,12 @@ def entries():
 
 
 def vocab_table(tok, *, wait=contextlib.nullcontext):
-    """viz.vocab.vocab_frame(tok), shared: never mutate it. wait(message) is a context
+    """viz.vocab.vocab_numbers(tok) (no display text: the page adds it to the rows it
+    shows), shared: never mutate it. wait(message) is a context
     manager shown while it is built (st.spinner on a page)."""
     def build():
         with wait("Building the vocabulary table…"):
-            return vocab_frame(tok)
+            return vocab_numbers(tok)
     return remember(tok, "vocab table", build)
 
 

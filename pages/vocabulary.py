@@ -83,7 +83,7 @@ only_partial = st.checkbox("Only tokens that are not whole UTF-8 characters",
                            key="vocab_partial")
 
 try:
-    found = vocab.search_tokens(frame, query, mode)
+    found = vocab.search_tokens(frame, query, mode, tok=tok)
 except ValueError as e:
     st.error(md(e))
     found = frame.iloc[:0]
@@ -98,7 +98,8 @@ found = vocab.sort_tokens(found, sort_by, descending)
 st.caption(f"{len(found):,} matching token{'s' if len(found) != 1 else ''}"
            + (f"; showing the first {TABLE_ROWS:,}" if len(found) > TABLE_ROWS else "")
            + ". Select a row to see it in detail.")
-shown = found.head(TABLE_ROWS)
+# display text for the rows sent only: a visitor's 100k HTML-shaped pieces are not all escaped
+shown = vocab.with_text(tok, found.head(TABLE_ROWS))
 empty = vocab.empty_columns(frame)
 columns = [c for c in ("id", "token", "length", "hex", "pair", "merge", "count", "children",
                        "whole_chars") if c not in empty]
@@ -141,7 +142,7 @@ detail_col, children_col = st.columns([1, 1])
 idx = detail_col.number_input("Token id", min_value=0, max_value=int(frame.index.max()),
                               step=1, key="vocab_id")
 try:
-    detail = vocab.token_detail(frame, int(idx))
+    detail = vocab.token_detail(frame, int(idx), tok)
 except KeyError as e:
     detail_col.error(md(e.args[0]))
     detail = None
@@ -172,8 +173,8 @@ if detail is not None:
         st.write(f"**{len(children):,}** token{'s' if len(children) != 1 else ''} "
                  "built on top of it" + (":" if len(children) else "."))
         if len(children):
-            st.dataframe(blank_missing(children[[c for c in ("id", "token", "pair", "merge")
-                                                 if c not in empty]].head(TABLE_ROWS)),
+            st.dataframe(blank_missing(vocab.with_text(tok, children.head(TABLE_ROWS))[
+                             [c for c in ("id", "token", "pair", "merge") if c not in empty]]),
                          hide_index=True, height=300)
 
 # ------------------------------------------------------------------ a sample text
@@ -187,8 +188,11 @@ widgets.figures(
     ("Vocabulary never touched", f"{untouched:,}",
      f"Of the {ordinary:,} ordinary tokens, this text uses {len(used) / ordinary:.2%}; the "
      f"other {untouched / ordinary:.2%} it never touches."))
-st.dataframe(blank_missing(used[[c for c in ("id", "token", "uses", "pair", "merge",
-                                            "whole_chars") if c not in empty]]),
+if len(used) > TABLE_ROWS:
+    st.caption(f"Showing the {TABLE_ROWS:,} most used of the {len(used):,} tokens.")
+st.dataframe(blank_missing(vocab.with_text(tok, used.head(TABLE_ROWS))[
+                 [c for c in ("id", "token", "uses", "pair", "merge", "whole_chars")
+                  if c not in empty]]),
              hide_index=True, height=300,
              column_config={"whole_chars": st.column_config.CheckboxColumn("whole UTF-8")})
 with said:

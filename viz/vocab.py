@@ -13,6 +13,7 @@ is vectorized pandas on the frame. Nothing here imports streamlit or renders HTM
 import time
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 import regex
 
@@ -38,28 +39,22 @@ def visible(token: bytes) -> str:
     return display_text(token, whitespace="markers").replace("\n", "")
 
 
-def vocab_frame(tok):
-    """One row per token, indexed by id: id, token (visible), text (decoded, for search),
-    length (bytes), hex, left/right (the pair it was merged from), pair (visible), merge
-    (its step k, from 1), count (pair occurrences when merged; <NA> if not recorded),
-    children (tokens built on it), whole_chars, special."""
+def vocab_numbers(tok):
+    """One row per token, indexed by id, with no display text: id, length (bytes),
+    left/right (the pair it was merged from), merge (its step k, from 1), count (pair
+    occurrences when merged; <NA> if not recorded), children (tokens built on it),
+    whole_chars, special. What a page needs for every token (figures, sort, filters); the
+    text of a token is added only to the rows shown (with_text), since a visitor's
+    vocabulary can hold 100k long HTML-shaped pieces and each is escaped when drawn."""
     parents = {idx: pair for pair, idx in tok.merges.items()}
     specials = set(tok.special_tokens.values())
     ids = sorted(tok.vocab)
-    rows = {"id": ids, "token": [], "text": [], "length": [], "hex": [], "whole_chars": []}
-    for idx in ids:
-        token = tok.vocab[idx]
-        rows["token"].append(visible(token))
-        rows["text"].append(token.decode("utf-8", errors="replace"))
-        rows["length"].append(len(token))
-        rows["hex"].append(token.hex(" "))
-        rows["whole_chars"].append(is_whole_utf8(token))
-    frame = pd.DataFrame(rows, index=pd.Index(ids, name="idx"))
+    frame = pd.DataFrame({"id": ids, "length": [len(tok.vocab[idx]) for idx in ids],
+                          "whole_chars": [is_whole_utf8(tok.vocab[idx]) for idx in ids]},
+                         index=pd.Index(ids, name="idx"))
     frame["special"] = frame["id"].isin(specials)
     pairs = pd.DataFrame.from_dict(parents, orient="index", columns=["left", "right"])
     frame = frame.join(pairs.astype("Int64"))
-    frame["pair"] = (frame["left"].map(frame["token"]) + " + " +
-                     frame["right"].map(frame["token"])).fillna("")
     frame["merge"] = (frame["id"] - 255).where(frame["left"].notna()).astype("Int64")
     frame["count"] = pd.Series(tok.merge_counts, dtype="Int64").reindex(frame.index)
     # a token used as both halves of one pair ("a" + "a") has one child there, not two
@@ -67,8 +62,44 @@ def vocab_frame(tok):
     children = pd.concat([merged["left"],
                           merged["right"][merged["right"] != merged["left"]]]).value_counts()
     frame["children"] = children.reindex(frame.index, fill_value=0).astype(int)
-    return frame[["id", "token", "text", "length", "hex", "left", "right", "pair",
-                  "merge", "count", "children", "whole_chars", "special"]]
+    return frame[["id", "length", "left", "right", "merge", "count", "children",
+                  "whole_chars", "special"]]
+
+
+COLUMNS = ["id", "token", "text", "length", "hex", "left", "right", "pair", "merge", "count",
+           "children", "whole_chars", "special"]
+
+
+def with_text(tok, frame):
+    """frame's rows (from vocab_numbers) with their display columns added, each token
+    escaped once: token (visible), text (decoded, for search), hex, pair (visible).
+    Costs one visible() per row and per distinct half of a pair, so a page calls it on
+    the rows it shows, not on the vocabulary."""
+    if "token" in frame.columns:
+        return frame
+    if tok is None:
+        raise TypeError("this frame has no display text (vocab_numbers): pass tok")
+    halves = {int(i) for column in ("left", "right") for i in frame[column].dropna()}
+    shown = {idx: visible(tok.vocab[idx]) for idx in halves.union(frame.index)}
+    out = frame.copy()
+    # object columns: a pyarrow string column costs more to build than the rows shown
+    out["token"] = pd.Series([shown[idx] for idx in frame.index], index=frame.index,
+                             dtype=object)
+    out["text"] = pd.Series([tok.vocab[idx].decode("utf-8", errors="replace")
+                             for idx in frame.index], index=frame.index, dtype=object)
+    out["hex"] = pd.Series([tok.vocab[idx].hex(" ") for idx in frame.index],
+                           index=frame.index, dtype=object)
+    out["pair"] = pd.Series([f"{shown[int(a)]} + {shown[int(b)]}" if pd.notna(a) else ""
+                             for a, b in zip(frame["left"], frame["right"])],
+                            index=frame.index, dtype=object)
+    return out[COLUMNS + [c for c in frame.columns if c not in COLUMNS]]  # e.g. "uses"
+
+
+def vocab_frame(tok):
+    """Every token with its display text: vocab_numbers(tok) with with_text on all rows.
+    Columns: id, token (visible), text (decoded, for search), length (bytes), hex,
+    left/right, pair (visible), merge, count, children, whole_chars, special."""
+    return with_text(tok, vocab_numbers(tok))
 
 
 # characters that only the token column shows (markers for space, tab, newline, CR, and
@@ -87,11 +118,12 @@ def search_column(query):
     return "token" if MARKERS.intersection(query) else "text"
 
 
-def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIMEOUT):
+def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIMEOUT, tok=None):
     """The rows whose token contains query ("substring") or matches the regex query
     anywhere ("regex"), as it is displayed: a query with a marker in it (· ↵ → ␍ ⟨⟩) is
     matched against the token column as shown, else against the decoded text (see
-    search_column). An empty query keeps every row.
+    search_column). An empty query keeps every row. A frame without display text
+    (vocab_numbers) is searched through tok's vocabulary, one row at a time.
     ValueError for an invalid regex, TimeoutError if the regex takes longer than timeout
     seconds over the whole vocabulary (catastrophic backtracking).
 
@@ -104,9 +136,12 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
     """
     if not query:
         return frame
-    column = frame[search_column(query)]
+    column = _search_texts(frame, search_column(query), tok)
     if mode == "substring":
-        return frame[column.str.contains(query, case=case, regex=False)]
+        if not case:
+            query = query.casefold()
+        return frame[np.array([query in (text if case else text.casefold()) for text in column],
+                              dtype=bool)]
     if mode != "regex":
         raise ValueError(f"mode must be 'substring' or 'regex', not {mode!r}")
     try:
@@ -123,7 +158,19 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
             raise TimeoutError("regex timed out")
         # concurrent: the server's other sessions run while this one searches
         mask.append(compiled.search(text, concurrent=True, timeout=left) is not None)
-    return frame[mask]
+    return frame[np.array(mask, dtype=bool)]
+
+
+def _search_texts(frame, name, tok):
+    """The strings a search runs over: frame[name] when the frame has it, else each row's
+    token as decoded text ("text") or as shown ("token"), made as the search walks."""
+    if name in frame.columns:
+        return frame[name]
+    if tok is None:
+        raise TypeError("this frame has no display text (vocab_numbers): pass tok= to search it")
+    if name == "text":
+        return (tok.vocab[idx].decode("utf-8", errors="replace") for idx in frame.index)
+    return (visible(tok.vocab[idx]) for idx in frame.index)
 
 
 def empty_columns(frame):
@@ -156,9 +203,10 @@ def sort_tokens(frame, by="id", descending=False):
                              na_position="last")
 
 
-def token_detail(frame, idx):
+def token_detail(frame, idx, tok=None):
     """One token's row as a dict of plain values (None where missing) plus "built_on":
-    the rows of the tokens made from it.
+    the rows of the tokens made from it (as frame has them: with_text them to show).
+    A frame without display text (vocab_numbers) gets this one row's from tok.
     KeyError with the valid range for an id not in the vocabulary."""
     if idx not in frame.index:
         raise KeyError(f"no token with id {idx}: ids run from {frame.index.min()} to "
@@ -166,7 +214,7 @@ def token_detail(frame, idx):
     # plain Python values: None for a missing pair or count, int rather than numpy ints
     detail = {name: None if pd.isna(value) else
               value.item() if hasattr(value, "item") else value
-              for name, value in frame.loc[idx].items()}
+              for name, value in with_text(tok, frame.loc[[idx]]).loc[idx].items()}
     built_on = (frame["left"] == idx) | (frame["right"] == idx)
     detail["built_on"] = frame[built_on.fillna(False)]
     return detail

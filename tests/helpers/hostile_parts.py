@@ -21,6 +21,22 @@ CAP_BYTES = 1 << 30
 
 
 # ------------------------------------------------------------------ builders
+def html_vocab(n=100_000):
+    """A Unigram tokenizer.json of n pieces shaped like HTML, entities and Markdown
+    ("<script>7</script>", "&amp;9", "**3** ![x](http://h/3)"), as bytes: what a visitor
+    sends to make the Vocabulary page escape and draw many hostile strings (issue 32's
+    "pieces are HTML/JS-shaped strings")."""
+    tags = ("b", "i", "script", "div", "span", 'a href="x"', "img src=x onerror=alert(1)")
+    pieces = ["<unk>"] + [(f"<{t}>{i}</{t.split()[0]}>", f"&amp;{i}", f"<{t}>{i}",
+                           f"**{i}** ![x](http://h/{i})")[i % 4]
+                          for i, t in ((i, tags[i % len(tags)]) for i in range(n - 1))]
+    return json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": None, "pre_tokenizer": None, "post_processor": None, "decoder": None,
+        "model": {"type": "Unigram", "unk_id": 0,
+                  "vocab": [[piece, -1.0 - i / n] for i, piece in enumerate(pieces)]}}).encode()
+
+
 def charsmap(key=b"a", replacement=b"b" * (2 << 20)):
     """A precompiled charsmap (darts-clone trie + strings, laid out as sentencepiece's own
     builder lays out one rule) with one key, key (1 byte), replaced by replacement: the
@@ -126,34 +142,58 @@ def load_code(data, name, *then):
                      + then)
 
 
+def hostile_files():
+    """{family: (file bytes, file name, text, then)}: each hostile file a visitor can send,
+    the text that runs into it, and the code (on `tok` and `text`) that does; families()
+    runs them in a capped process, bench/hostile.py uploads them to the app and pastes the
+    text on Tokenize."""
+    seq = lambda kind, key, step, n: {"type": "Sequence", key: [step] * n}  # noqa: E731
+    encode, round_trip = "tok.encode_ordinary(text)", "tok.decode(tok.encode_ordinary(text))"
+    bare = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": None,
+            "post_processor": None, "decoder": None}
+    return {
+        "precompiled-bomb": (hf_doc(normalizer=precompiled(charsmap())), "tokenizer.json",
+                             "a" * 1500, encode),
+        "prepend-long": (hf_doc(normalizer={"type": "Prepend", "prepend": "x" * 3_000_000}),
+                         "tokenizer.json", "a b " * 300, encode),
+        "decoder-replace-empty": (hf_doc(decoder={"type": "Replace", "pattern": {"String": ""},
+                                                  "content": "x" * 10_000}),
+                                  "tokenizer.json", "ab " * 2000, round_trip),
+        "normalizer-sequence-20k": (
+            hf_doc(normalizer=seq("Sequence", "normalizers", {"type": "Lowercase"}, 20_000)),
+            "tokenizer.json", "Hello " * 2000, encode),
+        "decoder-sequence-20k": (hf_doc(decoder=seq("Sequence", "decoders", {"type": "Fuse"},
+                                                    20_000)),
+                                 "tokenizer.json", "ab " * 2000, round_trip),
+        "split-sequence": (hf_doc(pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": r"\s+"}, "behavior": "Isolated"},
+            {"type": "Split", "pattern": {"Regex": "(a|aa)+$|."}, "behavior": "Isolated"}]}),
+            "tokenizer.json", ("a" * 30 + "b ") * 100, encode),
+        "template-huge-id": (hf_doc(post_processor=template(2 ** 70)), "tokenizer.json", "ab",
+                             "tok.decode(tok.encode(text))"),
+        # issue 32: 30-40 s on a few KB before (pieces a..a*3000, 5,000 a's)
+        "unigram-lattice": (json.dumps({**bare, "model": {
+            "type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]] + [
+                ["a" * k, -float(k)] for k in range(1, 3001)]}}).encode(),
+            "tokenizer.json", "a" * 5000, encode),
+        # ours is linear here; tokenizers (the parity badge) is cubic
+        "wordpiece-long-word": (json.dumps({**bare, "model": {
+            "type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 10 ** 9, "vocab": {
+                "[UNK]": 0, "b": 1, "##a": 2, **{"b" + "a" * k: 2 + k for k in range(1, 2000)}}}}
+        ).encode(), "tokenizer.json", "b" + "a" * 20_000, encode),
+        "sp-charsmap-bomb": (sp_model(charsmap_blob=charsmap()), "x.model", "a" * 1500,
+                             "tok.encode(text)"),
+        "sp-300k-controls": (sp_model(controls=300_000), "x.model", "ab " * 100,
+                             "[tok.encode(text) for _ in range(5)]"),
+    }
+
+
 def families():
     """{family: code} for every hostile file this round bounds (for the figures)."""
-    seq = lambda kind, key, step, n: {"type": "Sequence", key: [step] * n}  # noqa: E731
     return {
-        "precompiled-bomb": load_code(hf_doc(normalizer=precompiled(charsmap())),
-                                      "tokenizer.json", "tok.encode_ordinary('a' * 1500)"),
-        "prepend-long": load_code(hf_doc(normalizer={"type": "Prepend", "prepend": "x" * 3_000_000}),
-                                  "tokenizer.json", "tok.encode_ordinary('a b ' * 300)"),
-        "decoder-replace-empty": load_code(
-            hf_doc(decoder={"type": "Replace", "pattern": {"String": ""}, "content": "x" * 10_000}),
-            "tokenizer.json", "tok.decode(tok.encode_ordinary('ab ' * 2000))"),
-        "normalizer-sequence-20k": load_code(
-            hf_doc(normalizer=seq("Sequence", "normalizers", {"type": "Lowercase"}, 20_000)),
-            "tokenizer.json", "tok.encode_ordinary('Hello ' * 2000)"),
-        "decoder-sequence-20k": load_code(
-            hf_doc(decoder=seq("Sequence", "decoders", {"type": "Fuse"}, 20_000)),
-            "tokenizer.json", "tok.decode(tok.encode_ordinary('ab ' * 2000))"),
-        "split-sequence": load_code(
-            hf_doc(pre_tokenizer={"type": "Sequence", "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": r"\s+"}, "behavior": "Isolated"},
-                {"type": "Split", "pattern": {"Regex": "(a|aa)+$|."}, "behavior": "Isolated"}]}),
-            "tokenizer.json", "tok.encode_ordinary(('a' * 30 + 'b ') * 100)"),
-        "template-huge-id": load_code(hf_doc(post_processor=template(2 ** 70)), "tokenizer.json",
-                                      "tok.decode(tok.encode('ab'))"),
-        "sp-charsmap-bomb": load_code(sp_model(charsmap_blob=charsmap()), "x.model",
-                                      "tok.encode('a' * 1500)"),
-        "sp-300k-controls": load_code(sp_model(controls=300_000), "x.model",
-                                      "[tok.encode('ab ' * 100) for _ in range(5)]"),
+        **{name: load_code(data, file_name, f"text = {text!r}", then)
+           for name, (data, file_name, text, then) in hostile_files().items()},
         "sp-3m-pieces": load_code(sp_model(normal=3_000_000), "x.model", "tok.encode('ab')"),
         "gpt2-merges-10m": "from bpe.formats.gpt2 import parse_merges\n"
                            "parse_merges(b'#version: 0.2\\n' + b'a b\\n' * 10_000_000)",
