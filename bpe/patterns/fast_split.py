@@ -140,7 +140,7 @@ class FastSplit:
         """The ids of text: chunk_ids[chunk] for each chunk of self(text), joined in order.
         chunk_ids: chunk str -> list of ids, a dict that fills itself (bpe.chunk_cache's
         ChunkCache). words: word -> the ids of " " + word, a plain dict this fills (kept
-        under WORDS_LIMIT entries) and reads for the ASCII stretches.
+        under WORDS_LIMIT entries) and reads.
 
         >>> from bpe.patterns import GPT2_SPLIT_PATTERN
         >>> class Lengths(dict):
@@ -149,28 +149,12 @@ class FastSplit:
         >>> for_pattern(GPT2_SPLIT_PATTERN).encode("Hi  you,\\n all", Lengths(), {})
         [2, 1, 4, 1, 1, 4]
         """
-        if text.isascii():
-            return self._ascii_ids(text, chunk_ids, words)
-        ids = []
-        try:
-            for start, end, mapped in _stretches(text):
-                if mapped:
-                    ids += chain.from_iterable(map(chunk_ids.__getitem__, _mapped_chunks(
-                        text[start:end], self.ascii_findall, self.stand_ins)))
-                else:
-                    ids += self._ascii_ids(text[start:end], chunk_ids, words)
-        except _NoStandIn:
-            return list(chain.from_iterable(map(chunk_ids.__getitem__, self.slow(text))))
-        return ids
-
-    def _ascii_ids(self, text, chunk_ids, words):
-        """encode for ASCII text that begins and ends at chunk boundaries, word by word."""
         glued = _glue(text)
         if glued is None:  # the text holds WORD_GLUE itself: chunk by chunk
-            return list(chain.from_iterable(map(chunk_ids.__getitem__, self.only_findall(text))))
+            return list(chain.from_iterable(map(chunk_ids.__getitem__, self(text))))
         parts = glued.split(" ")
         # the text before the first space is a unit with no space in front
-        ids = list(chain.from_iterable(map(chunk_ids.__getitem__, self.only_findall(
+        ids = list(chain.from_iterable(map(chunk_ids.__getitem__, self(
             parts[0].replace(WORD_GLUE, " ")))))
         del parts[0]
         found = list(map(words.get, parts))
@@ -186,11 +170,11 @@ class FastSplit:
         return ids
 
     def _new_words(self, missing, chunk_ids):
-        """{word: ids of " " + word} for words not seen before, all split by one findall
-        over " " + the words joined by spaces (each but the last ends in a character that
+        """{word: ids of " " + word} for words not seen before, all split by one call of
+        the split on " " + the words joined by spaces (each but the last ends in a character that
         is not white space, so the chunks break where the words do)."""
         joined = (" " + " ".join(missing)).replace(WORD_GLUE, " ")
-        chunks = self.only_findall(joined)
+        chunks = self(joined)
         chunk_lists = list(map(chunk_ids.__getitem__, chunks))
         chunks_to = dict(zip(accumulate(map(len, chunks)), count(1)))  # end offset -> chunks
         # subtle: a KeyError here would mean a chunk crossed a word's end, which the
@@ -256,23 +240,27 @@ def _stretches(text):
 # cuts at every space in C, so first every space right after white space (which may
 # belong to the chunk before, as in cl100k's "\n \n") is glued to its word as WORD_GLUE.
 # A known word's ids are then one dict look-up instead of a regex match and a look-up per
-# chunk; the new words of a text are split together by one findall.
+# chunk; the new words of a text are split together by one call of the split. The same
+# holds of any text (no \p class holds white space), with Unicode's white space glued too.
 WORD_GLUE = "\x00"      # stands for a space glued to its word (a text holding it is not cut)
 WORD_CHARS = 256        # longer words are encoded but not kept
 WORDS_LIMIT = 200_000   # words kept before the dict starts over
-_WHITE = "\t\n\x0b\x0c\r"  # regex's \s within ASCII, but the space
+# what `regex` calls white space (\s), but the space: a test checks every code point
+WHITE_SPACE = ("\t\n\x0b\x0c\r", "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")  # (ASCII, the rest)
 
 
 def _glue(text):
     """text with each space that follows white space replaced by WORD_GLUE, or None if
-    text holds WORD_GLUE itself.
+    text holds WORD_GLUE itself. (Gluing a space that needed none would only make a longer
+    word: a space after white space must never be missed, so the list may hold more.)
 
     >>> _glue("a  b\\n c d")
     'a \\x00b\\n\\x00c d'
     """
     if WORD_GLUE in text:
         return None
-    for white in _WHITE:
+    for white in WHITE_SPACE[0] if text.isascii() else "".join(WHITE_SPACE):
         if white + " " in text:
             text = text.replace(white + " ", white + WORD_GLUE)
     if "  " in text:  # the second space of each pair; a third now follows a glue

@@ -18,7 +18,7 @@ NAMES = ["cl100k_base", "r50k_base", "o200k_base", "llama3", "llama4", "tekken"]
 # both cases, contractions, digits, punctuation, the \x1c-\x1f that are white space to `re`
 # but not to the patterns, and a few non-ASCII characters (mapped stretches between words)
 ALPHABET = [" ", "  ", "\n", "\n ", " \n", "\t", "\r", "\r\n", "\x0b", "\x0c", "\x00", "\x1c",
-            "\x1f", "a", "Z", "hello", "World", "'s", "'LL", "'t", "7", "1234", ".", ",",
+            "\x1f", "\x85", "\u2028", "\u3000 ", "\u00a0 ", "a", "Z", "hello", "World", "'s", "'LL", "'t", "7", "1234", ".", ",",
             "!?", "/", "-", "é", "\u00a0", "\u3000", "한", "ا\u0301", "😉"]
 TEXTS = st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join)
 
@@ -91,3 +91,13 @@ def test_text_holding_the_glue_character_is_split_chunk_by_chunk():
     split = fast_split.for_pattern(GPT2_SPLIT_PATTERN)
     text = "a\x00 b  c\n d"
     assert split.encode(text, Counting(), {}) == [len(chunk) for chunk in split(text)]
+
+
+def test_every_white_space_is_glued():
+    """A space after any character the patterns call white space (regex's \\s) is glued:
+    missing one would cut a chunk such as "\\u3000 " in two."""
+    import regex
+    listed = set("".join(fast_split.WHITE_SPACE))
+    missed = [hex(cp) for cp in range(0x110000)
+              if cp != 0x20 and regex.fullmatch(r"\s", chr(cp)) and chr(cp) not in listed]
+    assert missed == []
