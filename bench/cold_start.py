@@ -99,19 +99,25 @@ def child(side, name, mode, text_path):
 
 
 # ------------------------------------------------------------------ the parent
-def run(side, name, mode, text_path, env):
+def timed(cmd, env, cwd=None, stdout=subprocess.PIPE):
+    """Run cmd to its end: {"wall", "cpu" (user + system of it and its children, from
+    os.wait4), "peak_mib" (its ru_maxrss), "out" (its stdout, if piped)}; SystemExit if it
+    fails."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--child", side, name, mode, text_path],
-                            stdout=subprocess.PIPE, env=env)
-    out = proc.stdout.read()
+    proc = subprocess.Popen(cmd, stdout=stdout, env=env, cwd=cwd)
+    out = proc.stdout.read() if proc.stdout else b""
     _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    if proc.returncode:
-        raise SystemExit(f"{side} {name} {mode} failed (exit {proc.returncode})")
-    result = json.loads(out.decode().strip().splitlines()[-1])
-    result.update(cpu=usage.ru_utime + usage.ru_stime, wall=wall,
-                  peak_mib=usage.ru_maxrss / 1024)
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed (exit {os.waitstatus_to_exitcode(status)})")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+            "peak_mib": usage.ru_maxrss / 1024, "out": out}
+
+
+def run(side, name, mode, text_path, env):
+    got = timed([sys.executable, __file__, "--child", side, name, mode, text_path], env)
+    result = json.loads(got.pop("out").decode().strip().splitlines()[-1])
+    result.update(got)
     return result
 
 

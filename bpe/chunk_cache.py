@@ -18,6 +18,13 @@ class ChunkCache(dict):
         super().__init__()
         self.encode_chunk = encode_chunk  # text_bytes -> list of ids
 
+    def bounded(self):
+        """This cache, emptied first if it holds more than CACHE_LIMIT chunks (encode calls
+        it once per text, so the cache never grows without bound)."""
+        if len(self) > CACHE_LIMIT:
+            self.clear()
+        return self
+
     def __missing__(self, chunk):
         chunk_ids = self.encode_chunk(chunk.encode("utf-8"))
         if len(chunk) <= CACHE_CHUNK_CHARS:

@@ -18,10 +18,13 @@ patterns are not proven safe to cut this way, so their text is held until it end
 This file does not encode chunks (the tokenizer does) nor read files.
 """
 from .counting.chunks import CARRY
-from .specials import raise_disallowed
+from .specials import SpecialFinders, raise_disallowed, special_policy
 from .text import clean_text
 
 BASE_CHARS = 1 << 16  # characters gathered before the text is split
+# the streams' own finders (bounded as every SpecialFinders is): a stream reads only the
+# tokenizer's public special_tokens, never its private caches
+FINDERS = SpecialFinders()
 
 
 def encode_iterable(tok, iterable, allowed_special, disallowed_special):
@@ -34,9 +37,9 @@ def encode_iterable(tok, iterable, allowed_special, disallowed_special):
     if isinstance(iterable, (str, bytes)):
         raise TypeError("encode_iterable takes an iterable of str (a file's lines, a list "
                         "of pieces); for one str, use encode(text)")
-    allowed, disallowed = tok._policy(allowed_special, disallowed_special)
+    allowed, disallowed = special_policy(tok.special_tokens, allowed_special, disallowed_special)
     watched = allowed | disallowed
-    finder = tok._special_finder(watched) if watched else None
+    finder = FINDERS.find(watched) if watched else None
     longest = max(map(len, watched), default=1)
     # a tokenizer that cuts text its own way before splitting (Llama's) is held whole too
     streamable = tok.is_preset and \

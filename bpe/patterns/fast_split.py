@@ -16,10 +16,13 @@ first candidate with exactly those answers; tests check every code point. A char
 with no such candidate (none is known) sends the text to `regex`.
 
 `for_pattern(pattern)` is the fast split of a known pattern (GPT-2's, GPT-4's, GPT-4o's,
-Llama 3's, Tekken's), or None. It knows no tokenizer.
+Llama 3's, Tekken's), or None. Its `encode` also turns the chunks into ids through the
+caller's caches, ASCII text a word at a time (see "encoding by words" below). It knows no
+tokenizer and encodes no chunk itself.
 """
 import re
-from itertools import accumulate
+from itertools import accumulate, chain, compress, count, repeat
+from operator import add, ge, is_
 from string import ascii_letters
 
 import regex
@@ -133,6 +136,54 @@ class FastSplit:
     def __reduce__(self):
         return for_pattern, (self.pattern,)
 
+    def encode(self, text, chunk_ids, words):
+        """The ids of text: chunk_ids[chunk] for each chunk of self(text), joined in order.
+        chunk_ids: chunk str -> list of ids, a dict that fills itself (bpe.chunk_cache's
+        ChunkCache). words: word -> the ids of " " + word, a plain dict this fills (kept
+        under WORDS_LIMIT entries) and reads.
+
+        >>> from bpe.patterns import GPT2_SPLIT_PATTERN
+        >>> class Lengths(dict):
+        ...     def __missing__(self, chunk):
+        ...         return [len(chunk)]
+        >>> for_pattern(GPT2_SPLIT_PATTERN).encode("Hi  you,\\n all", Lengths(), {})
+        [2, 1, 4, 1, 1, 4]
+        """
+        glued = _glue(text)
+        if glued is None:  # the text holds WORD_GLUE itself: chunk by chunk
+            return list(chain.from_iterable(map(chunk_ids.__getitem__, self(text))))
+        parts = glued.split(" ")
+        # the text before the first space is a unit with no space in front
+        ids = list(chain.from_iterable(map(chunk_ids.__getitem__, self(
+            parts[0].replace(WORD_GLUE, " ")))))
+        del parts[0]
+        found = list(map(words.get, parts))
+        if None in found:
+            new = self._new_words(list(dict.fromkeys(compress(parts, map(is_, found, repeat(None))))),
+                                  chunk_ids)
+            found = list(map(new.get, parts, found))
+            if len(words) + len(new) > WORDS_LIMIT:
+                words.clear()
+            # long words are rare: kept, they would only cost memory (as in the chunk cache)
+            words.update(compress(new.items(), map(ge, repeat(WORD_CHARS), map(len, new))))
+        ids += chain.from_iterable(found)
+        return ids
+
+    def _new_words(self, missing, chunk_ids):
+        """{word: ids of " " + word} for words not seen before, all split by one call of
+        the split on " " + the words joined by spaces (each but the last ends in a character that
+        is not white space, so the chunks break where the words do)."""
+        joined = (" " + " ".join(missing)).replace(WORD_GLUE, " ")
+        chunks = self(joined)
+        chunk_lists = list(map(chunk_ids.__getitem__, chunks))
+        chunks_to = dict(zip(accumulate(map(len, chunks)), count(1)))  # end offset -> chunks
+        # subtle: a KeyError here would mean a chunk crossed a word's end, which the
+        # patterns never allow (see "encoding by words")
+        bounds = [0, *map(chunks_to.__getitem__,
+                          accumulate(map(add, map(len, missing), repeat(1))))]
+        return dict(zip(missing, map(list, map(chain.from_iterable, map(
+            chunk_lists.__getitem__, map(slice, bounds, bounds[1:]))))))
+
 
 def _split_mapped(text, ascii_findall, only_findall, stand_ins):
     """The split of a text that is not all ASCII. Each stretch around non-ASCII runs, from
@@ -141,7 +192,25 @@ def _split_mapped(text, ascii_findall, only_findall, stand_ins):
     text between such stretches is split in place by only_findall (no mapping, no cutting,
     and the possessive ASCII pattern where there is one)."""
     chunks = []
-    done = 0  # chunks is the split of text[:done], and done is a boundary
+    for start, end, mapped in _stretches(text):
+        if mapped:
+            chunks += _mapped_chunks(text[start:end], ascii_findall, stand_ins)
+        else:
+            chunks += only_findall(text, start, end)
+    return chunks
+
+
+def _mapped_chunks(stretch, ascii_findall, stand_ins):
+    """stretch split by ascii_findall on its stand-ins, the chunks cut from stretch."""
+    ends = list(accumulate(map(len, ascii_findall(stretch.translate(stand_ins)))))
+    return list(map(stretch.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+
+
+def _stretches(text):
+    """(start, end, mapped) covering text in order, each from a boundary (see
+    _next_boundary) to one: mapped stretches hold non-ASCII runs (those closer than
+    2**RARE_SHIFT characters together), the others are all ASCII."""
+    done = 0  # text[:done] is covered, and done is a boundary
     run = _next_non_ascii(text)
     while run:
         start = _boundary_before(text, run.start(), done)
@@ -154,14 +223,51 @@ def _split_mapped(text, ascii_findall, only_findall, stand_ins):
                 break
             end = run.end()
         if done < start:
-            chunks += only_findall(text, done, start)
-        stretch = text[start:end]
-        ends = list(accumulate(map(len, ascii_findall(stretch.translate(stand_ins)))))
-        chunks += map(stretch.__getitem__, map(slice, [0, *ends[:-1]], ends))
+            yield done, start, False
+        yield start, end, True
         done = end
     if done < len(text):
-        chunks += only_findall(text, done)
-    return chunks
+        yield done, len(text), False
+
+
+# ------------------------------------------------------------------ encoding by words
+# In every pattern here a space right after a character that is not white space begins a
+# chunk: no chunk holds such a character followed by a space (letters, digits and
+# punctuation runs stop before white space; only a chunk's optional first character may
+# be a space). So ASCII text cut before those spaces falls into units " " + word, and each
+# unit alone splits as it does in place: it ends in a character that is not white space,
+# where `$` fails and `(?!\S)` succeeds in both (a space follows in place). str.split(" ")
+# cuts at every space in C, so first every space right after white space (which may
+# belong to the chunk before, as in cl100k's "\n \n") is glued to its word as WORD_GLUE.
+# A known word's ids are then one dict look-up instead of a regex match and a look-up per
+# chunk; the new words of a text are split together by one call of the split. The same
+# holds of any text (no \p class holds white space), with Unicode's white space glued too.
+WORD_GLUE = "\x00"      # stands for a space glued to its word (a text holding it is not cut)
+WORD_CHARS = 256        # longer words are encoded but not kept
+WORDS_LIMIT = 200_000   # words kept before the dict starts over
+# what `regex` calls white space (\s), but the space: a test checks every code point
+WHITE_SPACE = ("\t\n\x0b\x0c\r", "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")  # (ASCII, the rest)
+
+
+def _glue(text):
+    """text with each space that follows white space replaced by WORD_GLUE, or None if
+    text holds WORD_GLUE itself. (Gluing a space that needed none would only make a longer
+    word: a space after white space must never be missed, so the list may hold more.)
+
+    >>> _glue("a  b\\n c d")
+    'a \\x00b\\n\\x00c d'
+    """
+    if WORD_GLUE in text:
+        return None
+    for white in WHITE_SPACE[0] if text.isascii() else "".join(WHITE_SPACE):
+        if white + " " in text:
+            text = text.replace(white + " ", white + WORD_GLUE)
+    if "  " in text:  # the second space of each pair; a third now follows a glue
+        text = text.replace("  ", " " + WORD_GLUE)
+    if WORD_GLUE + " " in text:  # no two spaces are left side by side, so one pass
+        text = text.replace(WORD_GLUE + " ", WORD_GLUE * 2)
+    return text
 
 
 def _boundary_before(text, pos, lo):
