@@ -173,7 +173,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         if by_position:
             first = positions[0]
             if tok[first] != a or nxt[first] < 0 or tok[nxt[first]] != b:
-                first = _first_valid(positions, a, b, tok, nxt)
+                first = first_occurrence(positions, a, b, tok, nxt)
             if first != key:
                 heappush(heap, entry(count, pair_code, first))
                 continue
@@ -351,9 +351,15 @@ def _tied_pairs(heap, stats, winner, count, max_ties, read, bits):
     return [(code >> bits, code & mask) for code in tied]
 
 
-def _first_valid(positions, a, b, tok, nxt):
-    """The first position where the pair (a, b) still occurs; drops the stale entries
-    before it."""
+def first_occurrence(positions, a, b, tok, nxt):
+    """The first position where the pair (a, b) still occurs in positions (ascending,
+    some stale: tok[p] is a token's id at p, nxt[p] the next token's position or -1);
+    drops the stale entries before it. bpe.methods.merging's layout reads it too.
+
+    >>> positions = [0, 2, 4]
+    >>> first_occurrence(positions, 7, 9, [7, 8, 7, 9, -1], [1, 2, 3, -1, -1]), positions
+    (2, [2, 4])
+    """
     for i, p in enumerate(positions):
         if tok[p] == a:
             q = nxt[p]
