@@ -120,8 +120,14 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     big_freq = max((freq for _, freq in words), default=0) >= 1 << 31
     wt = (partial(array, "q" if big_freq else typecode) if compact else list)(
         chain.from_iterable(repeat(freq, len(word)) for word, freq in words))
-    stats = defaultdict(int)   # (int, int) -> weighted count, always exact
-    where = defaultdict(new_array)  # (int, int) -> positions where the pair starts, ascending;
+    # subtle: a pair (a, b) is kept as the one int a << bits | b (its code), and a heap
+    # entry as one int too (see _HeapEntries): ints hash and compare in C without a
+    # tuple to build, take a third of the memory, and are not tracked by the cyclic gc,
+    # whose passes over millions of heap tuples cost a quarter of the merge loop.
+    bits = max(vocab_size, first_idx).bit_length()
+    mask = (1 << bits) - 1
+    stats = defaultdict(int)   # code -> weighted count, always exact
+    where = defaultdict(new_array)  # code -> positions where the pair starts, ascending;
     # subtle: entries go stale when a neighbour merges and are skipped when read. A pair
     # gains positions only in the step that creates its newer id, in ascending order,
     # so each list stays sorted and its first valid entry is the pair's first occurrence.
@@ -132,15 +138,14 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         if end < n:
             prv[end] = -1
         # the pairs start at start .. end - 2, which prv[start + 1:end] holds (and shares)
-        for pos, pair in zip(prv[start + 1:end], zip(word, word[1:])):
-            where[pair].append(pos)
+        for pos, a, b in zip(prv[start + 1:end], word, word[1:]):
+            where[a << bits | b].append(pos)
     weight = wt.__getitem__
-    for pair, positions in where.items():
-        stats[pair] = sum(map(weight, positions))
+    for code, positions in where.items():
+        stats[code] = sum(map(weight, positions))
     by_position = tie_break == "first"
-    tie_key = _tie_key(tie_break, vocab)
-    heap = [(-count, where[pair][0] if by_position else tie_key(pair), pair)
-            for pair, count in stats.items()]
+    entry, read, recount = heap_entries(tie_break, vocab, bits, n)
+    heap = [entry(count, code, where[code][0]) for code, count in stats.items()]
     heapify(heap)
 
     merges = {}
@@ -154,25 +159,23 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         if idx >= vocab_size:
             stop_reason = "vocab_size"
             break
-        negcount, key, pair = heappop(heap)
-        count = stats.get(pair, 0)
-        if count != -negcount:
+        top = heappop(heap)
+        count_then, key, pair_code = read(top)
+        count = stats.get(pair_code, 0)
+        if count != count_then:
             # subtle: counts of old pairs only fall and their first positions only
             # move right, so a stale entry always sorts too early: fix it and retry
             if count:
-                heappush(heap, (-count, key, pair))
+                heappush(heap, recount(top, count))
             continue
-        a, b = pair
-        positions = where[pair]
+        a, b = pair_code >> bits, pair_code & mask
+        positions = where[pair_code]
         if by_position:
             first = positions[0]
             if tok[first] != a or nxt[first] < 0 or tok[nxt[first]] != b:
-                first = _first_valid(positions, pair, tok, nxt)
-                if first != key:
-                    heappush(heap, (negcount, first, pair))
-                    continue
-            elif first != key:
-                heappush(heap, (negcount, first, pair))
+                first = first_occurrence(positions, a, b, tok, nxt)
+            if first != key:
+                heappush(heap, entry(count, pair_code, first))
                 continue
         if count < min_frequency:
             stop_reason = "min_frequency"
@@ -183,13 +186,13 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
                 stop_reason = "vocab_bytes"
                 break
         if record_ties:
-            merge_ties[idx] = _tied_pairs(heap, stats, pair, count, max_ties)
+            merge_ties[idx] = _tied_pairs(heap, stats, pair_code, count, max_ties, read, bits)
         vocab[idx] = vocab[a] + vocab[b]  # before the new pairs: greatest_bytes keys read it
         # --- merge every occurrence, left to right, without overlap. Count changes
         # are gathered per neighbour id and applied once the step is done. A new pair
         # (x, idx) or (idx, y) sits in the same word as the pair it replaces, so its
         # count is the weight that pair lost there.
-        del stats[pair], where[pair]
+        del stats[pair_code], where[pair_code]
         new_left = {}     # x -> positions of new pair (x, idx), ascending
         new_right = {}    # y -> positions of new pair (idx, y), ascending
         for p in positions:
@@ -222,15 +225,15 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         # it replaces, so its count is the weight that pair lost.
         for x, positions in new_left.items():
             w = sum(map(weight, positions)) if len(positions) > 1 else wt[positions[0]]
-            new = (x, idx)
+            new = x << bits | idx
             where[new] = new_array(positions) if compact else positions
             stats[new] = w
-            heappush(heap, (-w, positions[0] if by_position else tie_key(new), new))
+            heappush(heap, entry(w, new, positions[0]))
             if x != idx:  # else (idx, a) is a pair of this step, already accounted for
-                _forget(stats, where, (x, a), w, pair)
+                _forget(stats, where, x << bits | a, w, pair_code)
         for y, positions in new_right.items():
             w = sum(map(weight, positions)) if len(positions) > 1 else wt[positions[0]]
-            _forget(stats, where, (b, y), w, pair)
+            _forget(stats, where, b << bits | y, w, pair_code)
             if y == a:
                 # subtle: (idx, a) is gone where its a began a later occurrence
                 # ("abab" -> [idx, idx]); only the others are counted
@@ -238,14 +241,14 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
                 if not positions:
                     continue
                 w = sum(map(weight, positions))
-            new = (idx, y)
+            new = idx << bits | y
             where[new] = new_array(positions) if compact else positions
             stats[new] = w
-            heappush(heap, (-w, positions[0] if by_position else tie_key(new), new))
-        merges[pair] = idx
+            heappush(heap, entry(w, new, positions[0]))
+        merges[a, b] = idx
         merge_counts[idx] = count
         if progress is not None:
-            progress(MergeProgress(idx - first_idx + 1, total, idx, pair, vocab[idx], count,
+            progress(MergeProgress(idx - first_idx + 1, total, idx, (a, b), vocab[idx], count,
                                    time.perf_counter() - start))
         idx += 1
     else:
@@ -254,11 +257,60 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     return TrainResult(merges, merge_counts, stop_reason, merge_ties)
 
 
-def _tie_key(tie_break, vocab):
-    """pair -> the heap's tie key for the static rules (smallest key wins)."""
+def heap_entries(tie_break, vocab, bits, n):
+    """(make, read, recount) for the merge heap's entries under tie_break, whose smallest
+    entry is the pair to merge next: the highest count, then the tie rule's key.
+
+    make(count, code, first) is a new entry for the pair code = id0 << bits | id1 whose
+    first position is first; read(entry) gives (count, first or None, code);
+    recount(entry, count) is the same entry with a new count. For the two rules whose
+    key is a number the entry is one int, -count above the key above the code:
+    "smallest_ids": -count << 2 * bits | code (the smallest code is the smallest
+    (id0, id1)); "first": -count << (2 * bits + n's bits) | first << 2 * bits | code.
+    "greatest_bytes" needs (-count, its bytes key, code).
+
+    >>> make, read, recount = heap_entries("smallest_ids", None, 9, 100)
+    >>> read(min(make(5, 3 << 9 | 7, 0), make(5, 2 << 9 | 8, 0), make(4, 0, 0)))
+    (5, None, 1032)
+    >>> read(recount(make(5, 1032, 0), 2))
+    (2, None, 1032)
+    """
+    cbits = 2 * bits
+    code_mask = (1 << cbits) - 1
     if tie_break == "smallest_ids":
-        return lambda pair: pair
-    return lambda pair: _Greatest((vocab[pair[0]], vocab[pair[1]]))
+        def make(count, code, first):
+            return -count << cbits | code
+
+        def read(entry):
+            return -(entry >> cbits), None, entry & code_mask
+
+        def recount(entry, count):
+            return -count << cbits | (entry & code_mask)
+    elif tie_break == "first":
+        shift = cbits + max(n, 1).bit_length()
+        tie_mask = (1 << shift) - 1
+        first_mask = (1 << (shift - cbits)) - 1
+
+        def make(count, code, first):
+            return -count << shift | first << cbits | code
+
+        def read(entry):
+            return -(entry >> shift), (entry >> cbits) & first_mask, entry & code_mask
+
+        def recount(entry, count):
+            return -count << shift | (entry & tie_mask)
+    else:
+        mask = (1 << bits) - 1
+
+        def make(count, code, first):
+            return -count, _Greatest((vocab[code >> bits], vocab[code & mask])), code
+
+        def read(entry):
+            return -entry[0], None, entry[2]
+
+        def recount(entry, count):
+            return -count, entry[1], entry[2]
+    return make, read, recount
 
 
 class _Greatest(tuple):
@@ -277,29 +329,37 @@ class _Greatest(tuple):
     __lt__ = tuple.__gt__  # a C slot, not a Python method: ~1.4x faster heap compares
 
 
-def _tied_pairs(heap, stats, winner, count, max_ties):
+def _tied_pairs(heap, stats, winner, count, max_ties, read, bits):
     """The pairs whose count equals the winner's, the winner first, then in heap order, at
     most max_ties. Entries above the winner were all fixed before it won, so the ties sit
-    at the top of the heap; stale entries among them are skipped, within a bound."""
+    at the top of the heap; stale entries among them are skipped, within a bound.
+    winner and the heap hold pair codes (id0 << bits | id1); the result holds pairs."""
     tied = [winner]
     seen = {winner}
     held = []
     budget = 4 * max_ties  # entries looked at; a merge late in training ties with thousands
-    while heap and -heap[0][0] >= count and len(tied) < max_ties and len(held) < budget:
+    while heap and read(heap[0])[0] >= count and len(tied) < max_ties and len(held) < budget:
         entry = heappop(heap)
         held.append(entry)
-        pair = entry[2]
-        if pair not in seen and stats.get(pair, 0) == count:
-            seen.add(pair)
-            tied.append(pair)
+        code = read(entry)[2]
+        if code not in seen and stats.get(code, 0) == count:
+            seen.add(code)
+            tied.append(code)
     for entry in held:
         heappush(heap, entry)
-    return tied
+    mask = (1 << bits) - 1
+    return [(code >> bits, code & mask) for code in tied]
 
 
-def _first_valid(positions, pair, tok, nxt):
-    """The first position where pair still occurs; drops the stale entries before it."""
-    a, b = pair
+def first_occurrence(positions, a, b, tok, nxt):
+    """The first position where the pair (a, b) still occurs in positions (ascending,
+    some stale: tok[p] is a token's id at p, nxt[p] the next token's position or -1);
+    drops the stale entries before it. bpe.methods.merging's layout reads it too.
+
+    >>> positions = [0, 2, 4]
+    >>> first_occurrence(positions, 7, 9, [7, 8, 7, 9, -1], [1, 2, 3, -1, -1]), positions
+    (2, [2, 4])
+    """
     for i, p in enumerate(positions):
         if tok[p] == a:
             q = nxt[p]
@@ -307,18 +367,18 @@ def _first_valid(positions, pair, tok, nxt):
                 if i:
                     del positions[:i]
                 return p
-    raise AssertionError(f"pair {pair} has a count but no position")  # a bug, not user error
+    raise AssertionError(f"pair {(a, b)} has a count but no position")  # a bug, not user error
 
 
-def _forget(stats, where, pair, w, merging):
-    """Take weight w off the count of a pair a merge destroyed in places."""
-    if pair == merging:
+def _forget(stats, where, code, w, merging):
+    """Take weight w off the count of a pair (by its code) a merge destroyed in places."""
+    if code == merging:
         return  # its count was dropped whole when the merge began
-    count = stats[pair] - w
+    count = stats[code] - w
     if count:
-        stats[pair] = count
+        stats[code] = count
     else:
-        del stats[pair], where[pair]  # every entry left in its list is stale
+        del stats[code], where[code]  # every entry left in its list is stale
 
 
 def print_progress(p):

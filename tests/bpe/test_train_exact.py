@@ -121,3 +121,25 @@ def test_every_tie_rule_exact_down_to_one_token(shakespeare, tie_break):
     result = train_merges([(text.encode(), 1)], 256 + 1000, tie_break=tie_break)
     assert list(result.merges.items()) == list(merges.items())
     assert result.merge_counts == counts and result.stop_reason == "no_pairs"
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+def test_large_ids_pack_as_small_ones(taylorswift, tie_break):
+    # a pair is kept as id0 << bits | id1, bits the width of the largest id: the same
+    # words spelt with ids near 2**20 (the width grows by one during training) must make
+    # the same merges, shifted, with the same counts and records of ties
+    rng = random.Random(3)
+    chunks = RegexTokenizer().split(taylorswift[:30000])
+    words = [(chunk.encode("utf-8"), rng.randint(1, 3)) for chunk in dict.fromkeys(chunks)]
+    base = (1 << 20) - 300
+    vocab = {base + i: bytes([i]) for i in range(256)}
+    shifted_words = [([base + byte for byte in word], freq) for word, freq in words]
+    plain = train_merges(words, 256 + 120, tie_break=tie_break, record_ties=True)
+    shifted = train_merges(shifted_words, base + 256 + 120, tie_break=tie_break,
+                           record_ties=True, vocab=vocab)
+    assert base + 256 + 120 > 1 << 20
+    assert list(shifted.merges.items()) == [((a + base, b + base), idx + base)
+                                            for (a, b), idx in plain.merges.items()]
+    assert list(shifted.merge_counts.values()) == list(plain.merge_counts.values())
+    assert [[(a + base, b + base) for a, b in tied] for tied in plain.merge_ties.values()] \
+        == list(shifted.merge_ties.values())
