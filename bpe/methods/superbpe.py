@@ -131,13 +131,14 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
     result = train_merges(
         [(chunk.encode("utf-8"), freq) for chunk, freq in counts.items()], transition,
         min_frequency, None if progress is None else lambda p: progress(p._replace(total=total)),
-        tie_break=tie_break)
+        tie_break=tie_break, keep_ids=True)
     stage1.apply_training(result)
     merges = dict(stage1.merges)
     merge_counts = dict(stage1.merge_counts)
     stop_reason = stage1.stop_reason
     if stop_reason == "vocab_size" and size > transition:
-        words = stage2_counts(stage1, chunked, counts)
+        # every stage-1 merge was made, so each chunk's ids in training are its encoding
+        words = stage2_counts(dict(zip(counts, result.ids)), chunked)
         del chunked
         done = len(merges)
         result = train_merges(
@@ -153,22 +154,20 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
     return documents.register_after_merges(tok, specials)
 
 
-def stage2_counts(stage1, chunked, counts):
+def stage2_counts(encoded, chunked):
     """Stage 2's words as ids, each with its count, in order of first occurrence:
-    every document's chunks (chunked: a list of chunk lists) encoded by stage 1, end to
-    end, cut before and after each digit chunk and at the document's end, so the words
-    are stage2_words' words. Each distinct chunk (the keys of counts) is encoded once,
-    and a document's ids are joined and cut by C-level calls.
+    every document's chunks (chunked: a list of chunk lists) as encoded (a dict: each
+    distinct chunk -> its stage-1 ids), end to end, cut before and after each digit
+    chunk and at the document's end, so the words are stage2_words' words. A
+    document's ids are joined and cut by C-level calls.
 
-    >>> s1 = RegexTokenizer()
-    >>> chunked = [s1.split("ab 12c"), s1.split("ab ")]
-    >>> stage2_counts(s1, chunked, Counter(chain.from_iterable(chunked)))
-    Counter({(97, 98, 32): 2, (49, 50): 1, (99,): 1})
+    >>> chunked = [["ab", " ", "12", "c"], ["ab", " "]]
+    >>> encoded = {"ab": [256], " ": [32], "12": [49, 50], "c": [99]}
+    >>> stage2_counts(encoded, chunked)
+    Counter({(256, 32): 2, (49, 50): 1, (99,): 1})
     """
-    pieces = {}
-    for chunk in counts:
-        ids = stage1.encode_chunk(chunk.encode("utf-8"))
-        pieces[chunk] = [CUT, *ids, CUT] if DIGITS.match(chunk) else ids
+    pieces = {chunk: [CUT, *ids, CUT] if DIGITS.match(chunk) else ids
+              for chunk, ids in encoded.items()}
     words = Counter()
     for chunks in chunked:
         ids = list(chain.from_iterable(map(pieces.__getitem__, chunks)))
