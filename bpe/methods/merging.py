@@ -8,8 +8,8 @@ variants need more than that, so they train here instead:
 - Parity-aware BPE picks the best pair of one group of words (a language) at a time;
 - BoundlessBPE lets a pair cross a pretoken boundary only where both sides are whole
   pretokens (or superwords): its lines hold stand-ins that come alive when their
-  pretoken becomes one token (`places`, `copies`);
-- SuperBPE's stage 2 never picks a pair stage 1 merged (`banned`).
+  pretoken becomes one token (`places`, `copies`).
+(SuperBPE's stage 2 merges only, so it trains with train_merges itself.)
 
 `Words` lays the words out in one position space, as train_merges does: `tok[p]` is
 the token that starts at position p (-1 once absorbed by the token on its left),
@@ -50,16 +50,11 @@ class Backwards(tuple):
 
 
 STAND_IN = -2  # a position waiting for its copy (see Words): it pairs with nothing
-BOUNDARY = -3  # a position between two words laid out as one (SuperBPE's text): it pairs
-# with nothing and never changes, so one flat list can hold many words
 
 
 class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
-    groups: a group index per word (None: one group); banned: pairs never counted nor
-    picked (SuperBPE stage 2: stage 1's merges). A word may hold BOUNDARY ids, which
-    cut it into words of its weight: SuperBPE lays out its whole text as one such word
-    (bpe.methods.superbpe.stage1_text), built by C-level joins.
+    groups: a group index per word (None: one group).
 
     places (BoundlessBPE): per word, each token's position, numbering all tokens
     0 .. n - 1 in the text's order, for the "first" tie rule (None: the words end to
@@ -74,9 +69,8 @@ class Words:
     neither)."""
 
     def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first",
-                 banned=(), places=None, copies=None):
+                 places=None, copies=None):
         check_tie_break(tie_break)
-        self.banned = frozenset(banned)
         self.tie_break = tie_break
         self.by_position = tie_break == "first"
         self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
@@ -105,11 +99,9 @@ class Words:
             if places is not None:
                 for positions in where.values():
                     positions.sort()
-            for pair in self.banned.intersection(where):
-                del where[pair]
             for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
-                del where[pair]  # a stand-in or a boundary pairs with nothing
-            if unweighted:  # each position counts 1 (SuperBPE's text): one C-level pass
+                del where[pair]  # a stand-in pairs with nothing
+            if unweighted:  # each position counts 1: one C-level pass
                 stats = dict(zip(where, map(len, where.values())))
             else:
                 stats = {pair: sum(map(weight, positions)) for pair, positions in where.items()}
@@ -247,8 +239,6 @@ class Words:
     # ------------------------------------------------------------------ changing
     def _less(self, g, pair, w):
         """Take weight w off pair's count in group g (a merge or split destroyed one)."""
-        if pair in self.banned:
-            return
         stats = self.stats[g]
         count = stats[pair] - w
         if count:
@@ -259,8 +249,6 @@ class Words:
     def _more(self, g, pair, w, p, grown):
         """Add weight w to pair's count in group g, occurring at p (inserted in order:
         a split's pieces land among the pair's older positions)."""
-        if pair in self.banned:
-            return
         stats = self.stats[g]
         stats[pair] = stats.get(pair, 0) + w
         positions = self.where[g].get(pair)
@@ -307,8 +295,8 @@ class Words:
                 if q < 0 or tok[q] != b:
                     continue
                 o, r, w = prv[p], nxt[q], wt[p]
-                # the neighbouring pairs, as they were. A pair not in stats is banned or
-                # holds a stand-in or a boundary: it was never counted.
+                # the neighbouring pairs, as they were. A pair not in stats holds a
+                # stand-in: it was never counted.
                 if o >= 0:
                     x = tok[o]
                     if x == idx:
@@ -349,8 +337,7 @@ class Words:
                 total += w
                 made.append(p)
             # Positions come in ascending order, and no list held idx before this step
-            # (a Picky token that comes back had all its pairs deleted when it went); no
-            # pair holding idx is banned (SuperBPE bans stage 1's pairs only).
+            # (a Picky token that comes back had all its pairs deleted when it went).
             grown = set()
             for found, weights, make in ((left_at, left_w, lambda x: (x, idx)),
                                          (right_at, right_w, lambda y: (idx, y))):

@@ -36,7 +36,7 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult, check_tie_break, train_merges
-from .merging import BOUNDARY, Clock, Words, gc_paused, merge_until
+from .merging import gc_paused
 
 TRANSITION_SHARE = 0.8
 DIGITS = regex.compile(r"\p{N}")
@@ -113,7 +113,8 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
     """A SuperBPETokenizer: stage 1 up to transition tokens, stage 2 up to vocab_size.
 
     The text is split into GPT-4 chunks once: stage 1 trains on their counts (as
-    bpe.train does), and stage 2 lays the same chunks out as stage1_text says."""
+    bpe.train does), and stage 2 on the words stage2_counts makes of the same chunks,
+    with bpe.train's train_merges too, banned from picking a pair stage 1 merged."""
     tok = SuperBPETokenizer()
     specials = documents.check_specials(tok, special_tokens, vocab_size)
     size = vocab_size - len(specials)
@@ -130,46 +131,54 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
     result = train_merges(
         [(chunk.encode("utf-8"), freq) for chunk, freq in counts.items()], transition,
         min_frequency, None if progress is None else lambda p: progress(p._replace(total=total)),
-        tie_break=tie_break)
+        tie_break=tie_break, keep_ids=True)
     stage1.apply_training(result)
     merges = dict(stage1.merges)
     merge_counts = dict(stage1.merge_counts)
     stop_reason = stage1.stop_reason
     if stop_reason == "vocab_size" and size > transition:
-        state = Words([stage1_text(stage1, chunked, counts)], [1], vocab=stage1.vocab,
-                      tie_break=tie_break, banned=merges)
+        # every stage-1 merge was made, so each chunk's ids in training are its encoding
+        words = stage2_counts(dict(zip(counts, result.ids)), chunked)
         del chunked
-        clock = Clock(progress, total)
-        clock.done = len(merges)
-        stop_reason = merge_until(state, size, min_frequency, clock, merges, merge_counts)
+        done = len(merges)
+        result = train_merges(
+            words.items(), size, min_frequency,
+            None if progress is None else lambda p: progress(
+                p._replace(done=done + p.done, total=total)),
+            tie_break=tie_break, vocab=stage1.vocab, banned=merges)
+        merges.update(result.merges)
+        merge_counts.update(result.merge_counts)
+        stop_reason = result.stop_reason
     tok.transition = transition
     tok.apply_training(TrainResult(merges, merge_counts, stop_reason))
     return documents.register_after_merges(tok, specials)
 
 
-def stage1_text(stage1, chunked, counts):
-    """Stage 2's words as one list of ids: every document's chunks (chunked: a list of
-    chunk lists) encoded by stage 1, end to end, with BOUNDARY around each digit chunk
-    and after each document, so the stretches between them are stage2_words' words.
+def stage2_counts(encoded, chunked):
+    """Stage 2's words as ids, each with its count, in order of first occurrence:
+    every document's chunks (chunked: a list of chunk lists) as encoded (a dict: each
+    distinct chunk -> its stage-1 ids), end to end, cut before and after each digit
+    chunk and at the document's end, so the words are stage2_words' words. A
+    document's ids are joined and cut by C-level calls.
 
-    Every occurrence is laid out (one Words word of weight 1) rather than each distinct
-    word once: the words are whole paragraphs that hardly repeat (tinyshakespeare: 7222
-    words, all distinct), and the list is then built by C-level joins. Each distinct chunk (the
-    keys of counts) is encoded once. The merges are the same either way, under every
-    tie rule: the counts are, and for "first" a word's first occurrence in the text is
-    where a layout of distinct words in order of first occurrence puts it.
-
-    >>> s1 = RegexTokenizer()
-    >>> chunked = [s1.split("ab 12c"), s1.split("d")]
-    >>> stage1_text(s1, chunked, Counter(chain.from_iterable(chunked)))
-    [97, 98, 32, -3, 49, 50, -3, 99, -3, 100, -3]
+    >>> chunked = [["ab", " ", "12", "c"], ["ab", " "]]
+    >>> encoded = {"ab": [256], " ": [32], "12": [49, 50], "c": [99]}
+    >>> stage2_counts(encoded, chunked)
+    Counter({(256, 32): 2, (49, 50): 1, (99,): 1})
     """
-    pieces = {}
-    for chunk in counts:
-        ids = stage1.encode_chunk(chunk.encode("utf-8"))
-        pieces[chunk] = [BOUNDARY, *ids, BOUNDARY] if DIGITS.match(chunk) else ids
-    ids = []
+    pieces = {chunk: [CUT, *ids, CUT] if DIGITS.match(chunk) else ids
+              for chunk, ids in encoded.items()}
+    words = Counter()
     for chunks in chunked:
-        ids += chain.from_iterable(map(pieces.__getitem__, chunks))
-        ids.append(BOUNDARY)
-    return ids
+        ids = list(chain.from_iterable(map(pieces.__getitem__, chunks)))
+        ids.append(CUT)
+        start, last = 0, len(ids) - 1
+        while start <= last:
+            end = ids.index(CUT, start)
+            if end > start:
+                words[tuple(ids[start:end])] += 1
+            start = end + 1
+    return words
+
+
+CUT = -1  # stage2_counts' mark between two stage-2 words in a document's ids: no token id

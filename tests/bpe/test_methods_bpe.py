@@ -163,8 +163,8 @@ def textbook_superbpe(docs, vocab_size, transition):
     distinct stage-2 word (GPT-4 chunks between digit runs, each encoded by stage 1)
     once with its weight, recounts every pair stage 1 did not merge before each merge,
     takes the most frequent (the first met on a tie) and merges it left to right. The
-    reference for superbpe's one flat list of every occurrence (stage1_text). If stage
-    1 runs out of pairs before the transition, there is no stage 2 (as in superbpe)."""
+    reference for superbpe's stage 2 (train_merges over stage2_counts' words, banned
+    from stage 1's pairs, starting from stage 1's own ids). If stage 1 runs out of pairs before the transition, there is no stage 2 (as in superbpe)."""
     stage1 = methods.train("bpe", docs, transition)
     if len(stage1.merges) < transition - 256:
         return stage1.merges
