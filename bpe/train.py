@@ -57,6 +57,7 @@ class TrainResult(NamedTuple):
     merge_counts: dict  # int -> int
     stop_reason: str    # "vocab_size", "no_pairs", "min_frequency" or "vocab_bytes"
     merge_ties: dict = None  # idx -> [pair, ...] tied at the top (winner first); record_ties
+    ids: list = None  # each word's ids after the merges, in the words' order; keep_ids
 
 
 def check_tie_break(tie_break):
@@ -70,7 +71,8 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
                  progress: Optional[Callable[[MergeProgress], None]] = None, *,
                  tie_break: str = "first", record_ties: bool = False,
                  vocab: Optional[dict] = None, max_ties: int = MAX_TIES,
-                 max_vocab_bytes: Optional[int] = None) -> TrainResult:
+                 max_vocab_bytes: Optional[int] = None, banned=(),
+                 keep_ids: bool = False) -> TrainResult:
     """Learn merges from words = [(bytes, freq), ...] given in order of first occurrence.
 
     A word may also be a sequence of token ids; then vocab (int -> bytes) gives the bytes
@@ -85,6 +87,11 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     keeps lengthening one token, so Basic training's vocab grows quadratically (1.5 GB
     at 54,000 merges on a 1.1 MB text; bench/results/basicmem.md).
 
+    banned: pairs counted but never merged (SuperBPE's stage 2: the pairs stage 1
+    merged, met again across a chunk boundary). Only pairs of the words' own ids can be
+    banned: a merge's new pairs hold its new id. keep_ids=True: the result's ids hold
+    each word's ids after the merges (SuperBPE's stage 2 starts from them).
+
     >>> train_merges([(b"aaabdaaabac", 1)], 259).merges
     {(97, 97): 256, (256, 97): 257, (257, 98): 258}
     >>> train_merges([(b"abcd", 1)], 257, tie_break="greatest_bytes").merges
@@ -97,6 +104,8 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     first_idx = max(vocab) + 1
     total = vocab_size - first_idx
     # --- lay the words out end to end; one-token words hold no pair and are skipped
+    if keep_ids:
+        given = words = list(words)
     words = [(word, freq) for word, freq in words if len(word) >= 2]
     if all(isinstance(word, bytes) for word, _ in words):
         layout = b"".join(word for word, _ in words)
@@ -121,7 +130,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     wt = (partial(array, "q" if big_freq else typecode) if compact else list)(
         chain.from_iterable(repeat(freq, len(word)) for word, freq in words))
     # subtle: a pair (a, b) is kept as the one int a << bits | b (its code), and a heap
-    # entry as one int too (see _HeapEntries): ints hash and compare in C without a
+    # entry as one int too (see heap_entries): ints hash and compare in C without a
     # tuple to build, take a third of the memory, and are not tracked by the cyclic gc,
     # whose passes over millions of heap tuples cost a quarter of the merge loop.
     bits = max(vocab_size, first_idx).bit_length()
@@ -145,7 +154,9 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
         stats[code] = sum(map(weight, positions))
     by_position = tie_break == "first"
     entry, read, recount = heap_entries(tie_break, vocab, bits, n)
-    heap = [entry(count, code, where[code][0]) for code, count in stats.items()]
+    banned = {a << bits | b for a, b in banned}
+    heap = [entry(count, code, where[code][0]) for code, count in stats.items()
+            if code not in banned]
     heapify(heap)
 
     merges = {}
@@ -254,7 +265,27 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
     else:
         if idx >= vocab_size:
             stop_reason = "vocab_size"
-    return TrainResult(merges, merge_counts, stop_reason, merge_ties)
+    ids = final_ids(given, tok, nxt) if keep_ids else None
+    return TrainResult(merges, merge_counts, stop_reason, merge_ties, ids)
+
+
+def final_ids(words, tok, nxt):
+    """Each word's ids as the layout holds them after training (words: as train_merges
+    was given them; those of two or more tokens lie end to end in the layout, the
+    others are not in it)."""
+    out = []
+    end = 0
+    for word, _ in words:
+        if len(word) < 2:
+            out.append(list(word))
+            continue
+        p, end = end, end + len(word)
+        ids = []
+        while p >= 0:
+            ids.append(tok[p])
+            p = nxt[p]
+        out.append(ids)
+    return out
 
 
 def heap_entries(tie_break, vocab, bits, n):

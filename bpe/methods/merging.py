@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from heapq import heapify, heappop, heappush, heapreplace
 from itertools import accumulate, chain, repeat
 
-from ..train import MergeProgress, check_tie_break
+from ..train import MergeProgress, check_tie_break, first_occurrence
 
 
 class Backwards(tuple):
@@ -184,17 +184,7 @@ class Words:
     def first_valid(self, group, pair):
         """The first position where pair occurs in group; drops the stale
         entries before it."""
-        positions = self.where[group][pair]
-        tok, nxt = self.tok, self.nxt
-        a, b = pair
-        for i, p in enumerate(positions):
-            if tok[p] == a:
-                q = nxt[p]
-                if q >= 0 and tok[q] == b:
-                    if i:
-                        del positions[:i]
-                    return p
-        raise AssertionError(f"pair {pair} has a count but no position")  # a bug
+        return first_occurrence(self.where[group][pair], *pair, self.tok, self.nxt)
 
     @property
     def freq(self):
