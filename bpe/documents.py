@@ -20,8 +20,7 @@ from collections import Counter
 
 import regex
 
-from .counting.chunks import PIECE_CHARS
-from .text import clean_text
+from .text import PIECE_CHARS, clean_text
 
 
 def check_specials(tok, special_tokens, vocab_size):

@@ -21,3 +21,6 @@ def clean_text(text):
     except UnicodeEncodeError:
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
+
+
+PIECE_CHARS = 1 << 20  # characters of a text split at a time (counting, documents)

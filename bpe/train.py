@@ -30,6 +30,8 @@ from heapq import heapify, heappop, heappush
 from itertools import chain, repeat
 from typing import Callable, NamedTuple, Optional
 
+from .formats.model import render_token
+
 LIST_LIMIT = 1 << 21  # positions; above this the layout is kept in arrays
 
 
@@ -414,7 +416,6 @@ def _forget(stats, where, code, w, merging):
 
 def print_progress(p):
     """verbose=True's progress: one line per merge, as minbpe prints it."""
-    from .formats.model import render_token
     print(f"merge {p.done}/{p.total}: {p.pair} -> {p.idx} "
           f"({render_token(p.token)}) had {p.count} occurrences")
 

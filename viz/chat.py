@@ -23,6 +23,8 @@ in it stays text):
 from dataclasses import dataclass
 from typing import Optional
 
+from viz.rows import view_row
+
 ROLES = ("system", "user", "assistant")
 CHATML_IDS = {"cl100k_base": 100264, "o200k_base": 200264}  # <|im_start|>; +1 end, +2 sep
 FORMAT_OF = {"cl100k_base": "chatml", "o200k_base": "chatml", "llama3": "llama3",
@@ -178,7 +180,6 @@ OVERHEAD_COLOR = 11  # the palette's grey: the format's tokens; each message its
 def chat_row(tok, parts):
     """The token view's row (lab/token_view/__init__.py) for a rendered conversation: the format's
     tokens grey and dimmed, special tokens framed, each message's content in its color."""
-    from viz.rows import view_row
     ids = chat_ids(parts)
     owner = [part for part in parts for _ in part.ids]  # the part of each token
     row = view_row(PartsVocab(tok, parts).decode_tokens_bytes(ids), ids)

@@ -22,9 +22,8 @@ import threading
 from collections import Counter
 from itertools import accumulate
 
+from ..text import PIECE_CHARS
 
-
-PIECE_CHARS = 1 << 20      # characters split at a time
 CARRY = 2                  # chunks at a piece's end that are split again with the next piece
 OVERLAP = 1 << 14          # characters a worker splits before its segment, to find a boundary
 PARALLEL_MIN = 8 << 20     # texts shorter than this are counted in one process

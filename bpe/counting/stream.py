@@ -24,9 +24,11 @@ import os
 from collections import Counter
 
 from ..corpus import RANGE_BYTES, Clock, file_ranges, read_pieces
+from ..documents import check_specials, count_documents, cut_at_specials, register_after_merges
 from ..text import clean_text
 from ..train import check_tie_break, train_merges
 from .chunks import PIECE_CHARS
+from .counts_file import read_counts
 from .parts import Part, PartCounter, chunk_items, join, join_all
 
 WHOLE_MAX_BYTES = 256 << 20  # Basic and custom patterns hold the text and ~20 bytes a byte
@@ -116,7 +118,6 @@ def train_from_iterator(tok, texts, vocab_size, *, special_tokens=None, min_freq
     counts (a Basic tokenizer keeps each distinct item); the same merges as tok.train on
     the items joined by a special token, with the same tie_break and record_ties.
     Returns tok."""
-    from ..documents import check_specials, count_documents, cut_at_specials, register_after_merges
     specials = check_specials(tok, special_tokens, vocab_size)
     vocab_size -= len(specials)
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
@@ -141,7 +142,6 @@ def train_from_counts(tok, paths, vocab_size, *, min_frequency=1, progress=None,
     """Train tok on counts files (counts.py) joined in order; the same merges (and
     merge_ties) as training on the files they count, with any tie rule. Each must be
     made with tok's pattern."""
-    from .counts_file import read_counts
     rules = _check_args(tok, vocab_size, min_frequency, tie_break, record_ties)
     need_streamable(tok)
 

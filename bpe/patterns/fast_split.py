@@ -334,6 +334,7 @@ _splits = {}  # pattern -> its fast split, made on first use
 
 
 def _known():
+    # inside: bpe.patterns' __init__ imports this module, and the patterns live there
     from . import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
     return {
         GPT4_SPLIT_PATTERN: (GPT4_ASCII_PATTERN, GPT4_CLASSES),
