@@ -88,7 +88,7 @@ except ValueError as e:
     st.error(md(e))
     found = frame.iloc[:0]
 except TimeoutError:
-    st.error(f"The regex took more than {vocab.SEARCH_TIMEOUT:g} s over the vocabulary and "
+    st.error(f"The regex took more than {vocab.SEARCH_TIMEOUT:g} s of CPU over the vocabulary and "
              "was stopped; simplify it (avoid nested repeats like (a+)+).")
     found = frame.iloc[:0]
 if only_partial:

@@ -22,8 +22,9 @@ from bpe.patterns import safety
 from viz.display import display_text
 
 SORTS = {"id": "id", "length": "length", "merge count": "count"}
-SEARCH_TIMEOUT = 4.0  # seconds a regex search may take over the whole vocabulary (GPT-4's
-#                      100k tokens take about 1 s on a busy 2-core machine)
+SEARCH_TIMEOUT = 4.0  # CPU seconds a regex search may take over the whole vocabulary (GPT-4's
+#                      100k tokens take about 1 s); CPU, not wall, so a busy machine does
+#                      not turn an ordinary search into a timeout
 
 
 def visible(token: bytes) -> str:
@@ -125,7 +126,7 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
     search_column). An empty query keeps every row. A frame without display text
     (vocab_numbers) is searched through tok's vocabulary, one row at a time.
     ValueError for an invalid regex, TimeoutError if the regex takes longer than timeout
-    seconds over the whole vocabulary (catastrophic backtracking).
+    CPU seconds over the whole vocabulary (catastrophic backtracking).
 
     >>> from bpe import BasicTokenizer
     >>> frame = vocab_frame(BasicTokenizer().train("aaabdaaabac", 259))
@@ -150,10 +151,12 @@ def search_tokens(frame, query, mode="substring", case=True, timeout=SEARCH_TIME
     except ValueError as e:
         raise ValueError(f"{e}. Fix it, or switch to substring search to find the text as "
                          "typed.") from None
-    deadline = time.monotonic() + timeout
+    # the budget is this thread's CPU time (the server's other sessions run in their own
+    # threads); regex's own per-call timeout is wall time, so it can only stop a call sooner
+    deadline = time.thread_time() + timeout
     mask = []
     for text in column:
-        left = deadline - time.monotonic()
+        left = deadline - time.thread_time()
         if left <= 0:
             raise TimeoutError("regex timed out")
         # concurrent: the server's other sessions run while this one searches
