@@ -17,7 +17,7 @@ taylorswift.txt differs at token 7,767: 'ac'+'ter', -19.36347, against 'a'+'cter
 import dataclasses
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 from helpers.app import ROOT, read_corpus
 
 from bpe.formats import gguf
@@ -132,3 +132,40 @@ def test_the_check_can_fail(info):
     assert [text for text, *_ in differences(ours, theirs, ["ﬁne ½", "a  b"])] == ["ﬁne ½"]
     normalizer.units, normalizer.merge = pair(info)[0].pipeline.normalizers[0].units, False
     assert [text for text, *_ in differences(ours, theirs, ["ﬁne ½", "a  b"])] == ["a  b"]
+
+
+def plain(theirs, ids):
+    """ids without control and unknown pieces: those decode as llama.cpp's token_to_piece
+    does with special=true (the piece's own text, as the lab shows every special token),
+    where sentencepiece drops a control piece and writes " ⁇ " for the unknown one."""
+    return [idx for idx in ids if not (theirs.is_control(idx) or theirs.is_unknown(idx))]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=FUZZ)
+def test_decode_is_sentencepieces(tokenizers, text):
+    """Decoding the ids of any text gives sentencepiece's decode of the same ids (the
+    normalized text: the charsmap's forms, spaces as the normalizer left them)."""
+    ours, theirs = tokenizers
+    ids = theirs.encode(text)
+    assume(ids == plain(theirs, ids))  # an unknown piece decodes as llama.cpp's (below)
+    assert ours.decode(ids) == theirs.decode(ids)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=st.lists(st.integers(0, 250_001), max_size=12))
+def test_decode_of_any_ids_is_sentencepieces(tokenizers, ids):
+    """Any ids of normal pieces decode as sentencepiece's do."""
+    ours, theirs = tokenizers
+    ids = plain(theirs, [idx for idx in ids if idx < theirs.get_piece_size()])
+    assert ours.decode(ids) == theirs.decode(ids)
+
+
+def test_control_and_unknown_pieces_decode_to_their_text(tokenizers):
+    """llama.cpp's detokenize with special=true writes a control or unknown piece's text."""
+    ours, theirs = tokenizers
+    specials = [idx for idx in range(theirs.get_piece_size())
+                if theirs.is_control(idx) or theirs.is_unknown(idx)]
+    assert specials
+    for idx in specials:
+        assert ours.decode([idx]) == theirs.id_to_piece(idx)
