@@ -46,7 +46,7 @@ def class_of(name):
     """Python's class `name` in regex's VERSION1 syntax, fit inside [...]: "S" is \\s,
     "ci:x" the letter x case-insensitively (spelled out, as browser_vocab does)."""
     if name.startswith("ci:"):
-        found = regex.findall(f"(?i:{regex.escape(name[3:])})", browser_vocab._all_code_points())
+        found = regex.findall(f"(?i:{regex.escape(name[3:])})", browser_vocab.all_code_points())
         return "".join(f"\\U{ord(c):08x}" for c in found)
     return r"\s" if name == "S" else rf"\p{{{name}}}"
 

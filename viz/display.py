@@ -65,9 +65,9 @@ def display_text(token_bytes, *, whitespace=None, marks=PLAIN_MARKS):
     >>> display_text(b" hi\\n", whitespace="oneline")
     '·hi↵'
     """
-    if whitespace not in _WHITESPACE:
-        raise ValueError(_WHITESPACE_ERROR.format(whitespace))
-    ws = _WHITESPACE[whitespace]
+    if whitespace not in WHITESPACE:
+        raise ValueError(WHITESPACE_ERROR.format(whitespace))
+    ws = WHITESPACE[whitespace]
     if isinstance(token_bytes, str):
         text = token_bytes
     else:
@@ -115,8 +115,8 @@ def _joins_emoji(text, k):
 # printable (so str.isprintable lets them through) yet drawn as nothing on their own
 _DRAWS_NOTHING = re.compile("[\u034f\u180e\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
-_WHITESPACE = {None: None, "markers": {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"},
-               "oneline": {" ": "·", "\t": "→", "\n": "↵", "\r": "␍"},
-               "gpt2": {" ": "Ġ", "\n": "Ċ", "\t": "ĉ", "\r": "č"}}
-_WHITESPACE_ERROR = "whitespace must be None, 'markers', 'oneline' or 'gpt2', not {!r}"
+WHITESPACE = {None: None, "markers": {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"},
+              "oneline": {" ": "·", "\t": "→", "\n": "↵", "\r": "␍"},
+              "gpt2": {" ": "Ġ", "\n": "Ċ", "\t": "ĉ", "\r": "č"}}
+WHITESPACE_ERROR = "whitespace must be None, 'markers', 'oneline' or 'gpt2', not {!r}"
 

@@ -14,9 +14,9 @@ import weakref
 from typing import TypedDict
 
 from viz.display import (
-    _WHITESPACE,
-    _WHITESPACE_ERROR,
     VIEW_MARKS,
+    WHITESPACE,
+    WHITESPACE_ERROR,
     display_text,
     invisible_name,
 )
@@ -80,8 +80,8 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None) -> ViewRow:
     >>> row["n"], row["nc"], row["show"], row["parts"]
     ([1, 2, 1], [1, 2, 1], ['a', '👋🏽', '\\x01NUL\\x02'], ['👋', '🏽'])
     """
-    if whitespace not in _WHITESPACE:
-        raise ValueError(_WHITESPACE_ERROR.format(whitespace))
+    if whitespace not in WHITESPACE:
+        raise ValueError(WHITESPACE_ERROR.format(whitespace))
     token_bytes = list(token_bytes)
     nb = list(map(len, token_bytes))
     if max(nb, default=0) > TOKEN_SHOW_BYTES:
@@ -200,7 +200,7 @@ def _ascii_show(tokens, whitespace):
     joined = "\uffff".join(map(bytes.decode, tokens))
     if _ASCII_CONTROL.search(joined):
         joined = _ASCII_CONTROL.sub(lambda m: _CONTROL_SHOWN[m[0]], joined)
-    for ch, shown in (_WHITESPACE[whitespace] or {}).items():
+    for ch, shown in (WHITESPACE[whitespace] or {}).items():
         joined = joined.replace(ch, shown)
     return joined.split("\uffff")
 

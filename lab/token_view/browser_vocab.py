@@ -85,7 +85,7 @@ JS_TEMPLATES = {
 
 
 @functools.lru_cache(maxsize=1)
-def _all_code_points():
+def all_code_points():
     return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
 
 
@@ -98,7 +98,7 @@ def class_body(name):
     True
     """
     pattern = r"\s" if name == "S" else rf"\p{{{name}}}"
-    cps = [ord(c) for c in regex.findall(pattern, _all_code_points())]
+    cps = [ord(c) for c in regex.findall(pattern, all_code_points())]
     return _ranges(cps)
 
 
@@ -107,7 +107,7 @@ def _case_insensitive(ch):
     """The characters `regex` matches with (?i:ch), as a class or the character itself."""
     if not ch.isalpha():
         return regex.escape(ch)
-    found = regex.findall(f"(?i:{regex.escape(ch)})", _all_code_points())
+    found = regex.findall(f"(?i:{regex.escape(ch)})", all_code_points())
     return "[" + _ranges(sorted(map(ord, found))) + "]"
 
 
