@@ -34,6 +34,7 @@ from collections import OrderedDict
 
 from bpe.evaluate import script_shares as shares_by_script
 from bpe.replay import merge_parents, token_counts_by_merge
+from viz.rows import vocab_pieces
 from viz.vocab import vocab_numbers
 
 TEXTS_KEPT = 16  # token-count curves remembered per tokenizer (one per text)
@@ -183,6 +184,12 @@ def counts_by_merge(tok, text):
         while len(curves) > TEXTS_KEPT:
             curves.popitem(last=False)
     return counts
+
+
+def pieces(tok):
+    """viz.rows.vocab_pieces(tok): each id as the vocabulary writes it, for the hover
+    card (None when its tokens are bytes); shared: never mutate it."""
+    return remember(tok, "pieces", lambda: vocab_pieces(tok))
 
 
 def script_shares(tok, *, wait=contextlib.nullcontext):

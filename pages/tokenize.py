@@ -17,7 +17,7 @@ from lab.pages_guard import run_inside_frame
 
 run_inside_frame()
 
-from lab import parity, share, state, widgets
+from lab import derived, parity, share, state, widgets
 from lab.token_view.browser_vocab import browser_spec
 from lab.guard import guarded
 from lab.lessons import lesson_link
@@ -178,7 +178,7 @@ def page():
             rows = [dict(row, color_by="id" if by_id else "position",  # its text: the box's
                          **unknown_marks(tok, row))]
             # the vocabulary's own strings ("##ing", "▁the"), for the hover card
-            pieces = once("pieces", run, lambda: piece_strings(tok, ids))
+            pieces = once("pieces", run, lambda: piece_strings(tok, ids, derived.pieces(tok)))
             if pieces is not None:
                 rows[0]["pieces"] = pieces
             summary = counts(text, ids)

@@ -10,7 +10,6 @@ text when the vocabulary writes its tokens its own way ("##ing", "▁the", "Ġth
 Nothing here imports streamlit.
 """
 import re
-import weakref
 from typing import TypedDict
 
 from viz.display import (
@@ -300,49 +299,36 @@ def counts(text, ids):
              "Higher is better compression."]]
 
 
-_PIECES = weakref.WeakKeyDictionary()  # tokenizer -> (its vocab's id, {id: piece string})
-
-
-def _vocab_pieces(tok):
+def vocab_pieces(tok):
     """{id: the token as the tokenizer's vocabulary writes it}, or None when it writes
     tokens as their bytes (ranks, minbpe): a tokenizer.json's own strings (token_strings),
-    a SentencePiece model's pieces (from its public model_proto)."""
+    a SentencePiece model's pieces (from its public model_proto). A huge piece (a 25 MB
+    unk_token) is cut, as in rows. lab.derived keeps one per tokenizer."""
     if hasattr(tok, "token_strings"):
-        return tok.token_strings()
-    proto = getattr(tok, "model_proto", None)
-    if proto:
-        import sentencepiece as spm
-        sp = spm.SentencePieceProcessor(model_proto=proto)
-        return {idx: sp.id_to_piece(idx) for idx in range(sp.get_piece_size())}
-    return None
+        pieces = tok.token_strings()
+    elif getattr(tok, "model_proto", None):
+        import sentencepiece as spm  # third-party, and only a SentencePiece model has one
+        sp = spm.SentencePieceProcessor(model_proto=tok.model_proto)
+        pieces = {idx: sp.id_to_piece(idx) for idx in range(sp.get_piece_size())}
+    else:
+        return None
+    return {idx: piece if len(piece) <= TOKEN_SHOW_BYTES else piece[:TOKEN_SHOW_BYTES] + "…"
+            for idx, piece in pieces.items()}
 
 
-def piece_strings(tok, ids):
+def piece_strings(tok, ids, pieces=None):
     """Each token of ids as the tokenizer's vocabulary writes it (WordPiece "##ing",
     SentencePiece and Metaspace "▁the", byte-level "Ġthe"), for the hover card; None when
     the vocabulary has no strings of its own (its tokens are bytes: GPT-4's ranks, minbpe).
     An id the vocabulary lacks gives "". U+0003 becomes "␃" (the view's wire format joins
-    strings with it). Built once per tokenizer and vocabulary.
+    strings with it). pieces: vocab_pieces(tok) when the caller keeps it (lab.derived).
 
     >>> from bpe import BasicTokenizer
     >>> piece_strings(BasicTokenizer(), [104, 105]) is None
     True
     """
-    try:
-        held = _PIECES.get(tok)
-    except TypeError:  # a tokenizer that cannot be weakly referenced: no cache
-        held = None
-    if held is None or held[0] != id(getattr(tok, "vocab", None)):
-        pieces = _vocab_pieces(tok)
-        if pieces is not None:  # a huge piece (a 25 MB unk_token) is shown cut, as in rows
-            pieces = {idx: piece if len(piece) <= TOKEN_SHOW_BYTES
-                      else piece[:TOKEN_SHOW_BYTES] + "…" for idx, piece in pieces.items()}
-        held = (id(getattr(tok, "vocab", None)), pieces)
-        try:
-            _PIECES[tok] = held
-        except TypeError:
-            pass
-    pieces = held[1]
+    if pieces is None:
+        pieces = vocab_pieces(tok)
     if pieces is None:
         return None
     return [pieces.get(idx, "").replace("\x03", "\u2403") for idx in ids]

@@ -9,13 +9,14 @@ import weakref
 
 import pytest
 
-from bpe import RanksTokenizer, RegexTokenizer, evaluate, load
+from bpe import RanksTokenizer, RegexTokenizer, evaluate, load, methods
 from bpe.formats.ranks import mergeable_ranks
 from bpe.replay import merge_parents
 from helpers.app import ROOT
 from lab import derived
 from lab.token_view import browser_vocab
 from lab.train import panels
+from viz.rows import vocab_pieces
 
 TEXT = "the cat sat on the mat, the lab " * 20
 
@@ -149,3 +150,15 @@ def test_a_ranks_tokenizer_is_keyed_without_recovering_its_merges():
     with pytest.raises(ValueError):
         tok.merges
     assert derived.key(tok)[0] == derived.content_digest(tok)
+
+
+def test_the_hover_cards_pieces_follow_the_same_rule():
+    """The view's vocabulary strings (viz.rows.vocab_pieces) live in the one cache too:
+    built once per content and name, fresh for another tokenizer."""
+    assert derived.pieces(trained()) is None  # minbpe writes its tokens as bytes
+    wordpiece = methods.train("wordpiece", [TEXT], 60)
+    pieces = derived.pieces(wordpiece)
+    assert pieces == vocab_pieces(wordpiece) and derived.pieces(wordpiece) is pieces
+    assert any(piece.startswith("##") for piece in pieces.values())
+    other = methods.train("wordpiece", ["a different corpus altogether " * 20], 60)
+    assert derived.pieces(other) is not pieces
