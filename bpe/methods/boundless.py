@@ -40,6 +40,7 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
+from collections import defaultdict
 from .merging import STAND_IN, Clock, Words, gc_paused, merge_until
 from .superbpe import rank_of
 
@@ -96,8 +97,9 @@ def lines(chunks):
 
 
 def layout(counts):
-    """Words' arguments (words, freqs, places=, copies=) for lines counted in counts (a
-    dict: tuple of chunks -> count, in order of first occurrence).
+    """bpe.methods.merging.Words.laid_out's arguments (tok, wt, prv, nxt, where,
+    copies) for lines counted in counts (a dict: tuple of chunks -> count, in order of
+    first occurrence).
 
     Each distinct pretoken is one word, weighted by how often it occurs, so merges
     inside it cost its distinct occurrences, as in plain BPE; each line of two or more
@@ -106,49 +108,79 @@ def layout(counts):
     Positions follow the text (the lines end to end, a pretoken's bytes at its first
     occurrence, a line's token for a pretoken just after that pretoken's first byte),
     so the "first" tie rule sees each pair where the one-word-per-line loop would.
+    Positions are handed out in that order in one pass, so each list is built in
+    position order and each pair's positions come ascending with no sort.
 
-    >>> words, freqs, options = layout({("of", " the"): 2, ("of",): 1})
-    >>> words, freqs, options
-    ([b'of', b' the', [-2, -2]], [3, 2, 2], {'places': [[0, 2], [3, 5, 6, 7], [1, 4]], 'copies': {0: [1], 3: [4]}})
+    >>> tok, wt, prv, nxt, where, copies = layout({("of", " the"): 2, ("of",): 1})
+    >>> tok, wt, prv, nxt
+    ([111, -2, 102, 32, -2, 116, 104, 101], [3, 2, 3, 2, 2, 2, 2, 2], [-1, -1, 0, -1, 1, 3, 5, 6], [2, 4, -1, 5, -1, 6, 7, -1])
+    >>> where, copies
+    ({(111, 102): [0], (32, 116): [3], (116, 104): [5], (104, 101): [6]}, {0: [1], 3: [4]})
     """
-    seen = {}  # pretoken -> [position of its first byte, its bytes, count]
-    words, places = [], []
-    line_words, line_places, line_counts = [], [], []
+    seen = {}  # pretoken -> [position of its first byte, its positions, its bytes, count]
+    tok, wt, prv, nxt = [], [], [], []
+    where = defaultdict(list)
     copies = {}  # position of a pretoken's first byte -> positions of its stand-ins
-    n = 0
     for line, count in counts.items():
         multi = len(line) > 1  # a line of one pretoken has no pair across pretokens
-        word, unit_places = [], []
+        last = -1  # the line's previous unit position
         for chunk in line:
             info = seen.get(chunk)
             if info is None:
                 piece = chunk.encode("utf-8")
-                if multi:  # its first byte, this line's token for it, its other bytes
-                    first, unit, n = n, n + 1, n + 1 + len(piece)
-                    piece_places = [first] + list(range(first + 2, n))
-                else:
-                    first, n = n, n + len(piece)
-                    piece_places = list(range(first, n))
-                info = seen[chunk] = [first, piece, 0]
-                words.append(piece)
-                places.append(piece_places)
-            elif multi:
-                unit, n = n, n + 1
-            info[2] += count
+                first = len(tok)
+                info = seen[chunk] = [first, None, piece, 0]
+                unit_tok = (piece[0] if len(piece) == 1 else STAND_IN) if multi else None
+            else:
+                piece = info[2]
+                unit_tok = (piece[0] if len(piece) == 1 else STAND_IN) if multi else None
+            info[3] += count
             if multi:
-                if len(info[1]) == 1:
-                    word.append(info[1][0])
+                if last >= 0:  # the pair across the boundary, counted only between bytes
+                    left = tok[last]
+                    if left >= 0 and unit_tok >= 0:
+                        where[left, unit_tok].append(last)
+            if info[1] is None:  # first occurrence: its bytes (and its unit after the first)
+                places = []
+                for i, byte in enumerate(piece):
+                    if i == 1 and multi:
+                        last = _unit(tok, wt, prv, nxt, last, unit_tok, count)
+                    p = len(tok)
+                    if places:
+                        where[tok[places[-1]], byte].append(places[-1])
+                        nxt[places[-1]] = p
+                    tok.append(byte)
+                    wt.append(0)  # the pretoken's count, filled in at the end
+                    prv.append(places[-1] if places else -1)
+                    nxt.append(-1)
+                    places.append(p)
+                info[1] = places
+                if multi and len(piece) == 1:
+                    last = _unit(tok, wt, prv, nxt, last, unit_tok, count)
+                    unit = last
                 else:
-                    word.append(STAND_IN)
-                    copies.setdefault(info[0], []).append(unit)
-                unit_places.append(unit)
-        if multi:
-            line_words.append(word)
-            line_places.append(unit_places)
-            line_counts.append(count)
-    freqs = [info[2] for info in seen.values()]
-    return (words + line_words, freqs + line_counts,
-            {"places": places + line_places, "copies": copies})
+                    unit = places[0] + 1
+            elif multi:
+                last = unit = _unit(tok, wt, prv, nxt, last, unit_tok, count)
+            if multi and unit_tok == STAND_IN:
+                copies.setdefault(info[0], []).append(unit)
+    for _, places, _, count in seen.values():
+        for p in places:
+            wt[p] = count
+    return tok, wt, prv, nxt, dict(where), copies
+
+
+def _unit(tok, wt, prv, nxt, last, unit_tok, count):
+    """Append a line's token for one pretoken after the line's previous one (last);
+    its position."""
+    u = len(tok)
+    tok.append(unit_tok)
+    wt.append(count)
+    prv.append(last)
+    nxt.append(-1)
+    if last >= 0:
+        nxt[last] = u
+    return u
 
 
 @gc_paused()
@@ -165,8 +197,7 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         for line in lines(tok.split(clean_text(doc))):
             key = tuple(line)
             counts[key] = counts.get(key, 0) + 1
-    words, freqs, options = layout(counts)
-    state = Words(words, freqs, tie_break=tie_break, **options)
+    state = Words.laid_out(*layout(counts), tie_break=tie_break)
     merges, merge_counts = {}, {}
     clock = Clock(progress, size - 256)
     stop_reason = merge_until(state, size, min_frequency, clock, merges, merge_counts)

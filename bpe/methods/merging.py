@@ -68,39 +68,52 @@ class Words:
     With copies, freq and lengths count a whole pretoken twice (BoundlessBPE reads
     neither)."""
 
-    def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first",
-                 places=None, copies=None):
-        check_tie_break(tie_break)
-        self.tie_break = tie_break
-        self.by_position = tie_break == "first"
-        self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
+    def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first"):
+        self._setup(tie_break, vocab)
         words = [word if isinstance(word, list) else list(word) for word in words]
         freqs = list(freqs)
         groups = list(groups) if groups is not None else [0] * len(words)
         self.n_groups = max(groups, default=0) + 1  # one, empty, if no word
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
-        self._freq = None  # token -> weighted occurrences, counted when first asked
-        self.contiguous = places is None  # positions are the words' bytes end to end
-        self.copies = dict(copies or {})
-        if self.copies and self.n_groups > 1:
-            raise ValueError("copies (BoundlessBPE's stand-ins) need words of one group")
-        # --- the layout, and each pair's positions (sorted below, if places are given)
+        self.contiguous = True  # positions are the words' bytes end to end
+        self.copies = {}
         self.where = [defaultdict(list) for _ in range(self.n_groups)]
-        if places is None:
-            self._end_to_end(words, freqs, groups)
-        else:
-            self._scatter(words, freqs, groups, places)
+        self._end_to_end(words, freqs, groups)
+        self._count(all(f == 1 for f in freqs))
+
+    @classmethod
+    def laid_out(cls, tok, wt, prv, nxt, where, copies, *, tie_break="first"):
+        """Words of one group whose layout the caller built (BoundlessBPE's `layout`):
+        tok, wt, prv, nxt per position as described above, where a dict pair ->
+        ascending positions (no pair holding a stand-in), copies as for the class.
+        Saves laying out and sorting again what the caller already walked in order."""
+        self = cls.__new__(cls)
+        self._setup(tie_break, None)
+        self.n_groups = 1
+        self.tok, self.wt, self.prv, self.nxt = tok, wt, prv, nxt
+        self.grp = [0] * len(tok)
+        self.lengths = [sum(wt)]
+        self.contiguous = False
+        self.copies = dict(copies)
+        self.where = [where]
+        self._count(False)
+        return self
+
+    def _setup(self, tie_break, vocab):
+        check_tie_break(tie_break)
+        self.tie_break = tie_break
+        self.by_position = tie_break == "first"
+        self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
+        self._freq = None  # token -> weighted occurrences, counted when first asked
+        self.at = None  # token -> positions that may hold it; built by the first split
+
+    def _count(self, unweighted):
+        """Each pair's count and heap, from where (positions ascending)."""
         weight = self.wt.__getitem__
-        unweighted = all(f == 1 for f in freqs)
         self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
         for g, where in enumerate(self.where):
             where = self.where[g] = dict(where)  # (int, int) -> positions, ascending
-            if places is not None:
-                for positions in where.values():
-                    positions.sort()
-            for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
-                del where[pair]  # a stand-in pairs with nothing
             if unweighted:  # each position counts 1: one C-level pass
                 stats = dict(zip(where, map(len, where.values())))
             else:
@@ -110,7 +123,6 @@ class Words:
             heapify(heap)
             self.stats.append(stats)
             self.heaps.append(heap)
-        self.at = None  # token -> positions that may hold it; built by the first split
 
     def _end_to_end(self, words, freqs, groups):
         """Lay the words out end to end (position = index in their concatenation)."""
@@ -133,42 +145,6 @@ class Words:
             self.lengths[g] += f * len(word)
             where = self.where[g]
             for pair, p in zip(zip(word, word[1:]), range(start, end)):
-                where[pair].append(p)
-
-    def _scatter(self, words, freqs, groups, places):
-        """Put each word's tokens at its places (together, 0 .. n - 1 once each).
-
-        The words are read end to end ("flat" order) and each field is gathered into
-        position order through one sort of the places, in C; only the pairs' positions
-        are listed one by one (BoundlessBPE: 338k positions on tinyshakespeare)."""
-        flat_places = list(chain.from_iterable(places))
-        n = len(flat_places)
-        if n != sum(map(len, words)) or len(set(flat_places)) != n or (
-                n and (min(flat_places) != 0 or max(flat_places) != n - 1)):
-            raise ValueError("places must number the tokens 0 .. n - 1, once each")
-        if any(groups):
-            raise ValueError("places (BoundlessBPE's layout) need words of one group")
-        flat_tok = list(chain.from_iterable(words))
-        flat_wt = list(chain.from_iterable(map(repeat, freqs, map(len, words))))
-        # the next and previous place in flat order, cut at each word's ends
-        flat_nxt = flat_places[1:] + [-1]
-        flat_prv = [-1] + flat_places[:-1]
-        ends = list(accumulate(map(len, words)))
-        for end in ends:
-            if end:
-                flat_nxt[end - 1] = -1
-            if end < n:
-                flat_prv[end] = -1
-        order = sorted(range(n), key=flat_places.__getitem__)  # position -> flat index
-        self.tok = list(map(flat_tok.__getitem__, order))
-        self.wt = list(map(flat_wt.__getitem__, order))
-        self.nxt = list(map(flat_nxt.__getitem__, order))
-        self.prv = list(map(flat_prv.__getitem__, order))
-        self.grp = [0] * n
-        self.lengths[0] = sum(flat_wt)
-        where = self.where[0]
-        for pair, p, q in zip(zip(flat_tok, flat_tok[1:]), flat_places, flat_nxt):
-            if q >= 0:  # not a word's last token
                 where[pair].append(p)
 
     # ------------------------------------------------------------------ reading
