@@ -117,70 +117,57 @@ def layout(counts):
     >>> where, copies
     ({(111, 102): [0], (32, 116): [3], (116, 104): [5], (104, 101): [6]}, {0: [1], 3: [4]})
     """
-    seen = {}  # pretoken -> [position of its first byte, its positions, its bytes, count]
+    # pretoken -> [its bytes' positions, its line token (its byte, or STAND_IN), count,
+    #              its stand-ins' positions]
+    seen = {}
     tok, wt, prv, nxt = [], [], [], []
     where = defaultdict(list)
-    copies = {}  # position of a pretoken's first byte -> positions of its stand-ins
     for line, count in counts.items():
         multi = len(line) > 1  # a line of one pretoken has no pair across pretokens
-        last = -1  # the line's previous unit position
+        last = left = -1  # the line's previous token: its position and id
         for chunk in line:
             info = seen.get(chunk)
-            if info is None:
+            rest = b""
+            if info is None:  # its first byte here; the others after this line's token
                 piece = chunk.encode("utf-8")
-                first = len(tok)
-                info = seen[chunk] = [first, None, piece, 0]
-                unit_tok = (piece[0] if len(piece) == 1 else STAND_IN) if multi else None
-            else:
-                piece = info[2]
-                unit_tok = (piece[0] if len(piece) == 1 else STAND_IN) if multi else None
-            info[3] += count
-            if multi:
-                if last >= 0:  # the pair across the boundary, counted only between bytes
-                    left = tok[last]
-                    if left >= 0 and unit_tok >= 0:
-                        where[left, unit_tok].append(last)
-            if info[1] is None:  # first occurrence: its bytes (and its unit after the first)
-                places = []
-                for i, byte in enumerate(piece):
-                    if i == 1 and multi:
-                        last = _unit(tok, wt, prv, nxt, last, unit_tok, count)
-                    p = len(tok)
-                    if places:
-                        where[tok[places[-1]], byte].append(places[-1])
-                        nxt[places[-1]] = p
+                rest = piece[1:]
+                info = seen[chunk] = [[len(tok)], STAND_IN if rest else piece[0], 0, []]
+                tok.append(piece[0])
+                wt.append(0)  # the pretoken's count, filled in at the end
+                prv.append(-1)
+                nxt.append(-1)
+            info[2] += count
+            if multi:  # this line's token for the pretoken
+                unit, unit_tok = len(tok), info[1]
+                if unit_tok < 0:
+                    info[3].append(unit)
+                elif left >= 0:  # two bytes side by side: a pair from the start
+                    where[left, unit_tok].append(last)
+                tok.append(unit_tok)
+                wt.append(count)
+                prv.append(last)
+                nxt.append(-1)
+                if last >= 0:
+                    nxt[last] = unit
+                last, left = unit, unit_tok
+            if rest:
+                places = info[0]
+                for byte in rest:
+                    p, q = places[-1], len(tok)
+                    where[tok[p], byte].append(p)
+                    nxt[p] = q
                     tok.append(byte)
-                    wt.append(0)  # the pretoken's count, filled in at the end
-                    prv.append(places[-1] if places else -1)
+                    wt.append(0)
+                    prv.append(p)
                     nxt.append(-1)
-                    places.append(p)
-                info[1] = places
-                if multi and len(piece) == 1:
-                    last = _unit(tok, wt, prv, nxt, last, unit_tok, count)
-                    unit = last
-                else:
-                    unit = places[0] + 1
-            elif multi:
-                last = unit = _unit(tok, wt, prv, nxt, last, unit_tok, count)
-            if multi and unit_tok == STAND_IN:
-                copies.setdefault(info[0], []).append(unit)
-    for _, places, _, count in seen.values():
+                    places.append(q)
+    copies = {}  # position of a pretoken's first byte -> positions of its stand-ins
+    for places, _, count, units in seen.values():
         for p in places:
             wt[p] = count
+        if units:
+            copies[places[0]] = units
     return tok, wt, prv, nxt, dict(where), copies
-
-
-def _unit(tok, wt, prv, nxt, last, unit_tok, count):
-    """Append a line's token for one pretoken after the line's previous one (last);
-    its position."""
-    u = len(tok)
-    tok.append(unit_tok)
-    wt.append(count)
-    prv.append(last)
-    nxt.append(-1)
-    if last >= 0:
-        nxt[last] = u
-    return u
 
 
 @gc_paused()
