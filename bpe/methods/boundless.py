@@ -22,7 +22,11 @@ bpe.methods.merging.Words.
 Training cost: each distinct pretoken is merged once (weighted by its count), as in
 plain BPE, and each line is a sequence of stand-ins that come alive as their pretokens
 become whole (see `layout`); the lines are not deduplicated beyond whole repeats, so
-the supermerge side costs one position per pretoken occurrence in the text.
+the supermerge side costs one position per pretoken occurrence in the text, and the
+positions are handed out in one pass in text order (no sort). Not done: a two-level
+layout (distinct pretokens plus counts of adjacent pretoken pairs) that would build
+line positions only where a supermerge lands; ordinary merges and supermerges share one
+ranking and one count per pair, so it is not a plain BPE stage before a second one.
 
 Encoding is consistent with training: each pretoken is merged on its own (inside a
 pretoken every pair may merge, as in training), then each run of whole pretokens between
@@ -34,13 +38,13 @@ text round-trips.
 >>> [tok.vocab[i] for i in range(256, 262)]
 [b'of', b' t', b' th', b' the', b' of', b' the of']
 """
+from collections import defaultdict
 
 from .. import documents
 from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
-from collections import defaultdict
 from .merging import STAND_IN, Clock, Words, gc_paused, merge_until
 from .superbpe import rank_of
 

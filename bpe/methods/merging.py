@@ -8,7 +8,7 @@ variants need more than that, so they train here instead:
 - Parity-aware BPE picks the best pair of one group of words (a language) at a time;
 - BoundlessBPE lets a pair cross a pretoken boundary only where both sides are whole
   pretokens (or superwords): its lines hold stand-ins that come alive when their
-  pretoken becomes one token (`places`, `copies`).
+  pretoken becomes one token (`Words.laid_out`, `copies`).
 (SuperBPE's stage 2 merges only, so it trains with train_merges itself.)
 
 `Words` lays the words out in one position space, as train_merges does: `tok[p]` is
@@ -37,7 +37,7 @@ from bisect import insort
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from heapq import heapify, heappop, heappush, heapreplace
-from itertools import accumulate, chain, repeat
+from itertools import chain, repeat
 
 from ..train import MergeProgress, check_tie_break, first_occurrence
 
@@ -56,10 +56,9 @@ class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
     groups: a group index per word (None: one group).
 
-    places (BoundlessBPE): per word, each token's position, numbering all tokens
-    0 .. n - 1 in the text's order, for the "first" tie rule (None: the words end to
-    end, in order).
-    copies (BoundlessBPE): position of a word's first token -> positions of STAND_IN
+    The words are laid out end to end, in order. BoundlessBPE builds its own layout
+    (Words.laid_out): positions numbered in the text's order, for the "first" tie rule.
+    copies (BoundlessBPE, laid_out only): position of a word's first token -> positions of STAND_IN
     tokens in other words. When that word becomes one token, the token is copied to each of them,
     and the pairs it then makes with its neighbours are counted. BoundlessBPE keeps each
     distinct pretoken once (merged inside, weighted by how often it occurs) and its
@@ -375,7 +374,7 @@ class Words:
         must spell its bytes); returns the weighted number of occurrences split. Needs
         words of bytes, so that the pieces fall back on the positions their bytes had."""
         if not self.contiguous:
-            raise ValueError("split needs words laid out end to end (no places)")
+            raise ValueError("split needs words laid out end to end (not Words.laid_out)")
         if self.at is None:
             self.at = {}
             for p, t in enumerate(self.tok):
