@@ -22,7 +22,11 @@ bpe.methods.merging.Words.
 Training cost: each distinct pretoken is merged once (weighted by its count), as in
 plain BPE, and each line is a sequence of stand-ins that come alive as their pretokens
 become whole (see `layout`); the lines are not deduplicated beyond whole repeats, so
-the supermerge side costs one position per pretoken occurrence in the text.
+the supermerge side costs one position per pretoken occurrence in the text, and the
+positions are handed out in one pass in text order (no sort). Not done: a two-level
+layout (distinct pretokens plus counts of adjacent pretoken pairs) that would build
+line positions only where a supermerge lands; ordinary merges and supermerges share one
+ranking and one count per pair, so it is not a plain BPE stage before a second one.
 
 Encoding is consistent with training: each pretoken is merged on its own (inside a
 pretoken every pair may merge, as in training), then each run of whole pretokens between
@@ -34,6 +38,7 @@ text round-trips.
 >>> [tok.vocab[i] for i in range(256, 262)]
 [b'of', b' t', b' th', b' the', b' of', b' the of']
 """
+from collections import defaultdict
 
 from .. import documents
 from ..encode import apply_merges
@@ -96,8 +101,9 @@ def lines(chunks):
 
 
 def layout(counts):
-    """Words' arguments (words, freqs, places=, copies=) for lines counted in counts (a
-    dict: tuple of chunks -> count, in order of first occurrence).
+    """bpe.methods.merging.Words.laid_out's arguments (tok, wt, prv, nxt, where,
+    copies) for lines counted in counts (a dict: tuple of chunks -> count, in order of
+    first occurrence).
 
     Each distinct pretoken is one word, weighted by how often it occurs, so merges
     inside it cost its distinct occurrences, as in plain BPE; each line of two or more
@@ -106,49 +112,66 @@ def layout(counts):
     Positions follow the text (the lines end to end, a pretoken's bytes at its first
     occurrence, a line's token for a pretoken just after that pretoken's first byte),
     so the "first" tie rule sees each pair where the one-word-per-line loop would.
+    Positions are handed out in that order in one pass, so each list is built in
+    position order and each pair's positions come ascending with no sort.
 
-    >>> words, freqs, options = layout({("of", " the"): 2, ("of",): 1})
-    >>> words, freqs, options
-    ([b'of', b' the', [-2, -2]], [3, 2, 2], {'places': [[0, 2], [3, 5, 6, 7], [1, 4]], 'copies': {0: [1], 3: [4]}})
+    >>> tok, wt, prv, nxt, where, copies = layout({("of", " the"): 2, ("of",): 1})
+    >>> tok, wt, prv, nxt
+    ([111, -2, 102, 32, -2, 116, 104, 101], [3, 2, 3, 2, 2, 2, 2, 2], [-1, -1, 0, -1, 1, 3, 5, 6], [2, 4, -1, 5, -1, 6, 7, -1])
+    >>> where, copies
+    ({(111, 102): [0], (32, 116): [3], (116, 104): [5], (104, 101): [6]}, {0: [1], 3: [4]})
     """
-    seen = {}  # pretoken -> [position of its first byte, its bytes, count]
-    words, places = [], []
-    line_words, line_places, line_counts = [], [], []
-    copies = {}  # position of a pretoken's first byte -> positions of its stand-ins
-    n = 0
+    # pretoken -> [its bytes' positions, its line token (its byte, or STAND_IN), count,
+    #              its stand-ins' positions]
+    seen = {}
+    tok, wt, prv, nxt = [], [], [], []
+    where = defaultdict(list)
     for line, count in counts.items():
         multi = len(line) > 1  # a line of one pretoken has no pair across pretokens
-        word, unit_places = [], []
+        last = left = -1  # the line's previous token: its position and id
         for chunk in line:
             info = seen.get(chunk)
-            if info is None:
+            rest = b""
+            if info is None:  # its first byte here; the others after this line's token
                 piece = chunk.encode("utf-8")
-                if multi:  # its first byte, this line's token for it, its other bytes
-                    first, unit, n = n, n + 1, n + 1 + len(piece)
-                    piece_places = [first] + list(range(first + 2, n))
-                else:
-                    first, n = n, n + len(piece)
-                    piece_places = list(range(first, n))
-                info = seen[chunk] = [first, piece, 0]
-                words.append(piece)
-                places.append(piece_places)
-            elif multi:
-                unit, n = n, n + 1
+                rest = piece[1:]
+                info = seen[chunk] = [[len(tok)], STAND_IN if rest else piece[0], 0, []]
+                tok.append(piece[0])
+                wt.append(0)  # the pretoken's count, filled in at the end
+                prv.append(-1)
+                nxt.append(-1)
             info[2] += count
-            if multi:
-                if len(info[1]) == 1:
-                    word.append(info[1][0])
-                else:
-                    word.append(STAND_IN)
-                    copies.setdefault(info[0], []).append(unit)
-                unit_places.append(unit)
-        if multi:
-            line_words.append(word)
-            line_places.append(unit_places)
-            line_counts.append(count)
-    freqs = [info[2] for info in seen.values()]
-    return (words + line_words, freqs + line_counts,
-            {"places": places + line_places, "copies": copies})
+            if multi:  # this line's token for the pretoken
+                unit, unit_tok = len(tok), info[1]
+                if unit_tok < 0:
+                    info[3].append(unit)
+                elif left >= 0:  # two bytes side by side: a pair from the start
+                    where[left, unit_tok].append(last)
+                tok.append(unit_tok)
+                wt.append(count)
+                prv.append(last)
+                nxt.append(-1)
+                if last >= 0:
+                    nxt[last] = unit
+                last, left = unit, unit_tok
+            if rest:
+                places = info[0]
+                for byte in rest:
+                    p, q = places[-1], len(tok)
+                    where[tok[p], byte].append(p)
+                    nxt[p] = q
+                    tok.append(byte)
+                    wt.append(0)
+                    prv.append(p)
+                    nxt.append(-1)
+                    places.append(q)
+    copies = {}  # position of a pretoken's first byte -> positions of its stand-ins
+    for places, _, count, units in seen.values():
+        for p in places:
+            wt[p] = count
+        if units:
+            copies[places[0]] = units
+    return tok, wt, prv, nxt, dict(where), copies
 
 
 @gc_paused()
@@ -165,8 +188,7 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         for line in lines(tok.split(clean_text(doc))):
             key = tuple(line)
             counts[key] = counts.get(key, 0) + 1
-    words, freqs, options = layout(counts)
-    state = Words(words, freqs, tie_break=tie_break, **options)
+    state = Words.laid_out(*layout(counts), tie_break=tie_break)
     merges, merge_counts = {}, {}
     clock = Clock(progress, size - 256)
     stop_reason = merge_until(state, size, min_frequency, clock, merges, merge_counts)

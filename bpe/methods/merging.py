@@ -8,7 +8,7 @@ variants need more than that, so they train here instead:
 - Parity-aware BPE picks the best pair of one group of words (a language) at a time;
 - BoundlessBPE lets a pair cross a pretoken boundary only where both sides are whole
   pretokens (or superwords): its lines hold stand-ins that come alive when their
-  pretoken becomes one token (`places`, `copies`).
+  pretoken becomes one token (`Words.laid_out`, `copies`).
 (SuperBPE's stage 2 merges only, so it trains with train_merges itself.)
 
 `Words` lays the words out in one position space, as train_merges does: `tok[p]` is
@@ -37,7 +37,7 @@ from bisect import insort
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from heapq import heapify, heappop, heappush, heapreplace
-from itertools import accumulate, chain, repeat
+from itertools import chain, repeat
 
 from ..train import MergeProgress, check_tie_break, first_occurrence
 
@@ -56,10 +56,9 @@ class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
     groups: a group index per word (None: one group).
 
-    places (BoundlessBPE): per word, each token's position, numbering all tokens
-    0 .. n - 1 in the text's order, for the "first" tie rule (None: the words end to
-    end, in order).
-    copies (BoundlessBPE): position of a word's first token -> positions of STAND_IN
+    The words are laid out end to end, in order. BoundlessBPE builds its own layout
+    (Words.laid_out): positions numbered in the text's order, for the "first" tie rule.
+    copies (BoundlessBPE, laid_out only): position of a word's first token -> positions of STAND_IN
     tokens in other words. When that word becomes one token, the token is copied to each of them,
     and the pairs it then makes with its neighbours are counted. BoundlessBPE keeps each
     distinct pretoken once (merged inside, weighted by how often it occurs) and its
@@ -68,39 +67,52 @@ class Words:
     With copies, freq and lengths count a whole pretoken twice (BoundlessBPE reads
     neither)."""
 
-    def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first",
-                 places=None, copies=None):
-        check_tie_break(tie_break)
-        self.tie_break = tie_break
-        self.by_position = tie_break == "first"
-        self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
+    def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first"):
+        self._setup(tie_break, vocab)
         words = [word if isinstance(word, list) else list(word) for word in words]
         freqs = list(freqs)
         groups = list(groups) if groups is not None else [0] * len(words)
         self.n_groups = max(groups, default=0) + 1  # one, empty, if no word
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
-        self._freq = None  # token -> weighted occurrences, counted when first asked
-        self.contiguous = places is None  # positions are the words' bytes end to end
-        self.copies = dict(copies or {})
-        if self.copies and self.n_groups > 1:
-            raise ValueError("copies (BoundlessBPE's stand-ins) need words of one group")
-        # --- the layout, and each pair's positions (sorted below, if places are given)
+        self.contiguous = True  # positions are the words' bytes end to end
+        self.copies = {}
         self.where = [defaultdict(list) for _ in range(self.n_groups)]
-        if places is None:
-            self._end_to_end(words, freqs, groups)
-        else:
-            self._scatter(words, freqs, groups, places)
+        self._end_to_end(words, freqs, groups)
+        self._count(all(f == 1 for f in freqs))
+
+    @classmethod
+    def laid_out(cls, tok, wt, prv, nxt, where, copies, *, tie_break="first"):
+        """Words of one group whose layout the caller built (BoundlessBPE's `layout`):
+        tok, wt, prv, nxt per position as described above, where a dict pair ->
+        ascending positions (no pair holding a stand-in), copies as for the class.
+        Saves laying out and sorting again what the caller already walked in order."""
+        self = cls.__new__(cls)
+        self._setup(tie_break, None)
+        self.n_groups = 1
+        self.tok, self.wt, self.prv, self.nxt = tok, wt, prv, nxt
+        self.grp = [0] * len(tok)
+        self.lengths = [sum(wt)]
+        self.contiguous = False
+        self.copies = dict(copies)
+        self.where = [where]
+        self._count(False)
+        return self
+
+    def _setup(self, tie_break, vocab):
+        check_tie_break(tie_break)
+        self.tie_break = tie_break
+        self.by_position = tie_break == "first"
+        self.vocab = dict(vocab) if vocab is not None else {i: bytes([i]) for i in range(256)}
+        self._freq = None  # token -> weighted occurrences, counted when first asked
+        self.at = None  # token -> positions that may hold it; built by the first split
+
+    def _count(self, unweighted):
+        """Each pair's count and heap, from where (positions ascending)."""
         weight = self.wt.__getitem__
-        unweighted = all(f == 1 for f in freqs)
         self.stats = []  # per group: (int, int) -> weighted count, always exact
         self.heaps = []  # per group: (-count, tie key, pair), lazily stale
         for g, where in enumerate(self.where):
             where = self.where[g] = dict(where)  # (int, int) -> positions, ascending
-            if places is not None:
-                for positions in where.values():
-                    positions.sort()
-            for pair in [pair for pair in where if pair[0] < 0 or pair[1] < 0]:
-                del where[pair]  # a stand-in pairs with nothing
             if unweighted:  # each position counts 1: one C-level pass
                 stats = dict(zip(where, map(len, where.values())))
             else:
@@ -110,7 +122,6 @@ class Words:
             heapify(heap)
             self.stats.append(stats)
             self.heaps.append(heap)
-        self.at = None  # token -> positions that may hold it; built by the first split
 
     def _end_to_end(self, words, freqs, groups):
         """Lay the words out end to end (position = index in their concatenation)."""
@@ -133,42 +144,6 @@ class Words:
             self.lengths[g] += f * len(word)
             where = self.where[g]
             for pair, p in zip(zip(word, word[1:]), range(start, end)):
-                where[pair].append(p)
-
-    def _scatter(self, words, freqs, groups, places):
-        """Put each word's tokens at its places (together, 0 .. n - 1 once each).
-
-        The words are read end to end ("flat" order) and each field is gathered into
-        position order through one sort of the places, in C; only the pairs' positions
-        are listed one by one (BoundlessBPE: 338k positions on tinyshakespeare)."""
-        flat_places = list(chain.from_iterable(places))
-        n = len(flat_places)
-        if n != sum(map(len, words)) or len(set(flat_places)) != n or (
-                n and (min(flat_places) != 0 or max(flat_places) != n - 1)):
-            raise ValueError("places must number the tokens 0 .. n - 1, once each")
-        if any(groups):
-            raise ValueError("places (BoundlessBPE's layout) need words of one group")
-        flat_tok = list(chain.from_iterable(words))
-        flat_wt = list(chain.from_iterable(map(repeat, freqs, map(len, words))))
-        # the next and previous place in flat order, cut at each word's ends
-        flat_nxt = flat_places[1:] + [-1]
-        flat_prv = [-1] + flat_places[:-1]
-        ends = list(accumulate(map(len, words)))
-        for end in ends:
-            if end:
-                flat_nxt[end - 1] = -1
-            if end < n:
-                flat_prv[end] = -1
-        order = sorted(range(n), key=flat_places.__getitem__)  # position -> flat index
-        self.tok = list(map(flat_tok.__getitem__, order))
-        self.wt = list(map(flat_wt.__getitem__, order))
-        self.nxt = list(map(flat_nxt.__getitem__, order))
-        self.prv = list(map(flat_prv.__getitem__, order))
-        self.grp = [0] * n
-        self.lengths[0] = sum(flat_wt)
-        where = self.where[0]
-        for pair, p, q in zip(zip(flat_tok, flat_tok[1:]), flat_places, flat_nxt):
-            if q >= 0:  # not a word's last token
                 where[pair].append(p)
 
     # ------------------------------------------------------------------ reading
@@ -399,7 +374,7 @@ class Words:
         must spell its bytes); returns the weighted number of occurrences split. Needs
         words of bytes, so that the pieces fall back on the positions their bytes had."""
         if not self.contiguous:
-            raise ValueError("split needs words laid out end to end (no places)")
+            raise ValueError("split needs words laid out end to end (not Words.laid_out)")
         if self.at is None:
             self.at = {}
             for p, t in enumerate(self.tok):

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from bpe import methods
-from bpe.methods.boundless import BoundlessTokenizer, lines
+from bpe.methods.boundless import BoundlessTokenizer, layout, lines
+from bpe.methods.merging import STAND_IN
 from bpe.methods.superbpe import stage2_words
 from bpe.methods.parity import gini
 from bpe.text import clean_text
@@ -156,6 +157,38 @@ def test_boundless_is_the_textbook_loop():
 def test_boundless_is_the_textbook_loop_fuzz(docs):
     tok = methods.train("boundless", docs, 275)
     assert tok.merges == textbook_boundless(docs, 275)
+
+
+def test_boundless_layout_is_the_text_in_order(swift):
+    """layout builds the arrays and pair lists in one pass, trusting that positions come
+    in order: each pair list must be ascending and hold exactly the adjacent non-stand-in
+    tokens; the pretokens' bytes, read by nxt, spell each distinct pretoken once; each
+    stand-in is listed under its pretoken."""
+    tok = BoundlessTokenizer()
+    counts = {}
+    for doc in swift[0]:
+        for line in lines(tok.split(clean_text(doc))):
+            counts[tuple(line)] = counts.get(tuple(line), 0) + 1
+    ids, wt, prv, nxt, where, copies = layout(counts)
+    n = len(ids)
+    assert all(nxt[p] == -1 or prv[nxt[p]] == p for p in range(n))
+    assert all(positions == sorted(set(positions)) for positions in where.values())
+    found = {}
+    for p in range(n):
+        q = nxt[p]
+        if q >= 0 and ids[p] >= 0 and ids[q] >= 0:
+            found.setdefault((ids[p], ids[q]), []).append(p)
+    assert found == where
+    def spelled(p):  # a pretoken's bytes, read from its first byte by nxt
+        out = bytearray()
+        while p >= 0:
+            out.append(ids[p])
+            p = nxt[p]
+        return bytes(out)
+    multi = {chunk.encode("utf-8") for line in counts if len(line) > 1 for chunk in line}
+    assert sorted(map(spelled, copies)) == sorted(c for c in multi if len(c) > 1)
+    assert sorted(u for units in copies.values() for u in units) == \
+        [p for p in range(n) if ids[p] == STAND_IN]
 
 
 def textbook_superbpe(docs, vocab_size, transition):
