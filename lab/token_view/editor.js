@@ -18,12 +18,10 @@ export const IDLE_MS = 400;
 // into boxes of CLUSTER_LIMIT characters.
 export const MARK_RUN_LIMIT = 2_000;
 const MARK_RUN = /[\p{Grapheme_Extend}\u200d]+/gu;  // one match per run: linear in the text
-export const work = { scanned: 0 };
 
 // "" when the box may hold text, else the sentence saying why not (its longest run of
 // combining marks or joiners is past MARK_RUN_LIMIT)
 export function refusal(text) {
-  work.scanned += text.length;
   let longest = "";
   for (const m of text.matchAll(MARK_RUN)) if (m[0].length > longest.length) longest = m[0];
   const n = Array.from(longest).length;
