@@ -31,11 +31,18 @@ import streamlit as st
 
 from bpe import reference
 from bpe.formats import gguf, ranks
+from bpe.formats.hf.models import WordPiece
 from lab import derived, llama_cpp_ids, state
 from lab.jobs import owner_check
 from lab.safe import md
 
 CHECK_LIMIT = 200_000  # characters checked live; a longer text is checked on its start
+# tokenizers' WordPiece shrinks each candidate from the word's end, hashing it again each
+# time: a word of L characters (L <= max_input_chars_per_word) can cost ~L**3 steps (a
+# 6,000-character word, 1.8 s of CPU; 20,000, minutes). N characters of text hold words of
+# at most m = min(max_input_chars_per_word, N) each, so they cost at most N * m**2: the
+# check is cut to the longest start within this many steps (~0.6 s of CPU here).
+WORDPIECE_OWNER_STEPS = 10**10
 LLAMA_CPP = "llama.cpp's test ids"  # a GGUF that is one of llama.cpp's test vocabularies
 GGUF_CONVERTED = "tokenizers, on its tokenizer.json form"  # any other GGUF
 
@@ -217,15 +224,27 @@ def _session_file_encoder(source, tok):
     return kept[key]
 
 
+def check_limit(tok):
+    """How many characters of a text the owner's library is asked to encode for tok:
+    CHECK_LIMIT, or fewer for a WordPiece whose words may be long (WORDPIECE_OWNER_STEPS)."""
+    model = getattr(tok, "model", None)
+    if not isinstance(model, WordPiece):
+        return CHECK_LIMIT
+    n = CHECK_LIMIT
+    while n * min(model.max_chars, n) ** 2 > WORDPIECE_OWNER_STEPS:
+        n = int(n * 0.9)
+    return n
+
+
 def reference_check(name, text, tok, ids=None):
     """Check our tokenizer tok on text against its owner's library. name: a key of
     bpe.reference.REFERENCES, or the label of an uploaded file (lab.state.file_source).
     ids, if given, are tok.encode_ordinary(text). None if name is neither or there is no
     owner's library for its kind (a minbpe .model); a Check whose `error` says why when
     the library is not installed here or could not check the file. A text longer than
-    CHECK_LIMIT is checked on its first CHECK_LIMIT characters. A GGUF file that is one of
+    check_limit(tok) is checked on its first check_limit(tok) characters. A GGUF file that is one of
     llama.cpp's test vocabularies is checked on llama.cpp's texts, not on text."""
-    part = text[:CHECK_LIMIT]
+    part = text[:check_limit(tok)]
     about = ""
     try:
         if name in reference.REFERENCES:  # a file we ship: its library runs in-process

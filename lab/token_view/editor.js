@@ -11,8 +11,42 @@ const DEBOUNCE_MS = 150;
 // so a typed word costs the server one rerun, not one per key (bench/browser_encode.py)
 export const IDLE_MS = 400;
 
+// Chromium lays one grapheme cluster out in time that grows with the square of its length
+// (a letter with 20,000 combining marks: 2.5 s in a text box, 40,000: 9 s; 200,000: the tab
+// never drew it), so a run of marks longer than this never goes into the box: the box keeps
+// its text and says why. The rows are safe: viz/rows.py and rows.js cut a long cluster
+// into boxes of CLUSTER_LIMIT characters.
+export const MARK_RUN_LIMIT = 2_000;
+const MARK_RUN = /[\p{Grapheme_Extend}\u200d]+/gu;  // one match per run: linear in the text
+
+// "" when the box may hold text, else the sentence saying why not (its longest run of
+// combining marks or joiners is past MARK_RUN_LIMIT)
+export function refusal(text) {
+  let longest = "";
+  for (const m of text.matchAll(MARK_RUN)) if (m[0].length > longest.length) longest = m[0];
+  const n = Array.from(longest).length;
+  if (n <= MARK_RUN_LIMIT) return "";
+  return `Not shown: this text holds one character with ${n.toLocaleString("en-US")} combining `
+    + `marks or joiners (the most this box takes is ${MARK_RUN_LIMIT.toLocaleString("en-US")}): `
+    + "the browser lays such a character out in time that grows with the square of its length. "
+    + "Shorten that run, or use the command line: python -m bpe encode";
+}
+
+// put text in the box unless refusal() says no; -> whether it went in
+export function fill(view, text) {
+  const why = refusal(text);
+  view.status.classList.toggle("over", !!why);
+  if (why) { view.status.textContent = why; return false; }
+  if (view.area.value !== text) view.area.value = text;
+  return true;
+}
+
 export function wireEditor(view) {
+  view.accepted = view.area.value;
   view.area.addEventListener("input", () => {
+    // a paste of a huge cluster: put the last accepted text back before the frame lays it out
+    if (!fill(view, view.area.value)) { view.area.value = view.accepted; return; }
+    view.accepted = view.area.value;
     view.status.textContent = "updating…";
     view.dirty = true;
     view.typedAt = performance.now();

@@ -10,7 +10,7 @@
 
 import { hide, wireCard } from "./card.js";
 import { el, hexToBytes } from "./dom.js";
-import { schedule, wireEditor } from "./editor.js";
+import { fill, schedule, wireEditor } from "./editor.js";
 import { drawLists } from "./lists.js";
 import { idsOnly, localReady, requestLocal, restyled, useBrowser, verify } from "./live.js";
 import { drawPair } from "./pair.js";
@@ -86,7 +86,7 @@ function update(view, data) {
     view.area.style.height = (editor.height || 180) + "px";
     if (editor.text !== null && editor.text !== undefined && editor.version !== view.appliedVersion) {
       view.appliedVersion = editor.version;
-      if (view.area.value !== editor.text) view.area.value = editor.text;
+      if (fill(view, editor.text)) view.accepted = editor.text;
       editorText = editor.text;
     } else {
       editorText = view.sent.has(editor.echo) ? view.sent.get(editor.echo) : view.area.value;

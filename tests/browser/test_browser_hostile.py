@@ -81,3 +81,33 @@ def test_markdown_in_names_and_specials_renders_as_typed_and_fetches_nothing(pag
         text = page.evaluate("() => document.body.innerText").replace("\u200b", "")
         assert "**b** ![i](http://127.0.0.1:" in text or special in text, title
     assert hits == [] and fetched == [], (hits, fetched)
+
+
+def test_a_huge_combining_cluster_is_refused_with_a_sentence_and_a_long_one_drawn(page):
+    """issue 32: one letter and 200,000 combining marks pasted on Tokenize. Chromium lays a
+    grapheme cluster out in time that grows with the square of its length, so the text box
+    never drew it (40 s+). The box refuses a run past editor.js MARK_RUN_LIMIT (2,000), keeps
+    its text and says why; a run of 2,000 is taken and drawn as boxes of rows.js's
+    CLUSTER_LIMIT characters."""
+    go(page, "Tokenize")
+    page.locator(".tv .tokens .tok").first.wait_for(timeout=60_000)
+    assert settle(page, 60_000)
+    area = page.locator(".tv textarea").first
+    before = area.input_value()
+    paste_live(page, "a" + "\u0301" * 200_000)
+    status = page.locator(".tv .tv-status.over")
+    status.wait_for(timeout=60_000)
+    assert "200,000 combining marks" in status.inner_text()
+    assert area.input_value() == before  # the box never held the cluster
+    assert settle(page, 60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+    paste_live(page, "a" + "\u0301" * 2_000)
+    boxes = page.locator(".tv .tok[data-ids]")
+    assert settle(page, 120_000)
+    assert area.input_value() == "a" + "\u0301" * 2_000
+    assert page.locator(".tv .tv-status.over").count() == 0
+    boxes.first.wait_for(timeout=60_000)
+    # every box holds at most CLUSTER_LIMIT (64) characters of the one cluster
+    lengths = boxes.evaluate_all("els => els.map(e => e.textContent.length)")
+    assert 2001 // 64 <= len(lengths) and max(lengths) <= 64 + 1, lengths[:5]
