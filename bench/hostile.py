@@ -50,7 +50,7 @@ from helpers.hostile_app import pick as _pick  # noqa: E402
 from helpers.hostile_app import settle as _settle  # noqa: E402
 from helpers.hostile_app import type_text as _type  # noqa: E402
 from helpers.hostile_app import upload as _upload  # noqa: E402
-from helpers.hostile_cases import CASES, _hf_doc, _model, run_case  # noqa: E402
+from helpers.hostile_cases import CASES, hf_doc, model_text, run_case  # noqa: E402
 from helpers.hostile_round2 import CASES2, GZIP_ZEROS, REPLACE_BOMB, doubling_ranks  # noqa: E402
 from helpers.hostile_parts import hostile_files, html_vocab  # noqa: E402
 from helpers.hostile_round3 import CASES3, PRECOMPILED_BOMB, spm_model  # noqa: E402
@@ -72,18 +72,18 @@ INJECT = f"**b** ![i]({MARK}-img) [l]({MARK}-link)"
 # ------------------------------------------------------------------ app attempts
 APP = [
     ("app-upload-name", "sidebar upload named like Markdown with an image",
-     lambda tab: _upload(tab, f"{INJECT}.model", _model("", "0", "97 97"))),
+     lambda tab: _upload(tab, f"{INJECT}.model", model_text("", "0", "97 97"))),
     ("app-upload-pattern-bomb", "sidebar upload: .model whose pattern is c{10000000}|[\\s\\S]",
-     lambda tab: _upload(tab, "bomb.model", _model(r"c{10000000}|[\s\S]", "0"))),
+     lambda tab: _upload(tab, "bomb.model", model_text(r"c{10000000}|[\s\S]", "0"))),
     ("app-upload-chained", "sidebar upload: chained .model, 20k lines",
-     lambda tab: _upload(tab, "chain.model", _model("", "0", "97 97", *(
+     lambda tab: _upload(tab, "chain.model", model_text("", "0", "97 97", *(
          f"{255 + i} 97" for i in range(1, 20_000))))),
     ("app-upload-hf-shape", "sidebar upload: tokenizer.json with \"pre_tokenizer\": [1]",
-     lambda tab: _upload(tab, "t.json", _hf_doc(pre_tokenizer=[1]))),
+     lambda tab: _upload(tab, "t.json", hf_doc(pre_tokenizer=[1]))),
     ("app-upload-special-name", "sidebar upload: special token named like Markdown",
-     lambda tab: _upload(tab, "s.model", _model("", "1", f"{INJECT} 300"))),
+     lambda tab: _upload(tab, "s.model", model_text("", "1", f"{INJECT} 300"))),
     ("app-capture-tokenize", ".model with (\\w+)|(\\W+), then Tokenize",
-     lambda tab: (_upload(tab, "capture.model", _model(r"(\w+)|(\W+)", "0", "97 97")),
+     lambda tab: (_upload(tab, "capture.model", model_text(r"(\w+)|(\W+)", "0", "97 97")),
                   _settle(tab), _pick(tab, "capture"))),
     # not the upload's bomb: the regex module would answer that one from its cache
     ("app-chunks-bomb", "Regex chunks: pattern d{10000000}|[\\s\\S]",
@@ -103,7 +103,7 @@ APP = [
      lambda tab: _upload(tab, "zeros.tiktoken.gz", GZIP_ZEROS)),
     ("app-upload-replace-bomb", "tokenizer.json: Replace('', a*1000) then Replace('a', a*1000) "
      "twice, then Tokenize (3.3 GB and a traceback before)",
-     lambda tab: (_upload(tab, "bomb.json", _hf_doc(normalizer=REPLACE_BOMB)), _settle(tab),
+     lambda tab: (_upload(tab, "bomb.json", hf_doc(normalizer=REPLACE_BOMB)), _settle(tab),
                   paste_live(tab, "hello world"))),
     ("app-upload-doubling-ranks", "sidebar upload: ranks doubling to 2^16 bytes, on Tokenize "
      "(never settled before: 241 s)",
@@ -116,11 +116,11 @@ APP = [
     # issue 32's families in the app
     ("app-evaluate-markdown-name", "upload named like Markdown with an image, then Evaluate "
      "(its column help rendered the image before)",
-     lambda tab: (_upload(tab, f"{INJECT}.model", _model("", "0", "97 97")), _settle(tab),
+     lambda tab: (_upload(tab, f"{INJECT}.model", model_text("", "0", "97 97")), _settle(tab),
                   _go(tab, "Evaluate"))),
     ("app-upload-precompiled-bomb", "tokenizer.json: Precompiled a -> b*100,000, then 30,000 "
      "a's on Tokenize (3 GB before)",
-     lambda tab: (_upload(tab, "pre.json", _hf_doc(normalizer=PRECOMPILED_BOMB)),
+     lambda tab: (_upload(tab, "pre.json", hf_doc(normalizer=PRECOMPILED_BOMB)),
                   _settle(tab), paste_live(tab, "a" * 30_000))),
     ("app-upload-spm-unk-surface", "SentencePiece .model with an 8 MB unk_surface, then "
      "unknown text on Tokenize (1-2.8 GB a run before)",
@@ -147,7 +147,7 @@ APP = [
       if family != "precompiled-bomb"],  # app-upload-precompiled-bomb above is that one
     # last: it used to rerun every second for good (the box resent, each run encoded anew)
     ("app-slow-tokenize", ".model with (?:a|a)+$|., 40×a+b on Tokenize",
-     lambda tab: (_upload(tab, "slow.model", _model(r"(?:a|a)+$|.", "0", "97 97")),
+     lambda tab: (_upload(tab, "slow.model", model_text(r"(?:a|a)+$|.", "0", "97 97")),
                   _settle(tab), _pick(tab, "slow"), paste_live(tab, "a" * 40 + "b"))),
 ]
 

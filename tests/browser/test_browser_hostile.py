@@ -11,7 +11,7 @@ Few and focused: the whole catalogue (10 app attempts) is bench/hostile.py's.
 """
 from helpers.app import screenshot
 from helpers.hostile_app import go, paste_live, pick, settle, upload
-from helpers.hostile_cases import _model
+from helpers.hostile_cases import model_text
 
 SLOW = r"(?:a|a)+$|."
 
@@ -28,7 +28,7 @@ def test_a_backtracking_model_on_tokenize_ends_in_a_message_and_the_page_recover
     page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
     page.reload()
     assert settle(page, 60_000)
-    upload(page, "slow.model", _model(SLOW, "0", "97 97"))
+    upload(page, "slow.model", model_text(SLOW, "0", "97 97"))
     assert settle(page)
     pick(page, "slow")
     assert settle(page)
@@ -64,7 +64,7 @@ def test_markdown_in_names_and_specials_renders_as_typed_and_fetches_nothing(pag
     name = f"**b** ![i]({base}/name)"
     fetched = []
     page.on("request", lambda r: fetched.append(r.url) if base in r.url else None)
-    upload(page, f"{name}.model", _model("", "1", f"{special} 300", "97 97"))
+    upload(page, f"{name}.model", model_text("", "1", f"{special} 300", "97 97"))
     assert settle(page)
     for title in ("Special tokens", "Vocabulary", "Regex chunks"):
         go(page, title)

@@ -66,11 +66,11 @@ class Outcome:
 
 
 # ------------------------------------------------------------------ the attempts
-def _model(*lines):
+def model_text(*lines):
     return ("\n".join(("minbpe v1",) + lines) + "\n").encode("utf-8")
 
 
-def _hf_doc(**changes):
+def hf_doc(**changes):
     """A small valid tokenizer.json with some keys replaced, as bytes."""
     from bpe import RegexTokenizer
     from bpe.formats.hf.tokenizer_json import hf_json
@@ -85,7 +85,7 @@ def _regex(pattern, *then):
                      + then)
 
 
-def _load(data, name="x.model", *then):
+def load_code(data, name="x.model", *then):
     """bpe.load_bytes(data, name) (a file a visitor hands over) as `tok`, then the lines in then."""
     return "\n".join(("from bpe import load_bytes", f"tok = load_bytes({data!r}, {name!r})")
                      + then)
@@ -97,12 +97,12 @@ def _roundtrip(text):
             "assert tok.decode(tok.encode_ordinary(text)) == text, tok.encode_ordinary(text)")
 
 
-CHAINED = _model("", "0", "97 97", *(f"{255 + i} 97" for i in range(1, 40_000)))
+CHAINED = model_text("", "0", "97 97", *(f"{255 + i} 97" for i in range(1, 40_000)))
 RANKS_OK = b"".join(b"%s %d\n" % (__import__("base64").b64encode(bytes([b])), b)
                     for b in range(256))
 _BOMB = r"c{10000000}|[\s\S]"
-_SLOW = r"(?:a|a)+$|."
-_SLOW_TEXT = "a" * 40 + "b"
+SLOW_PATTERN = r"(?:a|a)+$|."
+SLOW_TEXT = "a" * 40 + "b"
 NL = b"\n"
 TIME = r"(?i)took (longer|more) than|time ?out|timed out|too long|seconds"
 SLOW_BOUND = 12.0  # a pattern's limit is 1 s of CPU time; start-up and the rest are CPU too
@@ -136,14 +136,14 @@ CASES = [
     Case("pattern-compile-module", "bpe.compile_pattern on the bomb", "core", BIG,
          code=f"from bpe import compile_pattern\ncompile_pattern({_BOMB!r})"),
     _slow("pattern-backtracking", "encode 40×a+b with (?:a|a)+$|. (100% CPU forever)",
-          code=_regex(_SLOW, f"tok.encode_ordinary({_SLOW_TEXT!r})")),
+          code=_regex(SLOW_PATTERN, f"tok.encode_ordinary({SLOW_TEXT!r})")),
     _slow("pattern-backtracking-thread", "the same on a worker thread (Streamlit's)", code=f"""
 import threading
 from bpe import RegexTokenizer
 box = {{}}
 def run():
     try:
-        RegexTokenizer({_SLOW!r}).encode_ordinary({_SLOW_TEXT!r})
+        RegexTokenizer({SLOW_PATTERN!r}).encode_ordinary({SLOW_TEXT!r})
     except Exception as e:
         box['e'] = e
 t = threading.Thread(target=run, daemon=True); t.start(); t.join(50)  # a hang guard only
@@ -151,7 +151,7 @@ assert not t.is_alive(), 'the thread is still matching'
 if 'e' in box: raise box['e']
 """),
     _slow("pattern-backtracking-train", "train on 40×a+b with (?:a|a)+$|.",
-          code=_regex(_SLOW, f"tok.train({_SLOW_TEXT!r}, 257)")),
+          code=_regex(SLOW_PATTERN, f"tok.train({SLOW_TEXT!r}, 257)")),
     Case("pattern-capture-groups", "(\\w+)|(\\W+) encodes (AttributeError today)", "core",
          expect="ok", code=_regex(r"(\w+)|(\W+)", "tok.train('hi you, hi me ' * 5, 260)",
                                   *_roundtrip("hi you!"))),
@@ -163,49 +163,49 @@ if 'e' in box: raise box['e']
          code="from bpe import RegexTokenizer\nRegexTokenizer('a|' * 500_000 + '.')"),
     # -- .model files
     Case("model-pattern-bomb", ".model whose line 2 is the bomb", "core", BIG,
-         code=_load(_model(_BOMB, "0"))),
+         code=load_code(model_text(_BOMB, "0"))),
     _slow("model-slow-pattern", ".model with (?:a|a)+$|., encode 40×a+b",
-          code=_load(_model(_SLOW, "0", "97 97"), "x.model",
-                     f"tok.encode_ordinary({_SLOW_TEXT!r})")),
+          code=load_code(model_text(SLOW_PATTERN, "0", "97 97"), "x.model",
+                     f"tok.encode_ordinary({SLOW_TEXT!r})")),
     Case("model-capture-groups", ".model with (\\w+)|(\\W+) encodes", "core", expect="ok",
-         code=_load(_model(r"(\w+)|(\W+)", "0", "97 97"), "x.model", *_roundtrip("aa b"))),
+         code=load_code(model_text(r"(\w+)|(\W+)", "0", "97 97"), "x.model", *_roundtrip("aa b"))),
     Case("model-chained", "40k-line chained .model (token i = token i-1 + 'a'; +1.5 GB)",
-         "core", r"(?i)bytes|long|limit|memory", mb=200, code=_load(CHAINED)),
+         "core", r"(?i)bytes|long|limit|memory", mb=200, code=load_code(CHAINED)),
     Case("model-duplicate-merge", "a merge line twice (drops id 256 today)", "core",
-         r"(?i)twice|once|duplicate|again", code=_load(_model("", "0", "97 97", "97 97"))),
+         r"(?i)twice|once|duplicate|again", code=load_code(model_text("", "0", "97 97", "97 97"))),
     Case("model-arabic-digits", "merge ids in Arabic-Indic digits", "core", DIGITS,
-         code=_load(_model("", "0", "٩٧ ٩٧"))),
+         code=load_code(model_text("", "0", "٩٧ ٩٧"))),
     Case("model-arabic-special", "special-token id in Arabic-Indic digits", "core", DIGITS,
-         code=_load(_model("", "1", "<s> ٣٠٠"))),
+         code=load_code(model_text("", "1", "<s> ٣٠٠"))),
     Case("model-special-collision", "two special tokens with id 300", "core", TWICE,
-         code=_load(_model("", "2", "<a> 300", "<b> 300"))),
+         code=load_code(model_text("", "2", "<a> 300", "<b> 300"))),
     Case("model-special-huge", "special-token id 10^30", "core", HUGE_ID,
-         code=_load(_model("", "1", "<s> 1" + "0" * 30))),
+         code=load_code(model_text("", "1", "<s> 1" + "0" * 30))),
     Case("special-collision", "register_special_tokens({'<a>': 300, '<b>': 300})", "core",
          TWICE, code="from bpe import BasicTokenizer\n"
                      "BasicTokenizer().register_special_tokens({'<a>': 300, '<b>': 300})"),
     # -- .tiktoken ranks
     Case("ranks-huge", ".tiktoken with a rank of 10^30", "core", HUGE_ID,
-         code=_load(RANKS_OK + b"YWE= 1" + b"0" * 30 + NL, "x.tiktoken")),
+         code=load_code(RANKS_OK + b"YWE= 1" + b"0" * 30 + NL, "x.tiktoken")),
     Case("ranks-negative", ".tiktoken with a negative rank", "core",
-         r"(?i)negative|ascii|digit|range", code=_load(RANKS_OK + b"YWE= -5" + NL, "x.tiktoken")),
+         r"(?i)negative|ascii|digit|range", code=load_code(RANKS_OK + b"YWE= -5" + NL, "x.tiktoken")),
     Case("ranks-arabic", ".tiktoken rank in Arabic-Indic digits", "core",
          r"(?i)ascii|digit|expected .*rank",
-         code=_load(RANKS_OK + "YWE= ٣٠٠".encode() + NL, "x.tiktoken")),
+         code=load_code(RANKS_OK + "YWE= ٣٠٠".encode() + NL, "x.tiktoken")),
     # -- tokenizer.json shapes
     Case("hf-pre-tokenizer-list", '"pre_tokenizer": [1]', "core", r"(?i)pre.?tokenizer|expected",
-         code=_load(_hf_doc(pre_tokenizer=[1]), "t.json")),
+         code=load_code(hf_doc(pre_tokenizer=[1]), "t.json")),
     Case("hf-split-string", 'Split "pattern": "x"', "core", r"(?i)pattern|regex|expected",
-         code=_load(_hf_doc(pre_tokenizer={"type": "Split", "pattern": "x"}), "t.json")),
+         code=load_code(hf_doc(pre_tokenizer={"type": "Split", "pattern": "x"}), "t.json")),
     Case("hf-added-tokens-int", '"added_tokens": 5', "core", r"(?i)added.?tokens|expected|list",
-         code=_load(_hf_doc(added_tokens=5), "t.json")),
+         code=load_code(hf_doc(added_tokens=5), "t.json")),
     Case("hf-nested", "100,000 nested '['", "core", r"(?i)nest|deep|json",
-         code=_load(b"[" * 100_000, "t.json")),
+         code=load_code(b"[" * 100_000, "t.json")),
     Case("hf-split-bomb", "tokenizer.json whose Split regex is the bomb", "core", BIG,
-         code=_load(_hf_doc(pre_tokenizer={"type": "Split", "behavior": "Isolated",
+         code=load_code(hf_doc(pre_tokenizer={"type": "Split", "behavior": "Isolated",
                                            "pattern": {"Regex": _BOMB}}), "t.json")),
     Case("hf-special-collision", "added_tokens with one id twice", "core", TWICE,
-         code=_load(_hf_doc(added_tokens=[{"id": 300, "content": "<a>"},
+         code=load_code(hf_doc(added_tokens=[{"id": 300, "content": "<a>"},
                                            {"id": 300, "content": "<b>"}]), "t.json")),
     # -- saving
     Case("save-empty-prefix", "save('') (writes a hidden ./.model today)", "core",
@@ -229,7 +229,7 @@ finally:
 """),
     # -- the command line
     _encode("cli-stdin-closed", "encode with standard input closed (<&-)",
-            r"(?i)standard input|stdin", "m.model", _model("", "0"), stdin=None),
+            r"(?i)standard input|stdin", "m.model", model_text("", "0"), stdin=None),
     Case("cli-empty-output", "train -o '' (writes ./.model today)", "cli",
          r"(?i)name|prefix|empty", argv=("train", "c.txt", "--vocab-size", "260", "-o", ""),
          files={"c.txt": b"hello world " * 50},
@@ -238,13 +238,13 @@ finally:
          argv=("train", "c.txt", "--vocab-size", "260", "--pattern", _BOMB, "-o", "m"),
          files={"c.txt": b"hello world " * 50}),
     _encode("cli-slow-model", "encode 40×a+b with a backtracking .model", TIME, "m.model",
-            _model(_SLOW, "0"), stdin=_SLOW_TEXT.encode(), seconds=SLOW_BOUND),
+            model_text(SLOW_PATTERN, "0"), stdin=SLOW_TEXT.encode(), seconds=SLOW_BOUND),
     _encode("cli-hf-pre-tokenizer", "encode --model with \"pre_tokenizer\": [1]",
-            r"(?i)pre.?tokenizer|expected", "t.json", _hf_doc(pre_tokenizer=[1])),
+            r"(?i)pre.?tokenizer|expected", "t.json", hf_doc(pre_tokenizer=[1])),
     _encode("cli-hf-nested", "encode --model with 100,000 nested '['", r"(?i)nest|deep|json",
             "t.json", b"[" * 100_000),
     _encode("cli-hf-added-tokens", "encode --model with \"added_tokens\": 5",
-            r"(?i)added.?tokens|expected|list", "t.json", _hf_doc(added_tokens=5)),
+            r"(?i)added.?tokens|expected|list", "t.json", hf_doc(added_tokens=5)),
     Case("cli-full-disk", "train -o on a full disk: the message names the file", "cli",
          r"full/m\.(model|vocab).*No space left", needs_mount=True,
          argv=("train", "c.txt", "--kind", "basic", "--vocab-size", "600", "-o", "full/m"),

@@ -17,7 +17,7 @@ import json
 import socket
 import threading
 
-from helpers.hostile_cases import _SLOW, _SLOW_TEXT, RANKS_OK, SLOW_BOUND, TIME, Case, _hf_doc, _load, _model
+from helpers.hostile_cases import SLOW_PATTERN, SLOW_TEXT, RANKS_OK, SLOW_BOUND, TIME, Case, hf_doc, load_code, model_text
 
 BIG = r"(?i)too (large|big|long)|budget|limit|exceed|more than|refused|at most"
 UNPACK = r"(?i)unpacks to more than|at most|refused|MB of ranks"
@@ -50,7 +50,7 @@ def _doubling(k):
 
 
 def _hf(**changes):
-    return _hf_doc(**changes)
+    return hf_doc(**changes)
 
 
 GZIP_ZEROS = gzip.compress(b"\0" * (512 << 20), 9)  # 512 MB of zeros, 0.5 MB packed
@@ -64,7 +64,7 @@ _SPLITS = {"type": "Sequence", "pretokenizers": [
     {"type": "Split", "pattern": {"Regex": r"\s+"}, "behavior": "Isolated", "invert": False},
     {"type": "Split", "pattern": {"Regex": "(a|aa)+$|."}, "behavior": "Isolated",
      "invert": False}]}
-_SLOW_ADDED = {"id": 1000, "content": _SLOW_TEXT, "single_word": False, "lstrip": False,
+_SLOW_ADDED = {"id": 1000, "content": SLOW_TEXT, "single_word": False, "lstrip": False,
                "rstrip": False, "normalized": True, "special": False}
 
 CASES2 = [
@@ -77,32 +77,32 @@ CASES2 = [
     # -- gzip bombs: unpacked under the file budget, ranks bounded before parsing
     Case("gzip-zeros", ".tiktoken.gz of 512 MB of zeros (2.6 GB, MemoryError before)",
          "core", UNPACK, mb=600,
-         code=_load(GZIP_ZEROS, "x.tiktoken.gz")),
+         code=load_code(GZIP_ZEROS, "x.tiktoken.gz")),
     Case("gzip-one-line", ".tiktoken.gz of one ranks line repeated to 64 MB", "core", UNPACK,
-         mb=600, code=_load(gzip.compress(b"YQ== 1\n" * ((64 << 20) // 7), 9),
+         mb=600, code=load_code(gzip.compress(b"YQ== 1\n" * ((64 << 20) // 7), 9),
                             "x.tiktoken.gz")),
     # -- tokenizer.json normalizers and pre-tokenizers
     Case("normalizer-replace-bomb", "Replace('', a*1000) then Replace('a', a*1000) twice "
          "(1.9 GB, MemoryError before)", "core", BIG, mb=600,
-         code=_load(_hf(normalizer=REPLACE_BOMB), "tokenizer.json",
+         code=load_code(_hf(normalizer=REPLACE_BOMB), "tokenizer.json",
                     "tok.encode_ordinary('hello world')")),
     Case("normalizer-slow-replace-at-load", "Replace (a|a)+$ on a normalized added token, "
          "run at load (hung past 60 s before)", "core", TIME, seconds=SLOW_BOUND,
-         code=_load(_hf(normalizer={"type": "Replace", "pattern": {"Regex": "(a|a)+$"},
+         code=load_code(_hf(normalizer={"type": "Replace", "pattern": {"Regex": "(a|a)+$"},
                                     "content": ""}, added_tokens=[_SLOW_ADDED]),
                     "tokenizer.json", "tok.encode_ordinary('aaa')")),
     Case("split-sequence-slow", "Split \\s+ then (a|aa)+$|. on 3,100 characters (40 s "
          "before)", "core", TIME, seconds=SLOW_BOUND,
-         code=_load(_hf(pre_tokenizer=_SPLITS), "tokenizer.json",
+         code=load_code(_hf(pre_tokenizer=_SPLITS), "tokenizer.json",
                     "from bpe.patterns import safety",
                     "with safety.action(2.0):",
                     "    tok.encode_ordinary(('a' * 30 + 'b ') * 100)")),
     Case("model-slow-on-specials", ".model slow on the text between special tokens, one "
          "action (49 s on 3,300 characters before)", "core", TIME, seconds=SLOW_BOUND,
-         code=_load(_model(_SLOW, "1", "<|s|> 300", "97 97"), "x.model",
+         code=load_code(model_text(SLOW_PATTERN, "1", "<|s|> 300", "97 97"), "x.model",
                     "from bpe.patterns import safety",
                     "with safety.action(2.0):",
-                    f"    tok.encode('<|s|>'.join([{_SLOW_TEXT!r}] * 80), "
+                    f"    tok.encode('<|s|>'.join([{SLOW_TEXT!r}] * 80), "
                     "allowed_special='all')")),
     # -- ranks whose tokens double: merge recovery was O(L^2) per token
     Case("ranks-doubling", "ranks a, aa, aaaa ... 2^16 bytes (past 120 s before)", "core",
@@ -113,7 +113,7 @@ CASES2 = [
              "from bpe import load_bytes",
              "from bpe.replay import merge_parents",
              "from viz.tree import tree_dot",
-             f"tok = load_bytes({_model('', '0', '97 97', *(f'{255 + i} 97' for i in range(1, 3000)))!r}, 'x.model')",
+             f"tok = load_bytes({model_text('', '0', '97 97', *(f'{255 + i} 97' for i in range(1, 3000)))!r}, 'x.model')",
              "dot = tree_dot(tok, max(tok.vocab), merge_parents(tok))",
              "assert dot.count('->') <= 2 * 4095, 'at most the shown nodes'")))
 ]

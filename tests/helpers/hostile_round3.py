@@ -19,11 +19,11 @@ import json
 import os
 import tempfile
 
-from helpers.hostile_cases import HUGE_ID, Case, _hf_doc, _load, _model
+from helpers.hostile_cases import HUGE_ID, Case, hf_doc, load_code, model_text
 from helpers.hostile_round2 import BIG
 
 TEXT = b"hello world, the lab's own little corpus. " * 200
-MODEL = _model("", "0", "97 97")
+MODEL = model_text("", "0", "97 97")
 KEPT = r"(?i)reads; writing the output there would lose it"
 SPECIAL = r"(?i)is a (named pipe|character device|socket).*not a regular file"
 ANY = ""  # "either" attempts: any one clear sentence will do
@@ -56,7 +56,7 @@ CASES3 = [
           {"c.txt": TEXT, "m.model": MODEL}),
     _loss("cli-encode-json-sidecar", "encode c.txt --model t.json -o t (t.json is the sidecar)",
           ("encode", "c.txt", "--model", "t.json", "-o", "t"), "t.json",
-          {"c.txt": TEXT, "t.json": _hf_doc()}),
+          {"c.txt": TEXT, "t.json": hf_doc()}),
     _loss("cli-export-onto-model", "export m.model --format hf -o m.model",
           ("export", "m.model", "--format", "hf", "-o", "m.model"), "m.model", {"m.model": MODEL}),
     _loss("cli-export-symlink", "export m.model -o out.json, a symlink to m.model",
@@ -130,7 +130,7 @@ def _encode(doc_code, text_code, then=""):
 
 
 def _doc(**changes):
-    return json.loads(_hf_doc(**changes))
+    return json.loads(hf_doc(**changes))
 
 
 CASES3 += [
@@ -151,7 +151,7 @@ CASES3 += [
              "'<x>'.join(['ab'] * 300)")),
     Case("spm-charsmap-bomb", "SentencePiece .model whose charsmap maps a to b*100,000, "
          "encode 30,000 a's (std::bad_alloc before)", "core", BIG, mb=600,
-         code=_load(SPM_BOMB, "bomb.model", "tok.encode_ordinary('a' * 30_000)")),
+         code=load_code(SPM_BOMB, "bomb.model", "tok.encode_ordinary('a' * 30_000)")),
     # -- long Sequences and the encoders' CPU (one budget per action)
     Case("hf-normalizer-sequence-20k", "normalizer Sequence of 20,000 Replace steps on "
          "20 KB", "core", ANY, expect="either", mb=600, code=_encode(
@@ -184,8 +184,8 @@ CASES3 += [
                   "type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]] + [
                       ["a" * k, -float(k)] for k in range(1, 3001)]}}).encode()}),
     Case("model-doubling", ".model of doubling merges to 2^20 bytes, encode 100 KB of a's "
-         "(12 s before)", "core", ANY, expect="either", mb=600, code=_load(
-             _model("", "0", "97 97", *(f"{255 + i} {255 + i}" for i in range(1, 20))),
+         "(12 s before)", "core", ANY, expect="either", mb=600, code=load_code(
+             model_text("", "0", "97 97", *(f"{255 + i} {255 + i}" for i in range(1, 20))),
              "double.model", "tok.encode_ordinary('a' * 100_000)")),
     Case("cli-merges-10m", "GPT-2 pair whose merges.txt has 10M lines (1.4-3.8 GB and 40 s "
          "before)", "cli", ANY, expect="either", mb=600, seconds=10,
@@ -207,7 +207,7 @@ CASES3 += [
              "'vocab': {'U' * 25_000_000: 0, 'a': 1}}}", "'zz qq ' * 50", "tok.decode(ids)")),
     Case("spm-unk-surface-8mb", "SentencePiece unk_surface of 8 MB, decode 50 unknowns",
          "core", ANY, expect="either", mb=400,
-         code=_load(spm_model(unk_surface="U" * (8 << 20)), "u.model",
+         code=load_code(spm_model(unk_surface="U" * (8 << 20)), "u.model",
                     "ids = tok.encode_ordinary('zzz qqq ' * 50)", "tok.decode(ids)")),
     Case("decode-300k-ids", "decode 300,000 ids, a tenth out of range (KeyError; +989 MB in "
          "the app before)", "core", r"(?i)id|range|unknown", expect="either", mb=300,
