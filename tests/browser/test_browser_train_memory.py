@@ -6,9 +6,10 @@ Each change reruns the page, which keeps its value (lab.memory). A link clicked 
 that rerun has begun wins over it: Streamlit (1.67) merges the two requests and keeps
 only the link's widget values, which hold none of the page left behind. So these tests
 leave at a person's pace, once the change's run has finished."""
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from helpers.app import wait_rendered
+from helpers.app import until, wait_rendered
 
 
 def go(tab, link):
@@ -21,9 +22,24 @@ def kind(tab, label):
     return tab.locator(".st-key-train_kind").get_by_role("radio", name=label)
 
 
+def choose_kind(tab, label):
+    """Check a Kind radio (its input is hidden under its label, hence force). On a busy
+    machine a rerun can redraw the radio under the click, which then changes nothing:
+    try again until it is checked."""
+    radio = kind(tab, label)
+
+    def checked():
+        try:
+            radio.check(force=True, timeout=5_000)
+        except PlaywrightError:
+            pass  # redrawn under the click: the next try finds the new radio
+        return radio.is_checked()
+    assert until(checked), f"the {label} radio never took the click"
+
+
 def test_kind_chosen_last_is_kept_after_another_page(page):
     go(page, "Train")
-    kind(page, "Basic").check(force=True)  # the radio input is hidden under its label
+    choose_kind(page, "Basic")
     wait_rendered(page)
     go(page, "Vocabulary")
     go(page, "Train")
@@ -37,7 +53,7 @@ def test_vocab_size_then_kind_are_both_kept(page):
     size.fill("777")
     size.press("Tab")
     wait_rendered(page)
-    kind(page, "Basic").check(force=True)
+    choose_kind(page, "Basic")
     wait_rendered(page)
     go(page, "Vocabulary")
     go(page, "Train")
