@@ -5,7 +5,10 @@ viz/samples.py's.
 """
 import streamlit as st
 
+from lab.lessons import page_link
+from lab.safe import md
 from lab.state import GPT4_NAME, NEWEST, get_tokenizer, references_help, tokenizer_names
+from viz import methods as vm
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 
@@ -46,3 +49,16 @@ def figures(*items):
     with st.container(horizontal=True, gap="medium"):
         for label, value, *help in items:
             st.metric(label, value, help=help[0] if help else None, width="content")
+
+
+def stop_without_merges(name, tok):
+    """Merge replay's and Merge tree's answer for a tokenizer without merges (Unigram,
+    WordPiece, a SentencePiece model): say so, list its pieces and scores, link to Methods,
+    and end the page's run."""
+    if vm.has_merges(tok):
+        return
+    st.info(md(vm.no_merges_message(name)), icon=":material/info:")
+    st.dataframe(vm.pieces_rows(tok), hide_index=True, width="stretch", height=420)
+    page_link("pages/methods.py", label="Methods: train Unigram, WordPiece and the BPE "
+              "variants side by side", icon=":material/science:")
+    st.stop()

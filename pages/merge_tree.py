@@ -10,9 +10,9 @@ from lab.pages_guard import run_inside_frame
 run_inside_frame()
 
 from lab import derived, state, widgets
-from lab.lessons import lesson_link, page_link
+from lab.lessons import lesson_link
 from lab.memory import remember
-from viz import methods as vm, tree
+from viz import tree
 from lab.safe import code, md
 from viz.vocab import visible
 
@@ -46,12 +46,7 @@ if params.get("token") and st.session_state.get("tree_applied_link") != params:
 remember({"tree_tokenizer": state.GPT4_NAME, "tree_how": HOW[0], "tree_id": None,
           "tree_text": "ing", "tree_sample": DEFAULT_TEXT})
 name, tok = widgets.tokenizer_picker("tree_tokenizer")
-if not vm.has_merges(tok):  # Unigram, WordPiece, a SentencePiece model
-    st.info(md(vm.no_merges_message(name)), icon=":material/info:")
-    st.dataframe(vm.pieces_rows(tok), hide_index=True, width="stretch", height=420)
-    page_link("pages/methods.py", label="Methods: train Unigram, WordPiece and the BPE "
-              "variants side by side", icon=":material/science:")
-    st.stop()
+widgets.stop_without_merges(name, tok)  # Unigram, WordPiece, a SentencePiece model
 parents = derived.parents(tok, wait=st.spinner)
 if (st.session_state["tree_id"] or 0) > max(tok.vocab):  # from a link, or another tokenizer
     st.warning(f"{md(name)} has no id {st.session_state['tree_id']:,}; its ids go up to "

@@ -16,10 +16,8 @@ from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz import replay
 from lab.token_view import token_view
 from lab.guard import guarded
-from lab.lessons import page_link
 from lab.safe import md
 from bpe.replay import check_replayable
-from viz import methods as vm
 
 TICK = 0.7          # seconds between steps while playing
 MAX_TICKS = 300     # a play stops by itself after this many steps
@@ -35,12 +33,7 @@ st.caption("Slide k: the text as it stands after the tokenizer's first k merges.
 remember({"replay_tokenizer": state.GPT4_NAME, "replay_sample": DEFAULT_SAMPLE,
           "replay_text": SAMPLES[DEFAULT_SAMPLE]})
 name, tok = widgets.tokenizer_picker("replay_tokenizer")
-if not vm.has_merges(tok):  # Unigram, WordPiece, a SentencePiece model
-    st.info(md(vm.no_merges_message(name)), icon=":material/info:")
-    st.dataframe(vm.pieces_rows(tok), hide_index=True, width="stretch", height=420)
-    page_link("pages/methods.py", label="Methods: train Unigram, WordPiece and the BPE "
-              "variants side by side", icon=":material/science:")
-    st.stop()
+widgets.stop_without_merges(name, tok)  # Unigram, WordPiece, a SentencePiece model
 parents = derived.parents(tok, wait=st.spinner)
 n_merges = len(parents)
 try:

@@ -11,19 +11,15 @@ The sdist is downloaded, never built or installed (Makefile: `pip download --no-
 straight from the tar.gz. Without it these tests skip, saying so.
 """
 import hashlib
-import os
-import sys
 import tarfile
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import bpe
 from bpe.formats import gguf
-from helpers.app import ROOT
+from lab.llama_cpp_ids import SDIST, sdist_path
 
-SDIST = "llama_cpp_python-0.3.36.tar.gz"
 SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
 MODELS = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
 SEPARATOR = "\n__ggml_vocab_test__\n"
@@ -44,16 +40,6 @@ REFUSED = {
 }
 # (the t5 file's ids are proven against sentencepiece instead: tests/bpe/test_gguf_t5.py)
 OPENED_WITHOUT_TESTS = {"baichuan": ("llama", None), "nomic-bert-moe": ("t5", "default")}
-
-
-def sdist_path():
-    """The pinned sdist, where the Makefile puts it (or BPE_SDISTS says), else None."""
-    places = [os.environ.get("BPE_SDISTS"), ROOT / ".venv" / "sdists",
-              Path(sys.prefix) / "sdists"]
-    for place in places:
-        if place and (Path(place) / SDIST).is_file():
-            return Path(place) / SDIST
-    return None
 
 
 @pytest.fixture(scope="module")
