@@ -2,8 +2,9 @@
 back to this process to be joined in order (count.py's join), so the counts, and the
 merges trained on them, are identical to counting in one process.
 
-Dask is optional (requirements-scale.txt): nothing imports this module but the CLI's
-`--engine dask`, and it imports dask only when called. Workers must be able to import
+Dask is optional (requirements-scale.txt): it is imported only when a count or an encode
+runs on Dask, and so is asyncio (with ssl and socket, ~40 ms of every `import bpe` that
+only a cluster probe needs). Workers must be able to import
 bpe and read the files at the same paths (a shared filesystem), as with any Dask job.
 
 Every wait on the network has a deadline. Before a Client is made, the address is asked
@@ -13,7 +14,6 @@ while parts are counted, a part that takes longer than STALL_TIMEOUT, or a clust
 has lost all its workers, stops the count with one message. It does not retry a lost part
 elsewhere beyond what Dask itself does.
 """
-import asyncio
 import logging
 import os
 import time
@@ -93,6 +93,7 @@ def _identity(address, timeout):
     """The scheduler's answer to Dask's `identity` request, under one deadline for the
     connection, the handshake and the answer (distributed's own timeouts leave the
     handshake and the reply unbounded on a port that accepts and never answers)."""
+    import asyncio  # only a Dask run pays for it (see the module's docstring)
     from distributed.comm import connect
 
     async def ask():
