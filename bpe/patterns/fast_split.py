@@ -21,7 +21,7 @@ caller's caches, ASCII text a word at a time (see "encoding by words" below). It
 tokenizer and encodes no chunk itself.
 """
 import re
-from itertools import accumulate, chain, compress, count, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import add, ge, is_
 from string import ascii_letters
 
@@ -176,13 +176,15 @@ class FastSplit:
         joined = (" " + " ".join(missing)).replace(WORD_GLUE, " ")
         chunks = self(joined)
         chunk_lists = list(map(chunk_ids.__getitem__, chunks))
-        chunks_to = dict(zip(accumulate(map(len, chunks)), count(1)))  # end offset -> chunks
-        # subtle: a KeyError here would mean a chunk crossed a word's end, which the
-        # patterns never allow (see "encoding by words")
-        bounds = [0, *map(chunks_to.__getitem__,
-                          accumulate(map(add, map(len, missing), repeat(1))))]
-        return dict(zip(missing, map(list, map(chain.from_iterable, map(
-            chunk_lists.__getitem__, map(slice, bounds, bounds[1:]))))))
+        flat = list(chain.from_iterable(chunk_lists))  # the ids of joined
+        # which chunks begin a word: their start offsets among the words' (a glued word
+        # holds spaces, so a chunk's first character cannot tell)
+        word_starts = set(accumulate(map(add, map(len, missing), repeat(1)), initial=0))
+        begins = map(word_starts.__contains__, accumulate(map(len, chunks), initial=0))
+        # subtle: every word begins a chunk, as the patterns never let a chunk cross a
+        # word's end (see "encoding by words"); the last start is len(joined), len(flat)'s
+        bounds = list(compress(accumulate(map(len, chunk_lists), initial=0), begins))
+        return dict(zip(missing, map(flat.__getitem__, map(slice, bounds, bounds[1:]))))
 
 
 def _split_mapped(text, ascii_findall, only_findall, stand_ins):
@@ -248,6 +250,9 @@ WORDS_LIMIT = 200_000   # words kept before the dict starts over
 # what `regex` calls white space (\s), but the space: a test checks every code point
 WHITE_SPACE = ("\t\n\x0b\x0c\r", "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
                "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")  # (ASCII, the rest)
+# one C scan finds each run of spaces after white space (or after a space), rather than a
+# str.replace scan per kind of white space
+_white_then_spaces = re.compile(f"[ {re.escape(''.join(WHITE_SPACE))}] +").sub
 
 
 def _glue(text):
@@ -260,14 +265,13 @@ def _glue(text):
     """
     if WORD_GLUE in text:
         return None
-    for white in WHITE_SPACE[0] if text.isascii() else "".join(WHITE_SPACE):
-        if white + " " in text:
-            text = text.replace(white + " ", white + WORD_GLUE)
-    if "  " in text:  # the second space of each pair; a third now follows a glue
-        text = text.replace("  ", " " + WORD_GLUE)
-    if WORD_GLUE + " " in text:  # no two spaces are left side by side, so one pass
-        text = text.replace(WORD_GLUE + " ", WORD_GLUE * 2)
-    return text
+    return _white_then_spaces(_glue_spaces, text)
+
+
+def _glue_spaces(match):
+    """A white space character and the spaces after it: the spaces become WORD_GLUE."""
+    found = match[0]
+    return found[0] + WORD_GLUE * (len(found) - 1)
 
 
 def _boundary_before(text, pos, lo):
