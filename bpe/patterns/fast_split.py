@@ -22,7 +22,7 @@ tokenizer and encodes no chunk itself.
 """
 import re
 from itertools import accumulate, chain, compress, repeat
-from operator import add, ge, is_
+from operator import add, is_, lt
 from string import ascii_letters
 
 import regex
@@ -164,8 +164,11 @@ class FastSplit:
             found = list(map(new.get, parts, found))
             if len(words) + len(new) > WORDS_LIMIT:
                 words.clear()
+            words.update(new)
             # long words are rare: kept, they would only cost memory (as in the chunk cache)
-            words.update(compress(new.items(), map(ge, repeat(WORD_CHARS), map(len, new))))
+            if max(map(len, new)) > WORD_CHARS:
+                for word in compress(new, map(lt, repeat(WORD_CHARS), map(len, new))):
+                    del words[word]
         ids += chain.from_iterable(found)
         return ids
 
@@ -173,16 +176,21 @@ class FastSplit:
         """{word: ids of " " + word} for words not seen before, all split by one call of
         the split on " " + the words joined by spaces (each but the last ends in a character that
         is not white space, so the chunks break where the words do)."""
-        joined = (" " + " ".join(missing)).replace(WORD_GLUE, " ")
+        joined = " " + " ".join(missing)
+        glued = WORD_GLUE in joined
+        if glued:
+            joined = joined.replace(WORD_GLUE, " ")
         chunks = self(joined)
         chunk_lists = list(map(chunk_ids.__getitem__, chunks))
         flat = list(chain.from_iterable(chunk_lists))  # the ids of joined
-        # which chunks begin a word: their start offsets among the words' (a glued word
-        # holds spaces, so a chunk's first character cannot tell)
-        word_starts = set(accumulate(map(add, map(len, missing), repeat(1)), initial=0))
-        begins = map(word_starts.__contains__, accumulate(map(len, chunks), initial=0))
-        # subtle: every word begins a chunk, as the patterns never let a chunk cross a
-        # word's end (see "encoding by words"); the last start is len(joined), len(flat)'s
+        # which chunks begin a word (and the end, the last "start"). subtle: every word
+        # begins a chunk, as the patterns never let a chunk cross a word's end (see
+        # "encoding by words"); without glue a space is found only where a word begins
+        if glued:  # a glued word holds spaces: a chunk's start offset tells instead
+            word_starts = set(accumulate(map(add, map(len, missing), repeat(1)), initial=0))
+            begins = map(word_starts.__contains__, accumulate(map(len, chunks), initial=0))
+        else:
+            begins = chain(map(str.startswith, chunks, repeat(" ")), (True,))
         bounds = list(compress(accumulate(map(len, chunk_lists), initial=0), begins))
         return dict(zip(missing, map(flat.__getitem__, map(slice, bounds, bounds[1:]))))
 
