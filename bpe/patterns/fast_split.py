@@ -21,8 +21,8 @@ caller's caches, ASCII text a word at a time (see "encoding by words" below). It
 tokenizer and encodes no chunk itself.
 """
 import re
-from itertools import accumulate, chain, compress, count, repeat
-from operator import add, ge, is_
+from itertools import accumulate, chain, compress, repeat
+from operator import add, is_, lt
 from string import ascii_letters
 
 import regex
@@ -164,8 +164,11 @@ class FastSplit:
             found = list(map(new.get, parts, found))
             if len(words) + len(new) > WORDS_LIMIT:
                 words.clear()
+            words.update(new)
             # long words are rare: kept, they would only cost memory (as in the chunk cache)
-            words.update(compress(new.items(), map(ge, repeat(WORD_CHARS), map(len, new))))
+            if max(map(len, new)) > WORD_CHARS:
+                for word in compress(new, map(lt, repeat(WORD_CHARS), map(len, new))):
+                    del words[word]
         ids += chain.from_iterable(found)
         return ids
 
@@ -173,16 +176,23 @@ class FastSplit:
         """{word: ids of " " + word} for words not seen before, all split by one call of
         the split on " " + the words joined by spaces (each but the last ends in a character that
         is not white space, so the chunks break where the words do)."""
-        joined = (" " + " ".join(missing)).replace(WORD_GLUE, " ")
+        joined = " " + " ".join(missing)
+        glued = WORD_GLUE in joined
+        if glued:
+            joined = joined.replace(WORD_GLUE, " ")
         chunks = self(joined)
         chunk_lists = list(map(chunk_ids.__getitem__, chunks))
-        chunks_to = dict(zip(accumulate(map(len, chunks)), count(1)))  # end offset -> chunks
-        # subtle: a KeyError here would mean a chunk crossed a word's end, which the
-        # patterns never allow (see "encoding by words")
-        bounds = [0, *map(chunks_to.__getitem__,
-                          accumulate(map(add, map(len, missing), repeat(1))))]
-        return dict(zip(missing, map(list, map(chain.from_iterable, map(
-            chunk_lists.__getitem__, map(slice, bounds, bounds[1:]))))))
+        flat = list(chain.from_iterable(chunk_lists))  # the ids of joined
+        # which chunks begin a word (and the end, the last "start"). subtle: every word
+        # begins a chunk, as the patterns never let a chunk cross a word's end (see
+        # "encoding by words"); without glue a space is found only where a word begins
+        if glued:  # a glued word holds spaces: a chunk's start offset tells instead
+            word_starts = set(accumulate(map(add, map(len, missing), repeat(1)), initial=0))
+            begins = map(word_starts.__contains__, accumulate(map(len, chunks), initial=0))
+        else:
+            begins = chain(map(str.startswith, chunks, repeat(" ")), (True,))
+        bounds = list(compress(accumulate(map(len, chunk_lists), initial=0), begins))
+        return dict(zip(missing, map(flat.__getitem__, map(slice, bounds, bounds[1:]))))
 
 
 def _split_mapped(text, ascii_findall, only_findall, stand_ins):
@@ -248,6 +258,9 @@ WORDS_LIMIT = 200_000   # words kept before the dict starts over
 # what `regex` calls white space (\s), but the space: a test checks every code point
 WHITE_SPACE = ("\t\n\x0b\x0c\r", "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
                "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")  # (ASCII, the rest)
+# one C scan finds each run of spaces after white space (or after a space), rather than a
+# str.replace scan per kind of white space
+_white_then_spaces = re.compile(f"[ {re.escape(''.join(WHITE_SPACE))}] +").sub
 
 
 def _glue(text):
@@ -260,14 +273,13 @@ def _glue(text):
     """
     if WORD_GLUE in text:
         return None
-    for white in WHITE_SPACE[0] if text.isascii() else "".join(WHITE_SPACE):
-        if white + " " in text:
-            text = text.replace(white + " ", white + WORD_GLUE)
-    if "  " in text:  # the second space of each pair; a third now follows a glue
-        text = text.replace("  ", " " + WORD_GLUE)
-    if WORD_GLUE + " " in text:  # no two spaces are left side by side, so one pass
-        text = text.replace(WORD_GLUE + " ", WORD_GLUE * 2)
-    return text
+    return _white_then_spaces(_glue_spaces, text)
+
+
+def _glue_spaces(match):
+    """A white space character and the spaces after it: the spaces become WORD_GLUE."""
+    found = match[0]
+    return found[0] + WORD_GLUE * (len(found) - 1)
 
 
 def _boundary_before(text, pos, lo):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import bpe
-from bpe import BasicTokenizer, GPT4Tokenizer, RegexTokenizer
+from bpe import BasicTokenizer, GPT4Tokenizer, RegexTokenizer, encode
 
 TEST_STRINGS = ["", "?", "hello world!!!? (안녕하세요!) lol123 😉", "FILE:taylorswift.txt"]
 SPECIAL_TOKENS = {
@@ -219,18 +219,20 @@ def test_lone_surrogates_are_encoded_as_replacement(gpt4, cl100k):
 
 
 @pytest.mark.parametrize("text", ["ab" * 40, "a" * 101, "aaa bbb " * 12 + "abab", "abba" * 30])
-def test_heap_path_equals_scan_path(text, gpt4):
+def test_heap_path_equals_scan_path(text, gpt4, monkeypatch):
     # chunks of 64+ bytes take the heap; it must agree with the simple scan exactly,
-    # for both rules (merges by pair, and GPT-4's ranks by bytes)
-    from bpe.encode import _apply_merges_heap, _apply_merges_scan
+    # for both rules (merges by pair, and GPT-4's ranks by bytes). The scan is the path
+    # of every chunk shorter than encode.LONG_CHUNK, raised here past these texts
     tok = BasicTokenizer().train("ab" * 50 + "aaa bbb " * 20 + "abba" * 5, 300)
     ids = list(text.encode())
     by_pair = lambda a, b: tok.merges.get((a, b))  # noqa: E731
-    assert _apply_merges_heap(ids, by_pair) == _apply_merges_scan(ids, by_pair)
-    assert len(_apply_merges_scan(ids, by_pair)) < len(ids)
     gids = [gpt4.ranks[bytes([b])] for b in text.encode()]
     by_bytes = lambda a, b: gpt4.ranks.get(gpt4.vocab[a] + gpt4.vocab[b])  # noqa: E731
-    assert _apply_merges_heap(gids, by_bytes) == _apply_merges_scan(gids, by_bytes)
+    assert len(ids) >= encode.LONG_CHUNK
+    by_heap = [encode.apply_merges(ids, by_pair), encode.apply_merges(gids, by_bytes)]
+    monkeypatch.setattr(encode, "LONG_CHUNK", 10**9)
+    assert by_heap == [encode.apply_merges(ids, by_pair), encode.apply_merges(gids, by_bytes)]
+    assert len(by_heap[0]) < len(ids)
 
 
 @pytest.mark.parametrize("special", [" <|pad|>", "<|a b|>", "<|x|>\n", "<|\t|>", "<|\u3000|>"])
@@ -268,33 +270,38 @@ LONG_HARD = ["x" * 3000, "👍" * 500, "^" * 999, " " * 777, "0" * 500, "ab" * 3
              "aaaa bbbb " * 30]
 
 
+def by_levels(data, ranks):
+    """apply_ranks by its one-rank-at-a-time sweep alone: no joinable table (so no cuts into
+    pieces) and the str.replace path for long chunks of few bytes turned off (REPLACE_CHUNK
+    raised past any text here), as the sweep is what a chunk gets when those decline."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(encode, "REPLACE_CHUNK", 10**9)
+        return encode.apply_ranks(data, ranks)
+
+
 @pytest.mark.parametrize("text", LONG_HARD)
 def test_long_chunk_paths_agree_with_tiktoken(text, gpt4, cl100k):
-    from bpe.encode import _apply_ranks_levels
     data = text.encode()
     expected = cl100k._encode_single_piece(data)  # tiktoken's merge loop on one piece
-    assert _apply_ranks_levels(data, gpt4.ranks) == expected
-    assert _apply_ranks_levels(data, gpt4.ranks, pause=True) == expected
+    assert by_levels(data, gpt4.ranks) == expected
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b", "ab", "x", " ", "👍", "é", "0"]), min_size=40,
+@given(st.lists(st.sampled_from(["a", "b", "ab", "x", " ", "👍", "é", "0"]), min_size=64,
                 max_size=300).map("".join))
 def test_long_chunk_levels_fuzz(gpt4, cl100k, text):
-    from bpe.encode import _apply_ranks_levels
     data = text.encode()
-    assert _apply_ranks_levels(data, gpt4.ranks) == cl100k._encode_single_piece(data)
+    assert by_levels(data, gpt4.ranks) == cl100k._encode_single_piece(data)
 
 
-def test_long_chunk_falls_back_when_a_merge_makes_a_lower_rank():
+def test_long_chunk_pauses_when_a_merge_makes_a_lower_rank():
     # "ab" (rank 257) merges first, then "c"+"ab" has rank 256, lower than its own:
-    # a plain sweep by rank is wrong (it returns None); apply_ranks pauses the sweep
+    # a plain sweep by rank would be wrong; apply_ranks pauses the sweep
     tiktoken = pytest.importorskip("tiktoken")
-    from bpe.encode import _apply_ranks_levels
     from bpe.ranks_tokenizer import RanksTokenizer
     table = {bytes([b]): b for b in range(256)} | {b"cab": 256, b"ab": 257}
     tok = RanksTokenizer(table, "gpt2")
-    assert _apply_ranks_levels(b"cab" * 40, table) is None
+    assert by_levels(b"cab" * 40, table) == [256] * 40
     enc = tiktoken.Encoding("t", pat_str=tok.pattern, mergeable_ranks=table, special_tokens={})
     assert tok.encode_ordinary("cab" * 40) == enc.encode_ordinary("cab" * 40) == [256] * 40
 
