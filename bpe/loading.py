@@ -15,10 +15,10 @@ floor above them that turns that data into tokenizer objects:
 - GPT-2's pair -> bpe.vocab_merges.from_vocab_merges: `load` takes either file (the other is
   found beside it) or their folder; `load_files` takes both files' bytes;
 - GGUF (llama.cpp's model file): only its tokenizer's metadata is read, never the tensors,
-  so `load` opens a model of any size; its gpt2, llama, bert, gemma4 and t5 families run as
-  llama.cpp runs them (as a tokenizer.json, its BOS/EOS as the post-processor), and the
-  tokenizer carries `gguf_family` (tokenizer.ggml.model) and `gguf_pre` (its split's name),
-  through pickle too;
+  so `load` opens a model of any size; bpe.gguf_tokenizer builds it: its gpt2, llama, bert,
+  gemma4 and t5 families run as llama.cpp runs them (as a tokenizer.json, its BOS/EOS as the
+  post-processor), and the tokenizer carries `gguf_family` (tokenizer.ggml.model) and
+  `gguf_pre` (its split's name), through pickle too;
 - the lab's method file -> bpe.methods.saved.from_method_data.
 
 An upload is read once (`read_uploads`): each file is bounded, sniffed, gunzipped and hashed
@@ -30,12 +30,11 @@ the digest, so the app asks nothing of the bytes again.
 >>> type(tok).__name__, tok.pattern == RegexTokenizer().pattern, tok.name
 ('RegexTokenizer', True, 'mine.model')
 """
-import functools
 import hashlib
 import os
 from dataclasses import dataclass
 
-from . import budgets, reference, sentencepiece_unigram
+from . import budgets, reference
 from .basic import BasicTokenizer
 from .formats import gguf, gpt2
 from .formats.kinds import (KINDS, as_text, bounded, detect, extension_kind, gunzip,
@@ -44,6 +43,7 @@ from .formats.method_file import parse_method_file
 from .formats.model import MODEL_VERSION
 from .formats.ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
 from .formats.sentencepiece import model_info
+from .gguf_tokenizer import tokenizer_from_gguf
 from .hf_tokenizer import tokenizer_from_hf
 from .methods.saved import from_method_data
 from .patterns import PATTERNS
@@ -223,41 +223,6 @@ def _check_pair(sniffed):
         raise ValueError(f"{len(sniffed)} files make one tokenizer only when they are GPT-2's "
                          f"pair (encoder.json + vocab.bpe, or vocab.json + merges.txt); got "
                          f"{found}. Open the others one at a time")
-
-
-def tokenizer_from_gguf(info, source="file"):
-    """A GGUFTokenizer (bpe.formats.gguf: data) -> the tokenizer llama.cpp runs, with its
-    family and split's name as gguf_family and gguf_pre (for the app to show)."""
-    doc = gguf.tokenizer_json(info, os.path.basename(source))
-    scores = info.scores if info.model == "llama" else None
-    return rebuild_gguf(info.model, info.pre, scores, doc, os.path.basename(source), None)
-
-
-def rebuild_gguf(family, pre, scores, document, name, special_tokens):
-    """The tokenizer of a GGUF file from its tokenizer.json (gguf.tokenizer_json), family,
-    pre and (llama family) scores: what tokenizer_from_gguf builds, and what pickle calls
-    to build it again (HFTokenizer.__reduce__ hands it the document, name and specials)."""
-    tok = tokenizer_from_hf(document, source=name)
-    if family == "t5":  # llama.cpp's Unigram, not tokenizers' (bpe.sentencepiece_unigram)
-        sentencepiece_unigram.run_as_llama_cpp(tok, document)
-    if scores is not None:
-        rank_by_score(tok.model, scores)
-    if special_tokens:
-        tok.register_special_tokens(special_tokens)
-    tok.gguf_family, tok.gguf_pre = family, pre
-    tok.made_from = "a GGUF file (llama.cpp)"
-    tok.name = name
-    tok.rebuild = functools.partial(rebuild_gguf, family, pre, scores)
-    return tok
-
-
-def rank_by_score(model, scores):
-    """SentencePiece's merge order in an HF BPE model: a merge ranks by the score of the
-    piece it makes, equal scores equal, so among them the leftmost merges first (llama.cpp's
-    queue orders by score, then position), where a tokenizer.json ranks each pair apart."""
-    rank = {score: i for i, score in enumerate(sorted(set(scores), reverse=True))}
-    model.merges = {pair: (rank[scores[idx]], idx) for pair, (_, idx) in model.merges.items()}
-
 
 
 def load_model_text(text, source="model"):

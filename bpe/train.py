@@ -10,13 +10,10 @@ most frequent, repeat), including its tie rule, but does the work incrementally:
   positions where it starts, and `stats` to its count (weighted by word freq).
 - A merge touches only the positions of its pair and patches the counts of the
   neighbouring pairs, instead of recounting the whole text.
-- A heap picks the next pair by (-count, tie key). The tie key is the tie rule:
-  "first" (minbpe): the pair's first position. Because words are laid out in order of
-  first occurrence, that is where the textbook loop first meets it, which is the pair
-  `max(stats, key=stats.get)` returns on a tie.
-  "smallest_ids" (rustbpe): the pair itself, so the smallest (id0, id1) wins.
-  "greatest_bytes" (Stanford CS336): the lexicographically greatest
-  (bytes of id0, bytes of id1), through a key that sorts byte strings backwards.
+- A heap picks the next pair by (-count, tie key). The tie key is the tie rule
+  (tie_break.py: "first" minbpe's, "smallest_ids" rustbpe's, "greatest_bytes" CS336's);
+  "first" relies on the layout above: words in order of first occurrence put a pair's
+  first position where the textbook loop first meets it.
 - Words may be id sequences instead of bytes (with the vocab of those ids), so merges
   can be learned on top of an existing tokenizer's output (see extend.py).
 
@@ -31,6 +28,9 @@ from itertools import chain, repeat
 from typing import Callable, NamedTuple, Optional
 
 from .formats.model import render_token
+from .tie_break import MAX_TIES, check_tie_break, heap_entries, tied_pairs
+# re-exported only for callers not yet moved to bpe.tie_break; drop it once they are
+from .tie_break import TIE_BREAKS  # noqa: F401
 
 LIST_LIMIT = 1 << 21  # positions; above this the layout is kept in arrays
 
@@ -50,23 +50,12 @@ class MergeProgress(NamedTuple):
         return self.done / self.elapsed if self.elapsed > 0 else 0.0
 
 
-TIE_BREAKS = ("first", "smallest_ids", "greatest_bytes")
-MAX_TIES = 20  # tied pairs kept per merge by record_ties: late merges tie by the thousand
-
-
 class TrainResult(NamedTuple):
     merges: dict        # (int, int) -> int, in merge order
     merge_counts: dict  # int -> int
     stop_reason: str    # "vocab_size", "no_pairs", "min_frequency" or "vocab_bytes"
     merge_ties: dict = None  # idx -> [pair, ...] tied at the top (winner first); record_ties
     ids: list = None  # each word's ids after the merges, in the words' order; keep_ids
-
-
-def check_tie_break(tie_break):
-    """ValueError unless tie_break is one of TIE_BREAKS (asked before any counting)."""
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, "
-                         f"not {tie_break!r}")
 
 
 def train_merges(words, vocab_size: int, min_frequency: int = 1,
@@ -199,7 +188,7 @@ def train_merges(words, vocab_size: int, min_frequency: int = 1,
                 stop_reason = "vocab_bytes"
                 break
         if record_ties:
-            merge_ties[idx] = _tied_pairs(heap, stats, pair_code, count, max_ties, read, bits)
+            merge_ties[idx] = tied_pairs(heap, stats, pair_code, count, max_ties, read, bits)
         vocab[idx] = vocab[a] + vocab[b]  # before the new pairs: greatest_bytes keys read it
         # --- merge every occurrence, left to right, without overlap. Count changes
         # are gathered per neighbour id and applied once the step is done. A new pair
@@ -288,100 +277,6 @@ def final_ids(words, tok, nxt):
             p = nxt[p]
         out.append(ids)
     return out
-
-
-def heap_entries(tie_break, vocab, bits, n):
-    """(make, read, recount) for the merge heap's entries under tie_break, whose smallest
-    entry is the pair to merge next: the highest count, then the tie rule's key.
-
-    make(count, code, first) is a new entry for the pair code = id0 << bits | id1 whose
-    first position is first; read(entry) gives (count, first or None, code);
-    recount(entry, count) is the same entry with a new count. For the two rules whose
-    key is a number the entry is one int, -count above the key above the code:
-    "smallest_ids": -count << 2 * bits | code (the smallest code is the smallest
-    (id0, id1)); "first": -count << (2 * bits + n's bits) | first << 2 * bits | code.
-    "greatest_bytes" needs (-count, its bytes key, code).
-
-    >>> make, read, recount = heap_entries("smallest_ids", None, 9, 100)
-    >>> read(min(make(5, 3 << 9 | 7, 0), make(5, 2 << 9 | 8, 0), make(4, 0, 0)))
-    (5, None, 1032)
-    >>> read(recount(make(5, 1032, 0), 2))
-    (2, None, 1032)
-    """
-    cbits = 2 * bits
-    code_mask = (1 << cbits) - 1
-    if tie_break == "smallest_ids":
-        def make(count, code, first):
-            return -count << cbits | code
-
-        def read(entry):
-            return -(entry >> cbits), None, entry & code_mask
-
-        def recount(entry, count):
-            return -count << cbits | (entry & code_mask)
-    elif tie_break == "first":
-        shift = cbits + max(n, 1).bit_length()
-        tie_mask = (1 << shift) - 1
-        first_mask = (1 << (shift - cbits)) - 1
-
-        def make(count, code, first):
-            return -count << shift | first << cbits | code
-
-        def read(entry):
-            return -(entry >> shift), (entry >> cbits) & first_mask, entry & code_mask
-
-        def recount(entry, count):
-            return -count << shift | (entry & tie_mask)
-    else:
-        mask = (1 << bits) - 1
-
-        def make(count, code, first):
-            return -count, _Greatest((vocab[code >> bits], vocab[code & mask])), code
-
-        def read(entry):
-            return -entry[0], None, entry[2]
-
-        def recount(entry, count):
-            return -count, entry[1], entry[2]
-    return make, read, recount
-
-
-class _Greatest(tuple):
-    """(bytes0, bytes1) that sorts backwards, so the heap's smallest is CS336's greatest.
-
-    subtle: it holds the vocab's own bytes objects, not a copy; a key string per token
-    (bytes flipped, plus an end mark above every byte so b"ab" still beats b"a") took 2
-    bytes a character, twice the vocab again (measured: 750 MB of keys beside a 350 MB
-    vocab at 42,000 Basic merges on tinyshakespeare). Only `<` is reversed: heapq
-    compares with nothing else, and equal keys stay equal.
-
-    >>> sorted([_Greatest((b"a", b"b")), _Greatest((b"ab", b"")), _Greatest((b"a", b"c"))])
-    [(b'ab', b''), (b'a', b'c'), (b'a', b'b')]
-    """
-    __slots__ = ()
-    __lt__ = tuple.__gt__  # a C slot, not a Python method: ~1.4x faster heap compares
-
-
-def _tied_pairs(heap, stats, winner, count, max_ties, read, bits):
-    """The pairs whose count equals the winner's, the winner first, then in heap order, at
-    most max_ties. Entries above the winner were all fixed before it won, so the ties sit
-    at the top of the heap; stale entries among them are skipped, within a bound.
-    winner and the heap hold pair codes (id0 << bits | id1); the result holds pairs."""
-    tied = [winner]
-    seen = {winner}
-    held = []
-    budget = 4 * max_ties  # entries looked at; a merge late in training ties with thousands
-    while heap and read(heap[0])[0] >= count and len(tied) < max_ties and len(held) < budget:
-        entry = heappop(heap)
-        held.append(entry)
-        code = read(entry)[2]
-        if code not in seen and stats.get(code, 0) == count:
-            seen.add(code)
-            tied.append(code)
-    for entry in held:
-        heappush(heap, entry)
-    mask = (1 << bits) - 1
-    return [(code >> bits, code & mask) for code in tied]
 
 
 def first_occurrence(positions, a, b, tok, nxt):

@@ -10,7 +10,7 @@ from ..counting.counts_file import read_pattern, write_counts
 from ..formats import atomic
 from ..methods import saved
 from ..regex import RegexTokenizer, compile_pattern
-from ..train import TIE_BREAKS
+from ..tie_break import TIE_BREAKS
 from .common import (
     CliError,
     ProgressBar,

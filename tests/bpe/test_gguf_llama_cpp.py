@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import bpe
-from bpe.formats import gguf
+from bpe.formats import gguf, gguf_families
 from lab.llama_cpp_ids import SDIST, sdist_path
 
 SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
@@ -149,7 +149,7 @@ def test_llama3_vocabulary_equals_tokenizers_on_its_conversion(members):
 
     tokenizers = pytest.importorskip("tokenizers")
     name = "ggml-vocab-llama-bpe.gguf"
-    doc = gguf.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
+    doc = gguf_families.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
     theirs = tokenizers.Tokenizer.from_str(json.dumps(doc))
     ours = bpe.load_bytes(json.dumps(doc).encode(), "llama3.json")
     texts = [text for text, _ in cases(members[name + ".inp"], members[name + ".out"])]
@@ -166,7 +166,7 @@ def bert_pair(members):
 
     tokenizers = pytest.importorskip("tokenizers")
     name = "ggml-vocab-bert-bge.gguf"
-    doc = gguf.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
+    doc = gguf_families.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
     return tokenizers.Tokenizer.from_str(json.dumps(doc)), bpe.load_bytes(members[name], name)
 
 

@@ -3,7 +3,7 @@
 llama.cpp ships no test ids for its t5 vocabulary (ggml-vocab-nomic-bert-moe.gguf), but its
 Unigram (llm_tokenizer_ugm) is written to give SentencePiece's ids. So the GGUF's pieces,
 scores, types, charsmap and space settings are written as a SentencePiece ModelProto
-(bpe.formats.gguf.t5_sentencepiece_model) and `sentencepiece` encodes the same texts: every
+(bpe.formats.gguf_families.t5_sentencepiece_model) and `sentencepiece` encodes the same texts: every
 .inp text llama.cpp ships (all 16 files'), every line of the repo's corpora and samples,
 and hypothesis fuzz, with the file's own space settings and with neither.
 
@@ -20,8 +20,8 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 from helpers.app import ROOT, read_corpus
 
-from bpe.formats import gguf
-from bpe.loading import tokenizer_from_gguf
+from bpe.formats import gguf, gguf_families
+from bpe.gguf_tokenizer import tokenizer_from_gguf
 from tests.bpe.test_gguf_llama_cpp import members  # noqa: F401 (the fixture)
 
 spm = pytest.importorskip("sentencepiece", reason="pip install sentencepiece")
@@ -36,7 +36,7 @@ def info(members):  # noqa: F811
 def pair(info):
     """(ours, sentencepiece's processor) for a t5 GGUFTokenizer."""
     ours = tokenizer_from_gguf(info, NAME)
-    theirs = spm.SentencePieceProcessor(model_proto=gguf.t5_sentencepiece_model(info, NAME))
+    theirs = spm.SentencePieceProcessor(model_proto=gguf_families.t5_sentencepiece_model(info, NAME))
     return ours, theirs
 
 
@@ -48,7 +48,7 @@ def tokenizers(info):
 @pytest.fixture(scope="module")
 def no_space_settings(info):
     """The same vocabulary with neither add_space_prefix nor remove_extra_whitespaces (the
-    other pairing opened: bpe.formats.gguf refuses the two mixed ones, where llama.cpp's
+    other pairing opened: bpe.formats.gguf_families refuses the two mixed ones, where llama.cpp's
     normalizer parts from sentencepiece's)."""
     values = dict(info.values, add_space_prefix=False, remove_extra_whitespaces=False)
     return pair(dataclasses.replace(info, values=values))

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.patterns import PATTERNS
-from bpe.train import TIE_BREAKS
+from bpe.tie_break import TIE_BREAKS
 from tests.helpers.textbook import get_stats, merge
 
 

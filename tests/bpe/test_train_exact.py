@@ -5,7 +5,8 @@ import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.patterns import GPT4_SPLIT_PATTERN, PATTERNS
-from bpe.train import TIE_BREAKS, train_merges
+from bpe.tie_break import TIE_BREAKS
+from bpe.train import train_merges
 from helpers.textbook import textbook_train
 from test_train_ties import textbook_rule_train
 

@@ -8,7 +8,8 @@ import regex
 from hypothesis import given, settings, strategies as st
 
 from bpe.patterns import GPT4_SPLIT_PATTERN, PATTERNS
-from bpe.train import TIE_BREAKS, train_merges
+from bpe.tie_break import TIE_BREAKS
+from bpe.train import train_merges
 
 
 def textbook_rule_train(text, vocab_size, pattern, tie_break):
