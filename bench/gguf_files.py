@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import bpe  # noqa: E402
-from bpe.formats import gguf  # noqa: E402
+from bpe.formats import gguf, gguf_families  # noqa: E402
 
 MODELS = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
 SEPARATOR = "\n__ggml_vocab_test__\n"
@@ -44,7 +44,7 @@ def main():
         if info.model == "t5":
             import sentencepiece  # optional: only this row needs it
             sp = sentencepiece.SentencePieceProcessor(
-                model_proto=gguf.t5_sentencepiece_model(info, name))
+                model_proto=gguf_families.t5_sentencepiece_model(info, name))
             texts = [text for n in sorted(files) if n.endswith(".inp")
                      for text in files[n].decode().split(SEPARATOR)]
             wrong = sum(tok.encode(text, add_special_tokens=False) != sp.encode(text)

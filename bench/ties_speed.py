@@ -14,7 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bpe.regex import compile_pattern  # noqa: E402
-from bpe.train import TIE_BREAKS, train_merges  # noqa: E402
+from bpe.tie_break import TIE_BREAKS  # noqa: E402
+from bpe.train import train_merges  # noqa: E402
 
 
 def main(argv=None):

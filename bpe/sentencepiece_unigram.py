@@ -17,8 +17,9 @@ Precompiled normalizer) in three ways this module follows:
 The Viterbi itself is tokenizers' (Unigram.segment: the same order, a strictly better path
 replacing, unknowns fused), run on the text this normalizer gives. This module does not read
 files (bpe.formats.gguf does), and it has no byte fallback: llama.cpp's Unigram has none, so
-a t5 file with byte pieces is refused there. Its ids are proven against `sentencepiece` on a
-ModelProto written from the same GGUF data (tests/bpe/test_gguf_t5.py).
+a t5 file with byte pieces is refused (bpe.formats.gguf_families). Its ids are proven
+against `sentencepiece` on a ModelProto written from the same GGUF data
+(tests/bpe/test_gguf_t5.py).
 """
 import base64
 
@@ -129,7 +130,7 @@ class LlamaCppUnigram(Unigram):
 
 def run_as_llama_cpp(tok, document):
     """Make tok (the HFTokenizer bpe.formats.hf built from the tokenizer.json form
-    bpe.formats.gguf writes for a t5 file) run llama.cpp's Unigram: this module's
+    bpe.formats.gguf_families writes for a t5 file) run llama.cpp's Unigram: this module's
     normalizer in place of its Precompiled and Metaspace steps, and LlamaCppUnigram in
     place of tokenizers' Unigram. The form says all it needs: the model's pieces, scores,
     unk_id and gguf_token_type (the GGUF's types, id by id), the charsmap, WhitespaceSplit

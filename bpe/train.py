@@ -29,8 +29,6 @@ from typing import Callable, NamedTuple, Optional
 
 from .formats.model import render_token
 from .tie_break import MAX_TIES, check_tie_break, heap_entries, tied_pairs
-# re-exported only for callers not yet moved to bpe.tie_break; drop it once they are
-from .tie_break import TIE_BREAKS  # noqa: F401
 
 LIST_LIMIT = 1 << 21  # positions; above this the layout is kept in arrays
 

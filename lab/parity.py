@@ -16,9 +16,9 @@ meets a compiled library in the server's process. A GGUF file has no Python owne
 (llama.cpp is C++): one whose sha256 is one of llama.cpp's test vocabularies
 (lab/llama_cpp_ids.py) is checked against llama.cpp's own ids for that file's test texts;
 any other is checked with `tokenizers` (in the worker) on its tokenizer.json form
-(bpe.formats.gguf.tokenizer_json, the form the loader builds it from), or, for the t5
+(bpe.formats.gguf_families.tokenizer_json, the form the loader builds it from), or, for the t5
 family (SentencePiece's Unigram), with `sentencepiece` on a model written from the file
-(bpe.formats.gguf.t5_sentencepiece_model), and the badge names which. When a check cannot be made (the library failed on the file, is not installed, or
+(bpe.formats.gguf_families.t5_sentencepiece_model), and the badge names which. When a check cannot be made (the library failed on the file, is not installed, or
 the file has no such form) the badge says so instead of staying silent. Pages show
 `check(label, text, ids)` (or `reference_check(...)`) as a badge.
 """
@@ -30,7 +30,7 @@ from pathlib import Path
 import streamlit as st
 
 from bpe import reference
-from bpe.formats import gguf, ranks
+from bpe.formats import gguf, gguf_families, ranks
 from bpe.formats.hf.models import WordPiece
 from lab import derived, llama_cpp_ids, state
 from lab.jobs import owner_check
@@ -137,8 +137,8 @@ def gguf_spec(source):
         info = gguf.read_tokenizer_bytes(source.data(), name)
         if info.model == "t5":  # llama.cpp's Unigram is SentencePiece's: its owner checks it
             return {"kind": "sentencepiece",
-                    "files": ((f"{name}.model", gguf.t5_sentencepiece_model(info, name)),)}
-        doc = gguf.tokenizer_json(info, name)
+                    "files": ((f"{name}.model", gguf_families.t5_sentencepiece_model(info, name)),)}
+        doc = gguf_families.tokenizer_json(info, name)
     except ValueError as e:
         where = llama_cpp_ids.absent() or "it is not one of llama.cpp's test vocabularies"
         why = " ".join(str(e).split())[:200]

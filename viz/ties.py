@@ -9,7 +9,7 @@ hex for part of a character).
 """
 from itertools import combinations
 
-from bpe.train import MAX_TIES
+from bpe.tie_break import MAX_TIES
 from viz.vocab import visible  # the one renderer (viz.display.display_text), on one line
 
 RULE_LABELS = {

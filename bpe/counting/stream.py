@@ -26,7 +26,8 @@ from collections import Counter
 from ..corpus import RANGE_BYTES, Clock, file_ranges, read_pieces
 from ..documents import check_specials, count_documents, cut_at_specials, register_after_merges
 from ..text import clean_text
-from ..train import check_tie_break, train_merges
+from ..tie_break import check_tie_break
+from ..train import train_merges
 from .chunks import PIECE_CHARS
 from .counts_file import read_counts
 from .parts import Part, PartCounter, chunk_items, join, join_all

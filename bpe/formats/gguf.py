@@ -30,9 +30,6 @@ import struct
 from dataclasses import dataclass, field
 
 from .. import budgets
-# re-exported only for callers not yet moved to gguf_families (lab/parity.py,
-# bench/gguf_files.py, tests/lab/test_gguf_uploads.py); drop it once they are
-from .gguf_families import t5_sentencepiece_model, tokenizer_json  # noqa: F401
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)

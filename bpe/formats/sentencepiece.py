@@ -189,7 +189,7 @@ def unigram_model(pieces, scores, types, *, unk_id, charsmap=b"", add_dummy_pref
     """A Unigram ModelProto's bytes from a vocabulary (piece text, score and type id by id,
     types numbered as PIECE_TYPES), the normalizer's charsmap and its space settings
     (escape_whitespaces on): what `sentencepiece` loads to check a GGUF t5 file
-    (bpe.formats.gguf.t5_sentencepiece_model). Written field by field, as model_info
+    (bpe.formats.gguf_families.t5_sentencepiece_model). Written field by field, as model_info
     reads them, so protobuf is not needed.
 
     >>> model_info(unigram_model(["<unk>", "a"], [0.0, -1.0], [2, 1], unk_id=0)).pieces

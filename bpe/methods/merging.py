@@ -39,7 +39,8 @@ from contextlib import contextmanager
 from heapq import heapify, heappop, heappush, heapreplace
 from itertools import chain, repeat
 
-from ..train import MergeProgress, check_tie_break, first_occurrence
+from ..tie_break import check_tie_break
+from ..train import MergeProgress, first_occurrence
 
 
 class Backwards(tuple):

@@ -35,7 +35,8 @@ from ..chunk_cache import ChunkCache
 from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
-from ..train import TrainResult, check_tie_break, train_merges
+from ..tie_break import check_tie_break
+from ..train import TrainResult, train_merges
 from .merging import gc_paused
 
 TRANSITION_SHARE = 0.8

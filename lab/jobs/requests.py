@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from bpe import BasicTokenizer, methods
 from bpe.patterns import compile_pattern, label, trial
-from bpe.train import TIE_BREAKS
+from bpe.tie_break import TIE_BREAKS
 
 TOKENIZER_KINDS = ("regex", "basic")   # what BPE trains: split by a pattern, or raw bytes
 VOCAB_MIN = 256         # the 256 byte tokens come first; training adds merges on top
@@ -138,7 +138,7 @@ class BpeRequest:
     vocab_size: int = 1024
     min_frequency: int = 1
     special_tokens: tuple = ()   # strings given ids right after the trained vocabulary
-    tie_break: str = "first"     # a bpe.train.TIE_BREAKS rule
+    tie_break: str = "first"     # a bpe.tie_break.TIE_BREAKS rule
     record_ties: bool = False    # fill tok.merge_ties (about 2x slower)
 
     def __post_init__(self):

@@ -30,7 +30,8 @@ from bpe.formats.ranks import tiktoken_text
 from bpe.reference import load_reference
 from bpe.replay import token_counts_by_merge
 from bpe.sentencepiece_bpe import SentencePieceBPE
-from bpe.train import TIE_BREAKS, train_merges
+from bpe.tie_break import TIE_BREAKS
+from bpe.train import train_merges
 from lab.jobs.corpus_text import split_held_out
 from lab.jobs.rebuild import recover_job
 from lab.jobs.requests import method_texts
@@ -198,7 +199,7 @@ def train_methods(progress, *, request, languages, held_out=None, arena=None):
 # ------------------------------------------------------------ Tie rules
 def train_rules(text, vocab_size, pattern="gpt4", rules=None, progress=None):
     """{rule: bpe.train.TrainResult with merge_ties} for text under each rule (every
-    bpe.train.TIE_BREAKS rule by default). The chunks are counted once. pattern: a
+    bpe.tie_break.TIE_BREAKS rule by default). The chunks are counted once. pattern: a
     preset or regex, or "" for no split. progress(rule, MergeProgress)."""
     tok = _tokenizer(pattern)
     words = [(chunk.encode("utf-8"), freq) for chunk, freq in tok.count_chunks(text).items()]

@@ -15,7 +15,7 @@ import streamlit as st
 
 from bpe.methods import METHODS, OPTIONS, unigram
 from bpe.patterns import LABELS, PATTERNS
-from bpe.train import TIE_BREAKS
+from bpe.tie_break import TIE_BREAKS
 from lab.jobs.corpus_text import corpus_fingerprint, split_held_out
 from lab.jobs.requests import (VOCAB_MAX, VOCAB_MIN, BpeRequest, CountsRequest, MethodRequest,
                                MethodsRequest, parse_special_tokens)
@@ -56,7 +56,7 @@ class Form(NamedTuple):
     min_frequency: int
     specials_text: str
     name: str
-    tie_break: str       # a bpe.train.TIE_BREAKS rule
+    tie_break: str       # a bpe.tie_break.TIE_BREAKS rule
     record_ties: str     # a key of RECORD_TIES
     tau: float = 1.0     # picky's
     transition: int = 0  # superbpe's

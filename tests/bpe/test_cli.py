@@ -12,7 +12,7 @@ from tokenizers import Tokenizer as HFTokenizer
 
 import bpe
 import bpe.counting.parts
-import bpe.train
+import bpe.tie_break
 from bpe.counting.counts_file import write_counts
 from helpers.app import ROOT
 
@@ -231,7 +231,7 @@ def test_bad_input_one_line_and_no_output(corpus, args, message):
     no_outputs(corpus, before)
 
 
-@pytest.mark.parametrize("rule", bpe.train.TIE_BREAKS)
+@pytest.mark.parametrize("rule", bpe.tie_break.TIE_BREAKS)
 def test_tie_break_from_text_and_from_counts(corpus, taylorswift, rule):
     """--tie-break gives tok.train's merges for that rule, from text files and from counts
     files alike (they keep the chunks' first-occurrence order, which "first" needs)."""

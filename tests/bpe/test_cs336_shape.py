@@ -6,7 +6,7 @@ import pytest
 
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.patterns import PATTERNS
-from bpe.train import TIE_BREAKS
+from bpe.tie_break import TIE_BREAKS
 from tests.bpe.test_train_documents import textbook_documents
 
 EOT = "<|endoftext|>"

@@ -12,7 +12,7 @@ from bpe.methods.merging import STAND_IN
 from bpe.methods.superbpe import stage2_words
 from bpe.methods.parity import gini
 from bpe.text import clean_text
-from bpe.train import TIE_BREAKS
+from bpe.tie_break import TIE_BREAKS
 from tests.helpers.app import read_corpus
 
 ARENA = Path(__file__).resolve().parents[2] / "samples" / "arena"

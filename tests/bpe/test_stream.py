@@ -13,7 +13,7 @@ from bpe import corpus
 from bpe.counting import parts as counting_parts, stream
 from bpe.counting.parts import PartCounter, finish, join_all
 from bpe.counting.counts_file import read_counts, write_counts
-from bpe.train import TIE_BREAKS
+from bpe.tie_break import TIE_BREAKS
 
 PRESETS = ["gpt2", "gpt4", "gpt4o"]
 AWKWARD = ("Hello wor\r\nld!  It's 2026…\r\n\r\n   café 東京 🫠🫠 naïve\t\tx  \n \u00a0 "

@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 
 from bpe import RegexTokenizer
-from bpe.formats import gguf, gpt2
+from bpe.formats import gguf, gguf_families, gpt2
 from bpe.loading import load_bytes
 from helpers.apptest import plain
 from lab import llama_cpp_ids, parity, state
@@ -128,14 +128,14 @@ def test_the_tokenizers_check_can_fail(session, small_gguf, monkeypatch):
     """The check is not a formality: tokenizers given the form without its last merges
     (what a wrong conversion would be) gives other ids, and the badge is red and says where."""
     label, _, _ = upload("small.gguf", small_gguf)
-    whole = gguf.tokenizer_json
+    whole = gguf_families.tokenizer_json
 
     def fewer_merges(info, source="file"):
         doc = whole(info, source)
         doc["model"]["merges"] = doc["model"]["merges"][:-20]
         return doc
 
-    monkeypatch.setattr(parity.gguf, "tokenizer_json", fewer_merges)
+    monkeypatch.setattr(parity.gguf_families, "tokenizer_json", fewer_merges)
     st.session_state.pop(parity.FILE_ENCODERS, None)
     check = parity.check(label, TEXT)
     assert not check.ok and check.badge.startswith("ids != tokenizers"), check
@@ -159,7 +159,7 @@ def test_no_tokenizer_json_form_is_a_sentence(session, small_gguf, no_sdist, mon
     def refuse(info, source="file"):
         raise ValueError(f"{source} is a GGUF file whose tokenizer is llama.cpp's 'bert' family")
 
-    monkeypatch.setattr(parity.gguf, "tokenizer_json", refuse)
+    monkeypatch.setattr(parity.gguf_families, "tokenizer_json", refuse)
     st.session_state.pop(parity.FILE_ENCODERS, None)
     check = parity.check(label, TEXT)
     assert not check.ok and check.error == check.badge

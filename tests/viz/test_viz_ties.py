@@ -1,6 +1,6 @@
 """viz.ties: the comparison of tie rules and the marks for tied merges."""
 from bpe import RegexTokenizer
-from bpe.train import TIE_BREAKS
+from bpe.tie_break import TIE_BREAKS
 from lab.jobs.workers import train_rules
 from viz.ties import (compare_two, parting, rules_table, tie_marks, tie_share, tied_merges_rows,
                       token_lists, vocab_of)
