@@ -13,9 +13,10 @@ inputs complete.
 """
 import math
 import statistics
+from bisect import bisect_right
 from collections import namedtuple
-from itertools import compress
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import ge, is_not, itemgetter
 
 MAX_PIECE_LENGTH = 16
 CHUNK = 24  # the longest word trained on (bpe.methods.unigram cuts longer ones)
@@ -61,38 +62,51 @@ Graph = namedtuple("Graph", "sources targets pids nodes words counts")
 
 
 def build_graph(prefixes, words, ends):
-    """The words' lattices as one Graph over their distinct prefixes (prefixes:
-    every prefix of the words, shortest first, as
-    bpe.methods.unigram_seed.prefix_weights gives them): node 0 is "", and an edge says prefix `target` is
-    prefix `source` followed by piece `pid`. A word's own lattice is the graph on its
-    prefixes, so words sharing a prefix share its edges (tinyshakespeare: 54k prefixes
-    for 193k characters), and every pass below is a pass over the graph, not each word.
+    """The words' lattices as one Graph over their distinct prefixes (prefixes: every
+    prefix of the words, shortest first, as bpe.methods.unigram_seed.prefix_weights gives
+    them): node 0 is "", and an edge says prefix `target` is prefix `source` followed by
+    piece `pid`. A word's own lattice is the graph on its prefixes, so words sharing a
+    prefix share its edges (tinyshakespeare: 54k prefixes for 193k characters), and every
+    pass below is a pass over the graph, not each word.
+
+    The edges come by the length of their target (so a pass in edge order has every
+    source done before it is read), then by the piece's length, shortest first.
 
     >>> words = [("ab", 3), ("a", 1)]
     >>> g = build_graph(["a", "ab"], words, ends_of(["a", "b", "ab"]))
     >>> list(zip(g.sources, g.targets, g.pids)), g.words
-    ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
+    ([(0, 1, 0), (1, 2, 1), (0, 2, 2)], [2, 1])
     """
     node = {"": 0}
     node.update(zip(prefixes, range(1, len(prefixes) + 1)))
     parent = [0]  # node -> the node one character shorter
     parent += map(node.__getitem__, map(itemgetter(slice(0, -1)), prefixes))
     sources, targets, pids = [], [], []
-    # shortest first: an edge's source comes before its target
-    for target, prefix in enumerate(prefixes, 1):
-        source = parent[target]
-        first = len(sources)  # this target's edges go here, longest piece first
-        # (pieces_ending, inlined: 2x faster); prefix[:start] is the node `source`,
-        # walked up one parent per step
-        for start in STARTS[len(prefix)]:
-            pid = ends.get(prefix[start:])
-            if pid is None:
-                break
-            if pid >= 0:
-                sources.insert(first, source)
-                pids.insert(first, pid)
-                targets.append(target)
-            source = parent[source]
+    # the prefixes of one length at a time, and for them the pieces of one length at a
+    # time, each step a map over all of them (in C): a prefix's ending of k characters is
+    # looked up in ends, and its node k characters up is the edge's source
+    prefixes = list(prefixes)
+    lengths = list(map(len, prefixes))
+    start = 0
+    while start < len(prefixes):
+        n = lengths[start]
+        end = bisect_right(lengths, n, start)
+        level = prefixes[start:end]
+        ids = up = range(start + 1, end + 1)  # their nodes; up: each one's node k - 1 up
+        for k in range(1, min(n, MAX_PIECE_LENGTH) + 1):
+            found = list(map(ends.get, map(itemgetter(slice(n - k, None)), level)))
+            if None in found:  # that ending ends no piece: no longer one does either
+                going = list(map(is_not, found, repeat(None)))
+                level, ids = list(compress(level, going)), list(compress(ids, going))
+                up, found = list(compress(up, going)), list(compress(found, going))
+                if not level:
+                    break
+            up = list(map(parent.__getitem__, up))
+            is_piece = list(map(ge, found, repeat(0)))
+            sources += compress(up, is_piece)
+            pids += compress(found, is_piece)
+            targets += compress(ids, is_piece)
+        start = end
     return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
                  [count for _, count in words])
 
@@ -161,7 +175,9 @@ def viterbi_uses(graph, score):
     back = [0] * graph.nodes  # node -> the edge its best path ends with
     for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
         candidate = best[p] + edge_score[pid]
-        if candidate > best[q]:
+        # subtle: >=, since a target's edges come shortest piece first and the longest
+        # of equal ones wins (a -inf one is replaced by any live one, as -inf < it)
+        if candidate >= best[q]:
             best[q], back[q] = candidate, edge
     through = [0] * graph.nodes  # node -> the count of the words whose best path has it
     for q, count in zip(graph.words, graph.counts):
