@@ -15,8 +15,8 @@ import math
 import statistics
 from bisect import bisect_right
 from collections import namedtuple
-from itertools import compress, repeat
-from operator import ge, is_not, itemgetter
+from itertools import accumulate, compress, repeat
+from operator import ge, is_not, itemgetter, mul
 
 MAX_PIECE_LENGTH = 16
 CHUNK = 24  # the longest word trained on (bpe.methods.unigram cuts longer ones)
@@ -58,7 +58,10 @@ def pieces_ending(text, ends):
 
 # edges (sources[e], targets[e], pids[e]) by target; nodes: how many; words: each word's
 # node; counts: each word's count
-Graph = namedtuple("Graph", "sources targets pids nodes words counts")
+# batches: [(first, last, whole)] edge ranges, one per prefix length and piece length, in
+# which no target comes twice; whole: the batch is its length's first and has an edge
+# into each of its prefixes, in order (the single characters)
+Graph = namedtuple("Graph", "sources targets pids nodes words counts batches")
 
 
 def build_graph(prefixes, words, ends):
@@ -81,7 +84,7 @@ def build_graph(prefixes, words, ends):
     node.update(zip(prefixes, range(1, len(prefixes) + 1)))
     parent = [0]  # node -> the node one character shorter
     parent += map(node.__getitem__, map(itemgetter(slice(0, -1)), prefixes))
-    sources, targets, pids = [], [], []
+    sources, targets, pids, batches = [], [], [], []
     # the prefixes of one length at a time, and for them the pieces of one length at a
     # time, each step a map over all of them (in C): a prefix's ending of k characters is
     # looked up in ends, and its node k characters up is the edge's source
@@ -103,20 +106,30 @@ def build_graph(prefixes, words, ends):
                     break
             up = list(map(parent.__getitem__, up))
             is_piece = list(map(ge, found, repeat(0)))
+            first = len(sources)
             sources += compress(up, is_piece)
             pids += compress(found, is_piece)
             targets += compress(ids, is_piece)
+            if len(sources) > first:
+                whole = k == 1 and len(sources) - first == end - start
+                batches.append((first, len(sources), whole))
         start = end
     return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
-                 [count for _, count in words])
+                 [count for _, count in words], batches)
 
 
 def without_dropped(graph, score):
     """The graph without the edges of pieces whose score is None."""
     keep = [score[pid] is not None for pid in graph.pids]
+    kept = [sum(keep[first:last]) for first, last, _ in graph.batches]
+    ends = list(accumulate(kept))
+    # a whole batch stays whole if it keeps every edge (single characters always do)
+    batches = [(first, last, whole and last - first == old_last - old_first)
+               for first, last, (old_first, old_last, whole)
+               in zip([0] + ends, ends, graph.batches) if last > first]
     return graph._replace(sources=list(compress(graph.sources, keep)),
                           targets=list(compress(graph.targets, keep)),
-                          pids=list(compress(graph.pids, keep)))
+                          pids=list(compress(graph.pids, keep)), batches=batches)
 
 
 def e_step(graph, score, lengths):
@@ -137,12 +150,19 @@ def e_step(graph, score, lengths):
     weight = [0.0] * len(score)  # a dropped piece weighs 0: its edges add nothing
     for pid in alive:
         weight[pid] = math.exp(min(700.0, score[pid] + per_char * lengths[pid]))
-    sources, targets, pids = graph.sources, graph.targets, graph.pids
-    weights = list(map(weight.__getitem__, pids))
+    get_weight, sources, targets, pids = weight.__getitem__, *graph[:3]
     alpha = [0.0] * graph.nodes
     alpha[0] = 1.0
-    for p, q, w in zip(sources, targets, weights):
-        alpha[q] += alpha[p] * w
+    # a batch at a time: its products in C (its sources are shorter prefixes, done), then
+    # added to its targets, each once (or set, where the batch is a whole run of nodes)
+    for first, last, whole in graph.batches:
+        paths = map(mul, map(alpha.__getitem__, sources[first:last]),
+                    map(get_weight, pids[first:last]))
+        if whole:  # every node of its length, none reached yet
+            alpha[targets[first]:targets[last - 1] + 1] = paths
+        else:
+            for q, path in zip(targets[first:last], paths):
+                alpha[q] += path
     outside = [0.0] * graph.nodes
     for q, count in zip(graph.words, graph.counts):
         z = alpha[q]
@@ -150,13 +170,18 @@ def e_step(graph, score, lengths):
             raise ArithmeticError("unigram: a word's lattice under/overflowed")
         outside[q] = count / z
     expected = [0.0] * len(score)
-    # subtle: backwards by target, every edge leaving q comes before any edge into q, so
-    # outside[q] is complete when read, and each edge's share is known right there
-    for p, q, w, pid in zip(reversed(sources), reversed(targets), reversed(weights),
-                            reversed(pids)):
-        share = w * outside[q]
-        outside[p] += share
-        expected[pid] += alpha[p] * share
+    # subtle: backwards by batch, every edge leaving q comes before any edge into q (its
+    # target is longer), so outside[q] is complete when read, and each edge's share is
+    # known right there, a batch's shares at once in C
+    for first, last, _ in reversed(graph.batches):
+        batch_sources, batch_pids = sources[first:last], pids[first:last]
+        shares = list(map(mul, map(outside.__getitem__, targets[first:last]),
+                          map(get_weight, batch_pids)))
+        for p, pid, share, posterior in zip(batch_sources, batch_pids, shares,
+                                            map(mul, map(alpha.__getitem__, batch_sources),
+                                                shares)):
+            outside[p] += share
+            expected[pid] += posterior
     return expected
 
 
