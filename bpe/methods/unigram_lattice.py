@@ -16,7 +16,7 @@ import statistics
 from bisect import bisect_right
 from collections import namedtuple
 from itertools import accumulate, compress, repeat
-from operator import ge, is_not, itemgetter, mul
+from operator import add, ge, is_not, itemgetter, mul
 
 MAX_PIECE_LENGTH = 16
 CHUNK = 24  # the longest word trained on (bpe.methods.unigram cuts longer ones)
@@ -198,12 +198,18 @@ def viterbi_uses(graph, score):
     best = [-math.inf] * graph.nodes
     best[0] = 0.0
     back = [0] * graph.nodes  # node -> the edge its best path ends with
-    for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
-        candidate = best[p] + edge_score[pid]
+    for first, last, whole in graph.batches:  # as in e_step: sums in C, choices one by one
+        paths = map(add, map(best.__getitem__, sources[first:last]),
+                    map(edge_score.__getitem__, pids[first:last]))
+        if whole:
+            lo, hi = targets[first], targets[last - 1] + 1
+            best[lo:hi], back[lo:hi] = paths, range(first, last)
+            continue
         # subtle: >=, since a target's edges come shortest piece first and the longest
         # of equal ones wins (a -inf one is replaced by any live one, as -inf < it)
-        if candidate >= best[q]:
-            best[q], back[q] = candidate, edge
+        for q, path, edge in zip(targets[first:last], paths, range(first, last)):
+            if path >= best[q]:
+                best[q], back[q] = path, edge
     through = [0] * graph.nodes  # node -> the count of the words whose best path has it
     for q, count in zip(graph.words, graph.counts):
         through[q] = count
