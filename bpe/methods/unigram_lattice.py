@@ -13,10 +13,9 @@ inputs complete.
 """
 import math
 import statistics
-from bisect import bisect_right
 from collections import namedtuple
-from itertools import accumulate, compress, repeat
-from operator import add, ge, is_not, itemgetter, mul
+from itertools import compress
+from operator import itemgetter
 
 MAX_PIECE_LENGTH = 16
 CHUNK = 24  # the longest word trained on (bpe.methods.unigram cuts longer ones)
@@ -58,78 +57,52 @@ def pieces_ending(text, ends):
 
 # edges (sources[e], targets[e], pids[e]) by target; nodes: how many; words: each word's
 # node; counts: each word's count
-# batches: [(first, last, whole)] edge ranges, one per prefix length and piece length, in
-# which no target comes twice; whole: the batch is its length's first and has an edge
-# into each of its prefixes, in order (the single characters)
-Graph = namedtuple("Graph", "sources targets pids nodes words counts batches")
+Graph = namedtuple("Graph", "sources targets pids nodes words counts")
 
 
 def build_graph(prefixes, words, ends):
-    """The words' lattices as one Graph over their distinct prefixes (prefixes: every
-    prefix of the words, shortest first, as bpe.methods.unigram_seed.prefix_weights gives
-    them): node 0 is "", and an edge says prefix `target` is prefix `source` followed by
-    piece `pid`. A word's own lattice is the graph on its prefixes, so words sharing a
-    prefix share its edges (tinyshakespeare: 54k prefixes for 193k characters), and every
-    pass below is a pass over the graph, not each word.
-
-    The edges come by the length of their target (so a pass in edge order has every
-    source done before it is read), then by the piece's length, shortest first.
+    """The words' lattices as one Graph over their distinct prefixes (prefixes:
+    every prefix of the words, shortest first, as
+    bpe.methods.unigram_seed.prefix_weights gives them): node 0 is "", and an edge says prefix `target` is
+    prefix `source` followed by piece `pid`. A word's own lattice is the graph on its
+    prefixes, so words sharing a prefix share its edges (tinyshakespeare: 54k prefixes
+    for 193k characters), and every pass below is a pass over the graph, not each word.
 
     >>> words = [("ab", 3), ("a", 1)]
     >>> g = build_graph(["a", "ab"], words, ends_of(["a", "b", "ab"]))
     >>> list(zip(g.sources, g.targets, g.pids)), g.words
-    ([(0, 1, 0), (1, 2, 1), (0, 2, 2)], [2, 1])
+    ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
     """
     node = {"": 0}
     node.update(zip(prefixes, range(1, len(prefixes) + 1)))
     parent = [0]  # node -> the node one character shorter
     parent += map(node.__getitem__, map(itemgetter(slice(0, -1)), prefixes))
-    sources, targets, pids, batches = [], [], [], []
-    # the prefixes of one length at a time, and for them the pieces of one length at a
-    # time, each step a map over all of them (in C): a prefix's ending of k characters is
-    # looked up in ends, and its node k characters up is the edge's source
-    prefixes = list(prefixes)
-    lengths = list(map(len, prefixes))
-    start = 0
-    while start < len(prefixes):
-        n = lengths[start]
-        end = bisect_right(lengths, n, start)
-        level = prefixes[start:end]
-        ids = up = range(start + 1, end + 1)  # their nodes; up: each one's node k - 1 up
-        for k in range(1, min(n, MAX_PIECE_LENGTH) + 1):
-            found = list(map(ends.get, map(itemgetter(slice(n - k, None)), level)))
-            if None in found:  # that ending ends no piece: no longer one does either
-                going = list(map(is_not, found, repeat(None)))
-                level, ids = list(compress(level, going)), list(compress(ids, going))
-                up, found = list(compress(up, going)), list(compress(found, going))
-                if not level:
-                    break
-            up = list(map(parent.__getitem__, up))
-            is_piece = list(map(ge, found, repeat(0)))
-            first = len(sources)
-            sources += compress(up, is_piece)
-            pids += compress(found, is_piece)
-            targets += compress(ids, is_piece)
-            if len(sources) > first:
-                whole = k == 1 and len(sources) - first == end - start
-                batches.append((first, len(sources), whole))
-        start = end
+    sources, targets, pids = [], [], []
+    # shortest first: an edge's source comes before its target
+    for target, prefix in enumerate(prefixes, 1):
+        source = parent[target]
+        first = len(sources)  # this target's edges go here, longest piece first
+        # (pieces_ending, inlined: 2x faster); prefix[:start] is the node `source`,
+        # walked up one parent per step
+        for start in STARTS[len(prefix)]:
+            pid = ends.get(prefix[start:])
+            if pid is None:
+                break
+            if pid >= 0:
+                sources.insert(first, source)
+                pids.insert(first, pid)
+                targets.append(target)
+            source = parent[source]
     return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
-                 [count for _, count in words], batches)
+                 [count for _, count in words])
 
 
 def without_dropped(graph, score):
     """The graph without the edges of pieces whose score is None."""
     keep = [score[pid] is not None for pid in graph.pids]
-    kept = [sum(keep[first:last]) for first, last, _ in graph.batches]
-    ends = list(accumulate(kept))
-    # a whole batch stays whole if it keeps every edge (single characters always do)
-    batches = [(first, last, whole and last - first == old_last - old_first)
-               for first, last, (old_first, old_last, whole)
-               in zip([0] + ends, ends, graph.batches) if last > first]
     return graph._replace(sources=list(compress(graph.sources, keep)),
                           targets=list(compress(graph.targets, keep)),
-                          pids=list(compress(graph.pids, keep)), batches=batches)
+                          pids=list(compress(graph.pids, keep)))
 
 
 def e_step(graph, score, lengths):
@@ -150,19 +123,12 @@ def e_step(graph, score, lengths):
     weight = [0.0] * len(score)  # a dropped piece weighs 0: its edges add nothing
     for pid in alive:
         weight[pid] = math.exp(min(700.0, score[pid] + per_char * lengths[pid]))
-    get_weight, sources, targets, pids = weight.__getitem__, *graph[:3]
+    sources, targets, pids = graph.sources, graph.targets, graph.pids
+    weights = list(map(weight.__getitem__, pids))
     alpha = [0.0] * graph.nodes
     alpha[0] = 1.0
-    # a batch at a time: its products in C (its sources are shorter prefixes, done), then
-    # added to its targets, each once (or set, where the batch is a whole run of nodes)
-    for first, last, whole in graph.batches:
-        paths = map(mul, map(alpha.__getitem__, sources[first:last]),
-                    map(get_weight, pids[first:last]))
-        if whole:  # every node of its length, none reached yet
-            alpha[targets[first]:targets[last - 1] + 1] = paths
-        else:
-            for q, path in zip(targets[first:last], paths):
-                alpha[q] += path
+    for p, q, w in zip(sources, targets, weights):
+        alpha[q] += alpha[p] * w
     outside = [0.0] * graph.nodes
     for q, count in zip(graph.words, graph.counts):
         z = alpha[q]
@@ -170,18 +136,13 @@ def e_step(graph, score, lengths):
             raise ArithmeticError("unigram: a word's lattice under/overflowed")
         outside[q] = count / z
     expected = [0.0] * len(score)
-    # subtle: backwards by batch, every edge leaving q comes before any edge into q (its
-    # target is longer), so outside[q] is complete when read, and each edge's share is
-    # known right there, a batch's shares at once in C
-    for first, last, _ in reversed(graph.batches):
-        batch_sources, batch_pids = sources[first:last], pids[first:last]
-        shares = list(map(mul, map(outside.__getitem__, targets[first:last]),
-                          map(get_weight, batch_pids)))
-        for p, pid, share, posterior in zip(batch_sources, batch_pids, shares,
-                                            map(mul, map(alpha.__getitem__, batch_sources),
-                                                shares)):
-            outside[p] += share
-            expected[pid] += posterior
+    # subtle: backwards by target, every edge leaving q comes before any edge into q, so
+    # outside[q] is complete when read, and each edge's share is known right there
+    for p, q, w, pid in zip(reversed(sources), reversed(targets), reversed(weights),
+                            reversed(pids)):
+        share = w * outside[q]
+        outside[p] += share
+        expected[pid] += alpha[p] * share
     return expected
 
 
@@ -198,18 +159,10 @@ def viterbi_uses(graph, score):
     best = [-math.inf] * graph.nodes
     best[0] = 0.0
     back = [0] * graph.nodes  # node -> the edge its best path ends with
-    for first, last, whole in graph.batches:  # as in e_step: sums in C, choices one by one
-        paths = map(add, map(best.__getitem__, sources[first:last]),
-                    map(edge_score.__getitem__, pids[first:last]))
-        if whole:
-            lo, hi = targets[first], targets[last - 1] + 1
-            best[lo:hi], back[lo:hi] = paths, range(first, last)
-            continue
-        # subtle: >=, since a target's edges come shortest piece first and the longest
-        # of equal ones wins (a -inf one is replaced by any live one, as -inf < it)
-        for q, path, edge in zip(targets[first:last], paths, range(first, last)):
-            if path >= best[q]:
-                best[q], back[q] = path, edge
+    for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
+        candidate = best[p] + edge_score[pid]
+        if candidate > best[q]:
+            best[q], back[q] = candidate, edge
     through = [0] * graph.nodes  # node -> the count of the words whose best path has it
     for q, count in zip(graph.words, graph.counts):
         through[q] = count

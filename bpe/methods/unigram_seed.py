@@ -105,25 +105,17 @@ def seed_pieces(prefixes, size, chars):
         heavy_subs = [prefix[-length:] for prefix, _ in heavy]
         for sub, (_, weight) in zip(heavy_subs, heavy):
             freq[sub] = freq.get(sub, 0) + weight
-        # most frequent first (sorted in C), so the loop stops at the first one that can
-        # no longer enter the heap: every later one is as frequent or less
-        counted = sorted(freq.items(), key=itemgetter(1), reverse=True)
-        for sub, f in counted:
-            if f < 2:
-                break
-            item = (f * length, sub)
-            if len(best) < k:
-                heappush(best, item)
-            elif item > best[0]:
-                heappushpop(best, item)
-            elif item[0] < best[0][0]:
-                break
+        for sub, f in freq.items():
+            if f >= 2:
+                item = (f * length, sub)
+                if len(best) < k:
+                    heappush(best, item)
+                elif item > best[0]:
+                    heappushpop(best, item)
         if length == MAX_PIECE_LENGTH:
             break
         bound = best[0][0] if len(best) == k else 0
-        # grow the endings seen at least twice with f x MAX_PIECE_LENGTH >= bound
-        least = max(2, -(-bound // MAX_PIECE_LENGTH))
-        grow = set(map(itemgetter(0), counted[:bisect_right(counted, -least, key=minus_count)]))
+        grow = {sub for sub, f in freq.items() if f >= 2 and f * MAX_PIECE_LENGTH >= bound}
         # the prefixes of this length are done; they come first in each group
         for weight, group in list(light.items()):
             cut = bisect_right(group, length, key=len)
@@ -138,7 +130,3 @@ def seed_pieces(prefixes, size, chars):
     seed.update({ch: max(count, 1) for ch, count in char_freq.items()})
     logsum = math.log(sum(seed.values()))
     return {piece: math.log(count) - logsum for piece, count in seed.items()}
-
-
-def minus_count(item):
-    return -item[1]
