@@ -6,14 +6,15 @@ sentencepiece's unigram_model_trainer.cc step for step (its constants: shrinking
 0.75, num_sub_iterations 2, stop at 1.1 x the vocab size, then keep the best by score):
 1. words: the text is split before every space (" ?[^ \\t\\n\\r]+", each other whitespace
    character alone) and counted; each unique word is worked on once, weighted by its count.
-2. seed: every character (those covering 99.95% of the text; the rarest go to byte
-   fallback) and the substrings of up to 16 characters seen at least twice, the top
-   SEED_FACTOR x vocab_size by frequency x length; score = log(frequency / total).
+2. seed (bpe.methods.unigram_seed): every character (those covering 99.95% of the text;
+   the rarest go to byte fallback) and the substrings of up to 16 characters seen at least
+   twice, the top SEED_FACTOR x vocab_size by frequency x length; score = log(frequency / total).
 3. EM, num_sub_iterations times: the E-step runs forward-backward over each word's lattice
    (all of them held as one graph over the words' distinct prefixes, so a prefix shared by
-   many words is worked once) and sums each piece's expected count; the M-step drops pieces expected less than 0.5
-   times and sets score = digamma(count) - digamma(total) (sentencepiece's Bayesian
-   re-estimation, which favours frequent pieces).
+   many words is worked once: bpe.methods.unigram_lattice) and sums each piece's expected
+   count; the M-step drops pieces expected less than 0.5 times and sets score =
+   digamma(count) - digamma(total) (sentencepiece's Bayesian re-estimation, which favours
+   frequent pieces).
 4. prune: the Viterbi split of every word counts each piece's use; a piece whose own best
    split is not itself goes; for the rest, the loss is how much the corpus likelihood drops
    if its uses go to its second-best split; keep the max(1.1 x vocab, 0.75 x size) pieces of
@@ -121,8 +122,9 @@ def piece_scores(tok):
 
 def count_words(texts):
     """{word: count} over the documents, in order of first occurrence: what the document's
-    Prepend normalizer and Split pre-tokenizer make of each (bpe.formats.hf.tokenizer_json's pipeline gives
-    the same pieces, tests/bpe/test_methods_unigram.py; this is one regex, 5x faster)."""
+    Prepend normalizer and Split pre-tokenizer make of each (bpe.formats.hf.tokenizer_json's
+    pipeline gives the same pieces, tests/bpe/test_methods_unigram.py; this is one regex, 5x
+    faster)."""
     # every step in C: the documents' words end to end into one Counter (a dict, so in
     # order of first occurrence); an empty document has no words, not " "
     return Counter(chain.from_iterable(map(WORDS.findall, map(" ".__add__, filter(None, texts)))))

@@ -61,12 +61,12 @@ Graph = namedtuple("Graph", "sources targets pids nodes words counts")
 
 
 def build_graph(prefixes, words, ends):
-    """The words' lattices as one Graph over their distinct prefixes (prefixes:
-    every prefix of the words, shortest first, as
-    bpe.methods.unigram_seed.prefix_weights gives them): node 0 is "", and an edge says prefix `target` is
-    prefix `source` followed by piece `pid`. A word's own lattice is the graph on its
-    prefixes, so words sharing a prefix share its edges (tinyshakespeare: 54k prefixes
-    for 193k characters), and every pass below is a pass over the graph, not each word.
+    """The words' lattices as one Graph over their distinct prefixes (prefixes: every
+    prefix of the words, shortest first, as bpe.methods.unigram_seed.prefix_weights gives
+    them): node 0 is "", and an edge says prefix `target` is prefix `source` followed by
+    piece `pid`. A word's own lattice is the graph on its prefixes, so words sharing a
+    prefix share its edges (tinyshakespeare: 54k prefixes for 193k characters), and every
+    pass below is a pass over the graph, not each word.
 
     >>> words = [("ab", 3), ("a", 1)]
     >>> g = build_graph(["a", "ab"], words, ends_of(["a", "b", "ab"]))

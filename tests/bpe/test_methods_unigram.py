@@ -114,8 +114,9 @@ def test_differences_are_stated():
     assert all(line in unigram.__doc__ for line in unigram.DIFFERENCES)
 
 
-# The trainer's inner steps against the plain computation each one shortcuts (bpe.methods.unigram
-# counts over distinct prefixes, prunes the seed's count, and keeps dead edges until a prune).
+# The trainer's inner steps against the plain computation each one shortcuts
+# (bpe.methods.unigram_seed counts over distinct prefixes and prunes the seed's count;
+# bpe.methods.unigram_lattice keeps dead edges until a prune).
 WORD_COUNTS = st.dictionaries(st.text(alphabet="ab c", min_size=1, max_size=lattice.CHUNK),
                               st.integers(1, 20), min_size=1, max_size=30)
 
