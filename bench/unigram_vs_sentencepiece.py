@@ -3,6 +3,7 @@ three trainers of bpe.methods that must cost at most 3x our BPE.
 
     .venv/bin/python bench/unigram_vs_sentencepiece.py --vocab 2000
     .venv/bin/python bench/unigram_vs_sentencepiece.py --corpus taylorswift.txt --vocab 1000
+    .venv/bin/python bench/unigram_vs_sentencepiece.py --corpus arena --vocab 800 --no-cost
 
 Compression: both train on the first --train-fraction of the corpus's lines (each line a
 sentence: sentencepiece's unit) at one vocab size (both count <unk>, <s>, </s> and the 256
@@ -29,6 +30,14 @@ except ImportError:  # optional: the comparison needs it
     sys.exit("this benchmark needs sentencepiece: pip install sentencepiece")
 
 CORPORA = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora"))
+ARENA = ROOT / "samples" / "arena"
+
+
+def corpus_text(name):
+    """A file in the corpora, or "arena": the samples/arena/*.txt end to end, by name."""
+    if name == "arena":
+        return "\n".join(path.read_text(encoding="utf-8") for path in sorted(ARENA.glob("*.txt")))
+    return (CORPORA / name).read_text(encoding="utf-8")
 
 
 def cpu(fn, *args, **kwargs):
@@ -49,14 +58,15 @@ def sentencepiece_unigram(lines, vocab_size):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", default="tinyshakespeare.txt", help="a file in the corpora")
+    parser.add_argument("--corpus", default="tinyshakespeare.txt",
+                        help='a file in the corpora, or "arena" (samples/arena/*.txt)')
     parser.add_argument("--vocab", type=int, default=2000)
     parser.add_argument("--train-fraction", type=float, default=0.9)
     parser.add_argument("--no-cost", action="store_true", help="skip the A B B A timings")
     parser.add_argument("--rounds", type=int, default=1,
                         help="repeat the A B B A timings this many times (a loaded machine)")
     args = parser.parse_args(argv)
-    lines = [line for line in (CORPORA / args.corpus).read_text().splitlines() if line.strip()]
+    lines = [line for line in corpus_text(args.corpus).splitlines() if line.strip()]
     cut = int(len(lines) * args.train_fraction)
     train, held_out = lines[:cut], lines[cut:]
     sp, sp_s = cpu(sentencepiece_unigram, train, args.vocab)

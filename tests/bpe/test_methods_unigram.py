@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from bpe import methods
 from bpe.formats.hf.tokenizer_json import hf_json
 from bpe.formats.hf.pipeline import Pipeline
-from bpe.methods import unigram
+from bpe.methods import unigram, unigram_lattice as lattice, unigram_seed
 from tests.helpers.app import read_corpus
 
 EXAMPLES = int(os.environ.get("METHODS_FUZZ_EXAMPLES", 100))
@@ -114,20 +114,22 @@ def test_differences_are_stated():
     assert all(line in unigram.__doc__ for line in unigram.DIFFERENCES)
 
 
-# The trainer's inner steps against the plain computation each one shortcuts (bpe.methods.unigram
-# counts over distinct prefixes, prunes the seed's count, and keeps dead edges until a prune).
-WORD_COUNTS = st.dictionaries(st.text(alphabet="ab c", min_size=1, max_size=unigram.CHUNK),
+# The trainer's inner steps against the plain computation each one shortcuts
+# (bpe.methods.unigram_seed counts over distinct prefixes and prunes the seed's count;
+# bpe.methods.unigram_lattice keeps dead edges until a prune).
+WORD_COUNTS = st.dictionaries(st.text(alphabet="ab c", min_size=1, max_size=lattice.CHUNK),
                               st.integers(1, 20), min_size=1, max_size=30)
 
 
 def inner_steps(word_counts, size):
     words = list(word_counts.items())
     chars = {ch for word in word_counts for ch in word}
-    prefixes = unigram._prefix_weights(words)
-    seed = unigram._seed(prefixes, size, chars)
+    prefixes = unigram_seed.prefix_weights(words)
+    seed = unigram_seed.seed_pieces(prefixes, size, chars)
     pieces = list(seed)
-    ends = unigram._ends(pieces)
-    return words, chars, prefixes, seed, pieces, ends, unigram._graph(prefixes, words, ends)
+    ends = lattice.ends_of(pieces)
+    return (words, chars, prefixes, seed, pieces, ends,
+            lattice.build_graph(prefixes, words, ends))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -139,11 +141,11 @@ def test_prefix_weights_and_seed_are_the_plain_counts(word_counts, size):
         for end in range(1, len(word) + 1):
             weights[word[:end]] = weights.get(word[:end], 0) + count
         for start in range(len(word)):  # every substring of 2 to MAX_PIECE_LENGTH chars
-            for end in range(start + 2, min(start + unigram.MAX_PIECE_LENGTH, len(word)) + 1):
+            for end in range(start + 2, min(start + lattice.MAX_PIECE_LENGTH, len(word)) + 1):
                 freq[word[start:end]] = freq.get(word[start:end], 0) + count
     assert list(prefixes.items()) == sorted(weights.items(), key=lambda item: len(item[0]))
     top = sorted(((f * len(sub), sub) for sub, f in freq.items() if f >= 2), reverse=True)
-    counts = {sub: value // len(sub) for value, sub in top[:unigram.SEED_FACTOR * size]}
+    counts = {sub: value // len(sub) for value, sub in top[:unigram_seed.SEED_FACTOR * size]}
     char_counts = dict.fromkeys(chars, 0)
     for word, count in words:
         for ch in word:
@@ -163,11 +165,12 @@ def test_viterbi_uses_are_each_words_best_split(word_counts, size, data):
             score[pid] = None  # dropped, its edges still in the graph
     uses = [0] * len(score)
     for word, count in words:
-        split, _ = unigram._best_splits(word, -1, ends, score)
+        split, _ = lattice.best_splits(word, -1, ends, score)
         for pid in split:
             uses[pid] += count
-    assert unigram._viterbi_uses(graph, score) == uses
+    assert lattice.viterbi_uses(graph, score) == uses
     # dead edges change nothing, to the last bit, in the Viterbi and in the E-step
-    live = unigram._without_dropped(graph, score)
-    assert unigram._viterbi_uses(live, score) == uses
-    assert unigram._e_step(live, score, pieces) == unigram._e_step(graph, score, pieces)
+    live = lattice.without_dropped(graph, score)
+    assert lattice.viterbi_uses(live, score) == uses
+    lengths = list(map(len, pieces))
+    assert lattice.e_step(live, score, lengths) == lattice.e_step(graph, score, lengths)
