@@ -31,15 +31,13 @@ anew, so no entry ever sorts later than its pair's true place.
 
 It knows nothing of text, files or tokenizers: ids in, merges out.
 """
-import gc
-import time
 from bisect import insort
-from collections import Counter, defaultdict
-from contextlib import contextmanager
+from collections import Counter
 from heapq import heapify, heappop, heappush, heapreplace
-from itertools import chain, repeat
 
-from ..train import MergeProgress, check_tie_break, first_occurrence
+from ..train import check_tie_break, first_occurrence
+from .merge_loop import Clock  # noqa: F401 (parity.py still imports Clock from here)
+from .merging_layout import end_to_end
 
 
 class Backwards(tuple):
@@ -76,8 +74,8 @@ class Words:
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
         self.contiguous = True  # positions are the words' bytes end to end
         self.copies = {}
-        self.where = [defaultdict(list) for _ in range(self.n_groups)]
-        self._end_to_end(words, freqs, groups)
+        self.tok, self.wt, self.prv, self.nxt, self.grp, self.where = end_to_end(
+            words, freqs, groups, self.lengths)
         self._count(all(f == 1 for f in freqs))
 
     @classmethod
@@ -122,29 +120,6 @@ class Words:
             heapify(heap)
             self.stats.append(stats)
             self.heaps.append(heap)
-
-    def _end_to_end(self, words, freqs, groups):
-        """Lay the words out end to end (position = index in their concatenation)."""
-        self.tok = list(chain.from_iterable(words))
-        n = len(self.tok)
-        self.prv = prv = list(range(-1, n - 1))
-        self.nxt = nxt = list(range(1, n + 1))
-        self.wt = wt = [0] * n     # each position's word weight
-        self.grp = grp = [0] * n   # each position's group
-        end = 0
-        for word, f, g in zip(words, freqs, groups):
-            start, end = end, end + len(word)
-            if start == end:
-                continue
-            prv[start] = -1
-            nxt[end - 1] = -1
-            wt[start:end] = repeat(f, end - start)
-            if g:
-                grp[start:end] = repeat(g, end - start)
-            self.lengths[g] += f * len(word)
-            where = self.where[g]
-            for pair, p in zip(zip(word, word[1:]), range(start, end)):
-                where[pair].append(p)
 
     # ------------------------------------------------------------------ reading
     def tie_key(self, group, pair):
@@ -417,55 +392,3 @@ class Words:
         for g in range(self.n_groups):
             self._push(g, {pair for h, pair in grown if h == g})
         return total
-
-
-@contextmanager
-def gc_paused():
-    """Python's cyclic garbage collector off for the block (on again after, if it was
-    on). A layout holds millions of small lists and tuples and no reference cycle, and
-    while it is built and merged every full collection walks all of it: about a quarter
-    of SuperBPE's and BoundlessBPE's training on tinyshakespeare (bench/results/methods.md).
-    Reference counting still frees everything as usual."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
-
-
-class Clock:
-    """Reports each merge to progress as bpe.train does (a MergeProgress)."""
-
-    def __init__(self, progress, total):
-        self.progress = progress
-        self.total = total
-        self.start = time.perf_counter()
-        self.done = 0
-
-    def tick(self, idx, pair, token, count):
-        self.done += 1
-        if self.progress is not None:
-            self.progress(MergeProgress(self.done, self.total, idx, pair, token, count,
-                                        time.perf_counter() - self.start))
-
-
-def merge_until(words, size, min_frequency, clock, merges, merge_counts):
-    """Merge words' best pair, one new id after another from 256 + len(merges), until the
-    vocabulary reaches size ids, no pair is left, or the best pair occurs fewer than
-    min_frequency times; merges and merge_counts grow in place. The stop reason."""
-    idx = 256 + len(merges)
-    while idx < size:
-        found = words.best()
-        if found is None:
-            return "no_pairs"
-        pair, count = found
-        if count < min_frequency:
-            return "min_frequency"
-        words.merge(pair, idx)
-        merges[pair] = idx
-        merge_counts[idx] = count
-        clock.tick(idx, pair, words.vocab[idx], count)
-        idx += 1
-    return "vocab_size"

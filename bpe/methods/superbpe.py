@@ -36,7 +36,7 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult, check_tie_break, train_merges
-from .merging import gc_paused
+from .merge_loop import gc_paused
 
 TRANSITION_SHARE = 0.8
 DIGITS = regex.compile(r"\p{N}")
