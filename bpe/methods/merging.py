@@ -1,5 +1,5 @@
 """The merge loop the BPE variants share: every word's tokens in one linked list of
-positions, exact pair counts kept up to date one occurrence at a time, and the pick of
+positions, exact pair counts moved by each step per neighbour id, and the pick of
 the next pair under each tie rule.
 
 bpe.train.train_merges is the lab's fast exact trainer, but it can only merge; the
@@ -52,18 +52,13 @@ STAND_IN = -2  # a position waiting for its copy (see Words): it pairs with noth
 
 class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
-    groups: a group index per word (None: one group).
-
-    The words are laid out end to end, in order. BoundlessBPE builds its own layout
-    (Words.laid_out): positions numbered in the text's order, for the "first" tie rule.
-    copies (BoundlessBPE, laid_out only): position of a word's first token -> positions of STAND_IN
-    tokens in other words. When that word becomes one token, the token is copied to each of them,
-    and the pairs it then makes with its neighbours are counted. BoundlessBPE keeps each
-    distinct pretoken once (merged inside, weighted by how often it occurs) and its
-    lines as sequences of stand-ins that come alive as whole pretokens, so a merge
-    inside a pretoken costs its distinct occurrences, as in bpe.train.
-    With copies, freq and lengths count a whole pretoken twice (BoundlessBPE reads
-    neither)."""
+    groups: a group index per word (None: one group). They are laid out end to end, in
+    order (merging_layout.end_to_end); BoundlessBPE builds its own layout (laid_out).
+    copies (BoundlessBPE only): position of a pretoken's first byte -> positions of
+    STAND_IN tokens in its lines. When the pretoken becomes one token, the token is
+    copied to each of them and the pairs it then makes are counted, so a merge inside a
+    pretoken costs its distinct occurrences, as in bpe.train. With copies, freq and
+    lengths count a whole pretoken twice (BoundlessBPE reads neither)."""
 
     def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first"):
         self._setup(tie_break, vocab)
@@ -196,11 +191,17 @@ class Words:
         tok, nxt = self.tok, self.nxt
         for pair in grown:
             count = stats.get(pair)
-            if count:
-                # first_valid, inlined: a merge pushes one entry per new pair
-                key = (first_occurrence(where[pair], *pair, tok, nxt) if self.by_position
-                       else self.tie_key(g, pair))
-                heappush(heap, (-count, key, pair))
+            if not count:
+                continue
+            if self.by_position:
+                # first_valid, inlined (a merge pushes an entry per new pair): a new
+                # pair's first listed position is almost always still valid
+                key = where[pair][0]
+                if tok[key] != pair[0] or nxt[key] < 0 or tok[nxt[key]] != pair[1]:
+                    key = first_occurrence(where[pair], *pair, tok, nxt)
+            else:
+                key = self.tie_key(g, pair)
+            heappush(heap, (-count, key, pair))
 
     def merge(self, pair, idx):
         """Merge every occurrence of pair into idx, left to right without overlap (then
@@ -325,18 +326,22 @@ class Words:
             for u in copies.pop(p):
                 tok[u] = idx
                 left, right = prv[u], nxt[u]
-                if left >= 0 and tok[left] >= 0:
-                    found = new_left.get(tok[left])
-                    if found is None:
-                        new_left[tok[left]] = [left]
-                    else:
-                        found.append(left)
-                if right >= 0 and tok[right] >= 0:
-                    found = new_right.get(tok[right])
-                    if found is None:
-                        new_right[tok[right]] = [u]
-                    else:
-                        found.append(u)
+                if left >= 0:
+                    x = tok[left]
+                    if x >= 0:
+                        found = new_left.get(x)
+                        if found is None:
+                            new_left[x] = [left]
+                        else:
+                            found.append(left)
+                if right >= 0:
+                    y = tok[right]
+                    if y >= 0:
+                        found = new_right.get(y)
+                        if found is None:
+                            new_right[y] = [u]
+                        else:
+                            found.append(u)
         # one word's stand-ins come in order; two words' may interleave
         ordered = len(whole) == 1
         weight = self.wt.__getitem__
