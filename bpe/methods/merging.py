@@ -32,7 +32,7 @@ anew, so no entry ever sorts later than its pair's true place.
 It knows nothing of text, files or tokenizers: ids in, merges out.
 """
 from bisect import insort
-from collections import Counter
+from collections import Counter, defaultdict
 from heapq import heapify, heappop, heappush, heapreplace
 
 from ..train import check_tie_break, first_occurrence
@@ -224,8 +224,8 @@ class Words:
             # its count is dropped whole: after the step no occurrence is left
             stats.pop(pair, None)
             positions = where.pop(pair, ())
-            new_left = {}   # x -> positions of the new pair (x, idx), ascending
-            new_right = {}  # y -> positions of the new pair (idx, y), ascending
+            new_left = defaultdict(list)   # x -> positions of the new pair (x, idx), ascending
+            new_right = defaultdict(list)  # y -> positions of the new pair (idx, y), ascending
             first = len(made)
             for p in positions:
                 if tok[p] != a:
@@ -236,18 +236,10 @@ class Words:
                 o, r = prv[p], nxt[q]
                 # a stand-in (< 0) pairs with nothing: its pairs were never counted
                 if o >= 0 and tok[o] >= 0:
-                    found = new_left.get(tok[o])
-                    if found is None:
-                        new_left[tok[o]] = [o]
-                    else:
-                        found.append(o)
+                    new_left[tok[o]].append(o)
                 if r >= 0:
                     if tok[r] >= 0:
-                        found = new_right.get(tok[r])
-                        if found is None:
-                            new_right[tok[r]] = [p]
-                        else:
-                            found.append(p)
+                        new_right[tok[r]].append(p)
                     prv[r] = p
                 elif o < 0 and p in copies:
                     whole.append(p)
@@ -321,7 +313,8 @@ class Words:
         positions are gathered per neighbour id and counted once per pair, weighed by
         their line (a stand-in and its neighbours share one)."""
         tok, prv, nxt, copies = self.tok, self.prv, self.nxt, self.copies
-        new_left, new_right = {}, {}  # neighbour id -> positions of its new pair
+        # neighbour id -> positions of its new pair
+        new_left, new_right = defaultdict(list), defaultdict(list)
         for p in whole:
             for u in copies.pop(p):
                 tok[u] = idx
@@ -329,19 +322,11 @@ class Words:
                 if left >= 0:
                     x = tok[left]
                     if x >= 0:
-                        found = new_left.get(x)
-                        if found is None:
-                            new_left[x] = [left]
-                        else:
-                            found.append(left)
+                        new_left[x].append(left)
                 if right >= 0:
                     y = tok[right]
                     if y >= 0:
-                        found = new_right.get(y)
-                        if found is None:
-                            new_right[y] = [u]
-                        else:
-                            found.append(u)
+                        new_right[y].append(u)
         # one word's stand-ins come in order; two words' may interleave
         ordered = len(whole) == 1
         weight = self.wt.__getitem__
