@@ -114,7 +114,8 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
 
     The text is split into GPT-4 chunks once: stage 1 trains on their counts (as
     bpe.train does), and stage 2 on the words stage2_counts makes of the same chunks,
-    with bpe.train's train_merges too, banned from picking a pair stage 1 merged."""
+    by train_stage2 (train_merges on the pieces between rare pairs), banned from
+    picking a pair stage 1 merged."""
     tok = SuperBPETokenizer()
     specials = documents.check_specials(tok, special_tokens, vocab_size)
     size = vocab_size - len(specials)
