@@ -26,7 +26,8 @@ True
 """
 from collections import Counter
 from functools import partial
-from itertools import chain, compress
+from itertools import chain, compress, islice, repeat
+from operator import add, mul
 
 import regex
 
@@ -243,18 +244,23 @@ def cut_words(words, cut):
     """
     if cut <= 1:
         return Counter(words), [[word] for word in words]
+    # subtle: a pair (a, b) is counted as the int a * shift + b, as train_merges codes
+    # pairs: ints hash in C without a tuple to build (cut_words 0.31 -> 0.26 s here)
+    shift = max(map(max, filter(None, words)), default=0) + 1
+    codes = {word: list(map(add, map(mul, word, repeat(shift)), islice(word, 1, None)))
+             for word in words}
     stats = Counter()
     for word, count in words.items():
         if count == 1:
-            stats.update(zip(word, word[1:]))
+            stats.update(codes[word])
         else:
-            for pair, n in Counter(zip(word, word[1:])).items():
-                stats[pair] += n * count
+            for code, n in Counter(codes[word]).items():
+                stats[code] += n * count
     rare = cut.__gt__
     pieces, parts = Counter(), []
     for word, count in words.items():
-        ends = list(compress(range(1, len(word)), map(rare, map(stats.__getitem__,
-                                                                 zip(word, word[1:])))))
+        ends = list(compress(range(1, len(word)),
+                             map(rare, map(stats.__getitem__, codes[word]))))
         bounds = [0, *ends, len(word)]
         word_parts = list(map(word.__getitem__, map(slice, bounds, bounds[1:])))
         parts.append(word_parts)
