@@ -247,26 +247,17 @@ def cut_words(words, cut):
     # subtle: a pair (a, b) is counted as the int a * shift + b, as train_merges codes
     # pairs: ints hash in C without a tuple to build (cut_words 0.31 -> 0.26 s here)
     shift = max(map(max, filter(None, words)), default=0) + 1
-    codes = {word: list(map(add, map(mul, word, repeat(shift)), islice(word, 1, None)))
-             for word in words}
-    stats = Counter()
-    for word, count in words.items():
-        if count == 1:
-            stats.update(codes[word])
-        else:
-            for code, n in Counter(codes[word]).items():
-                stats[code] += n * count
+    codes = [list(map(add, map(mul, word, repeat(shift)), islice(word, 1, None)))
+             for word in words]
+    # a word of count n is counted as n copies (list repetition), so each Counter is
+    # filled in one C-level pass, in order of first occurrence
+    stats = Counter(chain.from_iterable(map(mul, codes, words.values())))
     rare = cut.__gt__
-    pieces, parts = Counter(), []
-    for word, count in words.items():
+    parts = []
+    for word, word_codes in zip(words, codes):
         ends = list(compress(range(1, len(word)),
-                             map(rare, map(stats.__getitem__, codes[word]))))
+                             map(rare, map(stats.__getitem__, word_codes))))
         bounds = [0, *ends, len(word)]
-        word_parts = list(map(word.__getitem__, map(slice, bounds, bounds[1:])))
-        parts.append(word_parts)
-        if count == 1:
-            pieces.update(word_parts)
-        else:
-            for piece in word_parts:
-                pieces[piece] += count
+        parts.append(list(map(word.__getitem__, map(slice, bounds, bounds[1:]))))
+    pieces = Counter(chain.from_iterable(map(mul, parts, words.values())))
     return pieces, parts
