@@ -142,7 +142,11 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         # every stage-1 merge was made, so each chunk's ids in training are its encoding
         words = stage2_counts(dict(zip(counts, result.ids)), chunked)
         del chunked
+        # the first cut: stage 1's last count, where stage 2 starts about; none (1) on
+        # a small text, where counting and cutting cost about what they save
         last = merge_counts[max(merge_counts)] if merge_counts else 1
+        if sum(map(len, words)) < CUT_FROM:
+            last = 1
         result = train_stage2(
             words, size, min_frequency, stage1.vocab, merges, threshold=last,
             progress=None if progress is None else lambda p: progress(p._replace(total=total)),
@@ -182,6 +186,7 @@ def stage2_counts(encoded, chunked):
     return words
 
 
+CUT_FROM = 100_000  # stage-2 positions from which train cuts (bench/results/methods.md)
 CUT = -1  # stage2_counts' mark between two stage-2 words in a document's ids: no token id
 
 
