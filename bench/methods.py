@@ -119,7 +119,7 @@ def main():
     def g(tok, texts):
         return gini([len(tok.encode(t)) / len(t.encode("utf-8")) for t in texts.values()])
     lines = [
-        f"# bpe.methods: each paper's effect at small scale", "",
+        "# bpe.methods: each paper's effect at small scale", "",
         f"`python bench/methods.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`"
         f" — taylorswift.txt: {args.train_chars} chars train, {args.held_chars} held out, "
         f"vocab {args.vocab}.", "",

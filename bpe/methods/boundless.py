@@ -45,7 +45,8 @@ from ..encode import apply_merges
 from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..train import TrainResult
-from .merging import STAND_IN, Clock, Words, gc_paused, merge_until
+from .merge_loop import Clock, gc_paused, merge_until
+from .merging import STAND_IN, Words
 from .superbpe import rank_of
 
 

@@ -1,5 +1,5 @@
 """The merge loop the BPE variants share: every word's tokens in one linked list of
-positions, exact pair counts kept up to date one occurrence at a time, and the pick of
+positions, exact pair counts moved by each step per neighbour id, and the pick of
 the next pair under each tie rule.
 
 bpe.train.train_merges is the lab's fast exact trainer, but it can only merge; the
@@ -31,16 +31,13 @@ anew, so no entry ever sorts later than its pair's true place.
 
 It knows nothing of text, files or tokenizers: ids in, merges out.
 """
-import gc
-import time
 from bisect import insort
 from collections import Counter, defaultdict
-from contextlib import contextmanager
 from heapq import heapify, heappop, heappush, heapreplace
-from itertools import chain, repeat
 
 from ..tie_break import check_tie_break
-from ..train import MergeProgress, first_occurrence
+from ..train import first_occurrence
+from .merging_layout import end_to_end
 
 
 class Backwards(tuple):
@@ -55,18 +52,13 @@ STAND_IN = -2  # a position waiting for its copy (see Words): it pairs with noth
 
 class Words:
     """words: list of id sequences (bytes or lists of ints); freqs: their weights;
-    groups: a group index per word (None: one group).
-
-    The words are laid out end to end, in order. BoundlessBPE builds its own layout
-    (Words.laid_out): positions numbered in the text's order, for the "first" tie rule.
-    copies (BoundlessBPE, laid_out only): position of a word's first token -> positions of STAND_IN
-    tokens in other words. When that word becomes one token, the token is copied to each of them,
-    and the pairs it then makes with its neighbours are counted. BoundlessBPE keeps each
-    distinct pretoken once (merged inside, weighted by how often it occurs) and its
-    lines as sequences of stand-ins that come alive as whole pretokens, so a merge
-    inside a pretoken costs its distinct occurrences, as in bpe.train.
-    With copies, freq and lengths count a whole pretoken twice (BoundlessBPE reads
-    neither)."""
+    groups: a group index per word (None: one group). They are laid out end to end, in
+    order (merging_layout.end_to_end); BoundlessBPE builds its own layout (laid_out).
+    copies (BoundlessBPE only): position of a pretoken's first byte -> positions of
+    STAND_IN tokens in its lines. When the pretoken becomes one token, the token is
+    copied to each of them and the pairs it then makes are counted, so a merge inside a
+    pretoken costs its distinct occurrences, as in bpe.train. With copies, freq and
+    lengths count a whole pretoken twice (BoundlessBPE reads neither)."""
 
     def __init__(self, words, freqs, *, groups=None, vocab=None, tie_break="first"):
         self._setup(tie_break, vocab)
@@ -77,8 +69,8 @@ class Words:
         self.lengths = [0] * self.n_groups  # tokens per group, weighted
         self.contiguous = True  # positions are the words' bytes end to end
         self.copies = {}
-        self.where = [defaultdict(list) for _ in range(self.n_groups)]
-        self._end_to_end(words, freqs, groups)
+        self.tok, self.wt, self.prv, self.nxt, self.grp, self.where = end_to_end(
+            words, freqs, groups, self.lengths)
         self._count(all(f == 1 for f in freqs))
 
     @classmethod
@@ -123,29 +115,6 @@ class Words:
             heapify(heap)
             self.stats.append(stats)
             self.heaps.append(heap)
-
-    def _end_to_end(self, words, freqs, groups):
-        """Lay the words out end to end (position = index in their concatenation)."""
-        self.tok = list(chain.from_iterable(words))
-        n = len(self.tok)
-        self.prv = prv = list(range(-1, n - 1))
-        self.nxt = nxt = list(range(1, n + 1))
-        self.wt = wt = [0] * n     # each position's word weight
-        self.grp = grp = [0] * n   # each position's group
-        end = 0
-        for word, f, g in zip(words, freqs, groups):
-            start, end = end, end + len(word)
-            if start == end:
-                continue
-            prv[start] = -1
-            nxt[end - 1] = -1
-            wt[start:end] = repeat(f, end - start)
-            if g:
-                grp[start:end] = repeat(g, end - start)
-            self.lengths[g] += f * len(word)
-            where = self.where[g]
-            for pair, p in zip(zip(word, word[1:]), range(start, end)):
-                where[pair].append(p)
 
     # ------------------------------------------------------------------ reading
     def tie_key(self, group, pair):
@@ -203,15 +172,6 @@ class Words:
         return None
 
     # ------------------------------------------------------------------ changing
-    def _less(self, g, pair, w):
-        """Take weight w off pair's count in group g (a merge or split destroyed one)."""
-        stats = self.stats[g]
-        count = stats[pair] - w
-        if count:
-            stats[pair] = count
-        else:
-            del stats[pair], self.where[g][pair]  # every entry left in the list is stale
-
     def _more(self, g, pair, w, p, grown):
         """Add weight w to pair's count in group g, occurring at p (inserted in order:
         a split's pieces land among the pair's older positions)."""
@@ -227,20 +187,35 @@ class Words:
     def _push(self, g, grown):
         """Give each pair of group g whose count grew (or whose first position moved
         left) a fresh heap entry."""
-        stats, heap, tie_key = self.stats[g], self.heaps[g], self.tie_key
+        stats, heap, where = self.stats[g], self.heaps[g], self.where[g]
+        tok, nxt = self.tok, self.nxt
         for pair in grown:
             count = stats.get(pair)
-            if count:
-                heappush(heap, (-count, tie_key(g, pair), pair))
+            if not count:
+                continue
+            if self.by_position:
+                # first_valid, inlined (a merge pushes an entry per new pair): a new
+                # pair's first listed position is almost always still valid
+                key = where[pair][0]
+                if tok[key] != pair[0] or nxt[key] < 0 or tok[nxt[key]] != pair[1]:
+                    key = first_occurrence(where[pair], *pair, tok, nxt)
+            else:
+                key = self.tie_key(g, pair)
+            heappush(heap, (-count, key, pair))
 
     def merge(self, pair, idx):
         """Merge every occurrence of pair into idx, left to right without overlap (then
         copy idx to the stand-ins of each word it made whole); returns the weighted
-        number of merges per group."""
+        number of merges per group.
+
+        As in bpe.train, the step only moves tokens and gathers the new pairs' positions
+        per neighbour id; the counts change once per neighbour id after it: a new pair
+        (x, idx) or (idx, y) sits where the pair (x, a) or (b, y) it replaces sat, so it
+        takes over the weight that pair lost."""
         a, b = pair
         self.vocab[idx] = self.vocab[a] + self.vocab[b]
-        tok, prv, nxt, wt, at = self.tok, self.prv, self.nxt, self.wt, self.at
-        copies = self.copies
+        tok, prv, nxt, at, copies = self.tok, self.prv, self.nxt, self.at, self.copies
+        weight = self.wt.__getitem__
         done = [0] * self.n_groups
         made = []
         whole = []  # positions of words this merge made one token, that have copies
@@ -249,72 +224,47 @@ class Words:
             # its count is dropped whole: after the step no occurrence is left
             stats.pop(pair, None)
             positions = where.pop(pair, ())
-            # the new pairs (x, idx) and (idx, y), gathered per neighbour id x or y as
-            # bpe.train does, and counted once the step is done
-            left_at, right_at = defaultdict(list), defaultdict(list)
-            left_w, right_w = defaultdict(int), defaultdict(int)
-            total = 0
+            new_left = defaultdict(list)   # x -> positions of the new pair (x, idx), ascending
+            new_right = defaultdict(list)  # y -> positions of the new pair (idx, y), ascending
+            first = len(made)
             for p in positions:
                 if tok[p] != a:
                     continue  # stale, or absorbed by the previous occurrence ("aaa")
                 q = nxt[p]
                 if q < 0 or tok[q] != b:
                     continue
-                o, r, w = prv[p], nxt[q], wt[p]
-                # the neighbouring pairs, as they were. A pair not in stats holds a
-                # stand-in: it was never counted.
-                if o >= 0:
-                    x = tok[o]
-                    if x == idx:
-                        # subtle: "abab": (idx, a), made by the previous occurrence of
-                        # this step, is gone again; its position is left stale
-                        right_w[a] -= w
-                    else:
-                        old = (x, a)
-                        count = stats.get(old)
-                        if count is not None and old != pair:
-                            count -= w
-                            if count:
-                                stats[old] = count
-                            else:
-                                del stats[old], where[old]  # every entry left is stale
-                    if x >= 0:
-                        left_at[x].append(o)
-                        left_w[x] += w
+                o, r = prv[p], nxt[q]
+                # a stand-in (< 0) pairs with nothing: its pairs were never counted
+                if o >= 0 and tok[o] >= 0:
+                    new_left[tok[o]].append(o)
                 if r >= 0:
-                    y = tok[r]
-                    old = (b, y)
-                    count = stats.get(old)
-                    if count is not None and old != pair:
-                        count -= w
-                        if count:
-                            stats[old] = count
-                        else:
-                            del stats[old], where[old]
-                    if y >= 0:
-                        right_at[y].append(p)
-                        right_w[y] += w
+                    if tok[r] >= 0:
+                        new_right[tok[r]].append(p)
                     prv[r] = p
                 elif o < 0 and p in copies:
                     whole.append(p)
                 tok[p] = idx
                 tok[q] = -1
                 nxt[p] = r
-                total += w
                 made.append(p)
-            # Positions come in ascending order, and no list held idx before this step
-            # (a Picky token that comes back had all its pairs deleted when it went).
             grown = set()
-            for found, weights, make in ((left_at, left_w, lambda x: (x, idx)),
-                                         (right_at, right_w, lambda y: (idx, y))):
-                for t, at_t in found.items():
-                    w = weights[t]
-                    if w:
-                        new = make(t)
-                        stats[new] = w
-                        where[new] = at_t
-                        grown.add(new)
-            done[g] = total
+            for x, found in new_left.items():
+                w = sum(map(weight, found))
+                if x != idx:  # else (idx, a) is a pair of this step, never counted
+                    self._forget(g, (x, a), w)
+                self._add(g, (x, idx), w, found, grown)
+            for y, found in new_right.items():
+                w = sum(map(weight, found))
+                self._forget(g, (b, y), w)
+                if y == a:
+                    # subtle: (idx, a) is gone where its a began a later occurrence
+                    # ("abab" -> [idx, idx]); only the others are counted
+                    found = [p for p in found if tok[nxt[p]] == a]
+                    if not found:
+                        continue
+                    w = sum(map(weight, found))
+                self._add(g, (idx, y), w, found, grown)
+            done[g] = total = sum(map(weight, made[first:]))
             self.lengths[g] -= total
             self._push(g, grown)
         if whole:
@@ -328,46 +278,63 @@ class Words:
             at.setdefault(idx, []).extend(made)
         return done
 
+    def _forget(self, g, pair, w):
+        """Take weight w off pair's count in group g (a merge replaced w of it); a pair
+        without a count (the merged pair itself, dropped whole) is left alone."""
+        stats = self.stats[g]
+        count = stats.get(pair)
+        if count is None:
+            return
+        count -= w
+        if count:
+            stats[pair] = count
+        else:
+            del stats[pair], self.where[g][pair]  # every entry left in the list is stale
+
+    def _add(self, g, pair, w, positions, grown, ordered=True):
+        """Count weight w more of pair in group g, at positions (ascending if ordered),
+        and note it in grown (its heap entry is due)."""
+        stats, where = self.stats[g], self.where[g]
+        stats[pair] = stats.get(pair, 0) + w
+        old = where.get(pair)
+        if old is None:
+            where[pair] = positions if ordered else sorted(positions)
+        else:
+            old += positions
+            old.sort()  # the new positions may lie among the old ones
+        grown.add(pair)
+
     def _copy(self, whole, idx):
         """Words at positions whole are now the one token idx: put it in their stand-ins
         and count the pairs it makes with neighbours that are tokens already.
 
         The stand-ins are visited in order, each reading its neighbours as they are (so
         in "ha ha" the second finds the first alive and counts (idx, idx) once); the
-        counts and positions are gathered per neighbour id and added once per pair
-        (BoundlessBPE fills 144k stand-ins on tinyshakespeare at 4096)."""
-        tok, prv, nxt, wt = self.tok, self.prv, self.nxt, self.wt
-        left_at, right_at = defaultdict(list), defaultdict(list)  # neighbour -> positions
-        left_w, right_w = defaultdict(int), defaultdict(int)  # neighbour -> weight
+        positions are gathered per neighbour id and counted once per pair, weighed by
+        their line (a stand-in and its neighbours share one)."""
+        tok, prv, nxt, copies = self.tok, self.prv, self.nxt, self.copies
+        # neighbour id -> positions of its new pair
+        new_left, new_right = defaultdict(list), defaultdict(list)
         for p in whole:
-            for u in self.copies.pop(p):
+            for u in copies.pop(p):
                 tok[u] = idx
                 left, right = prv[u], nxt[u]
                 if left >= 0:
                     x = tok[left]
                     if x >= 0:
-                        left_at[x].append(left)
-                        left_w[x] += wt[u]
+                        new_left[x].append(left)
                 if right >= 0:
                     y = tok[right]
                     if y >= 0:
-                        right_at[y].append(u)
-                        right_w[y] += wt[u]
-        stats, where = self.stats[0], self.where[0]
+                        new_right[y].append(u)
+        # one word's stand-ins come in order; two words' may interleave
+        ordered = len(whole) == 1
+        weight = self.wt.__getitem__
         grown = set()
-        for found, weights, make in ((left_at, left_w, lambda x: (x, idx)),
-                                     (right_at, right_w, lambda y: (idx, y))):
-            for t, positions in found.items():
-                pair = make(t)
-                stats[pair] = stats.get(pair, 0) + weights[t]
-                old = where.get(pair)
-                if old is not None:
-                    old += positions
-                    old.sort()  # the stand-ins lie among the merge's positions
-                else:
-                    # one word's stand-ins come in order; two words' may interleave
-                    where[pair] = sorted(positions) if len(whole) > 1 else positions
-                grown.add(pair)
+        for x, found in new_left.items():
+            self._add(0, (x, idx), sum(map(weight, found)), found, grown, ordered)
+        for y, found in new_right.items():
+            self._add(0, (idx, y), sum(map(weight, found)), found, grown, ordered)
         self._push(0, grown)
 
     def split(self, idx, parts):
@@ -383,7 +350,7 @@ class Words:
                     self.at.setdefault(t, []).append(p)
         tok, prv, nxt, wt, grp, at = self.tok, self.prv, self.nxt, self.wt, self.grp, self.at
         widths = [len(self.vocab[t]) for t in parts]
-        less, more = self._less, self._more
+        less, more = self._forget, self._more
         grown = set()
         total = 0
         for p in at.pop(idx, ()):
@@ -415,55 +382,3 @@ class Words:
         for g in range(self.n_groups):
             self._push(g, {pair for h, pair in grown if h == g})
         return total
-
-
-@contextmanager
-def gc_paused():
-    """Python's cyclic garbage collector off for the block (on again after, if it was
-    on). A layout holds millions of small lists and tuples and no reference cycle, and
-    while it is built and merged every full collection walks all of it: about a quarter
-    of SuperBPE's and BoundlessBPE's training on tinyshakespeare (bench/results/methods.md).
-    Reference counting still frees everything as usual."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
-
-
-class Clock:
-    """Reports each merge to progress as bpe.train does (a MergeProgress)."""
-
-    def __init__(self, progress, total):
-        self.progress = progress
-        self.total = total
-        self.start = time.perf_counter()
-        self.done = 0
-
-    def tick(self, idx, pair, token, count):
-        self.done += 1
-        if self.progress is not None:
-            self.progress(MergeProgress(self.done, self.total, idx, pair, token, count,
-                                        time.perf_counter() - self.start))
-
-
-def merge_until(words, size, min_frequency, clock, merges, merge_counts):
-    """Merge words' best pair, one new id after another from 256 + len(merges), until the
-    vocabulary reaches size ids, no pair is left, or the best pair occurs fewer than
-    min_frequency times; merges and merge_counts grow in place. The stop reason."""
-    idx = 256 + len(merges)
-    while idx < size:
-        found = words.best()
-        if found is None:
-            return "no_pairs"
-        pair, count = found
-        if count < min_frequency:
-            return "min_frequency"
-        words.merge(pair, idx)
-        merges[pair] = idx
-        merge_counts[idx] = count
-        clock.tick(idx, pair, words.vocab[idx], count)
-        idx += 1
-    return "vocab_size"

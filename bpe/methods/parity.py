@@ -25,7 +25,8 @@ from .. import documents
 from ..regex import RegexTokenizer
 from ..train import TrainResult
 from .classic import chunk_counts
-from .merging import Clock, Words
+from .merge_loop import Clock
+from .merging import Words
 
 
 def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=None,

@@ -32,7 +32,8 @@ from collections import defaultdict
 from ..regex import RegexTokenizer
 from .. import documents
 from .classic import chunk_counts
-from .merging import Clock, Words
+from .merge_loop import Clock
+from .merging import Words
 
 
 class PickyTokenizer(RegexTokenizer):

@@ -26,7 +26,8 @@ True
 """
 from collections import Counter
 from functools import partial
-from itertools import chain
+from itertools import chain, compress, islice, repeat
+from operator import add, mul
 
 import regex
 
@@ -37,7 +38,7 @@ from ..regex import RegexTokenizer
 from ..text import clean_text
 from ..tie_break import check_tie_break
 from ..train import TrainResult, train_merges
-from .merging import gc_paused
+from .merge_loop import gc_paused
 
 TRANSITION_SHARE = 0.8
 DIGITS = regex.compile(r"\p{N}")
@@ -115,7 +116,8 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
 
     The text is split into GPT-4 chunks once: stage 1 trains on their counts (as
     bpe.train does), and stage 2 on the words stage2_counts makes of the same chunks,
-    with bpe.train's train_merges too, banned from picking a pair stage 1 merged."""
+    by train_stage2 (train_merges on the pieces between rare pairs), banned from
+    picking a pair stage 1 merged."""
     tok = SuperBPETokenizer()
     specials = documents.check_specials(tok, special_tokens, vocab_size)
     size = vocab_size - len(specials)
@@ -141,12 +143,15 @@ def train(texts, vocab_size, *, min_frequency=1, special_tokens=None, progress=N
         # every stage-1 merge was made, so each chunk's ids in training are its encoding
         words = stage2_counts(dict(zip(counts, result.ids)), chunked)
         del chunked
-        done = len(merges)
-        result = train_merges(
-            words.items(), size, min_frequency,
-            None if progress is None else lambda p: progress(
-                p._replace(done=done + p.done, total=total)),
-            tie_break=tie_break, vocab=stage1.vocab, banned=merges)
+        # the first cut: stage 1's last count, where stage 2 starts about; none (1) on
+        # a small text, where counting and cutting cost about what they save
+        last = merge_counts[max(merge_counts)] if merge_counts else 1
+        if sum(map(len, words)) < CUT_FROM:
+            last = 1
+        result = train_stage2(
+            words, size, min_frequency, stage1.vocab, merges, threshold=last,
+            progress=None if progress is None else lambda p: progress(p._replace(total=total)),
+            tie_break=tie_break)
         merges.update(result.merges)
         merge_counts.update(result.merge_counts)
         stop_reason = result.stop_reason
@@ -182,4 +187,83 @@ def stage2_counts(encoded, chunked):
     return words
 
 
+CUT_FROM = 100_000  # stage-2 positions from which train cuts (bench/results/methods.md)
 CUT = -1  # stage2_counts' mark between two stage-2 words in a document's ids: no token id
+
+
+def train_stage2(words, size, min_frequency, vocab, banned, *, threshold, progress=None,
+                 tie_break="first"):
+    """Stage 2: train_merges over words (a dict: tuple of ids -> count, in order of first
+    occurrence) from vocab's ids up to size ids, never merging a pair of banned (stage
+    1's merges); a TrainResult of the new merges, the same as one train_merges call over
+    the words would give, in fewer positions.
+
+    Stage 2's words are the text between digit runs, whole paragraphs that never repeat,
+    so one call lays out every token of the text (tinyshakespeare: 322k positions). But a
+    merge can only join tokens across a place where the adjacent ids (u, v) are common:
+    a token pair (x, y) that meets there has x ending in u and y beginning with v at
+    every one of its occurrences, so it occurs at most as often as (u, v) did. Cutting
+    the words before every pair that occurs fewer than `cut` times therefore changes no
+    merge while the best count is at least `cut`, and the pieces between cuts repeat,
+    so they are counted once each as bpe counts chunks (first occurrences keep their
+    order, so the "first" tie rule still sees each pair where it first occurs).
+    train_merges is told min_frequency=cut, so it stops where that stops holding; then
+    the words are put back together from the pieces' ids and training goes on with
+    half the cut, until a round ends for its own reason or has no cut at all (cut 1).
+
+    threshold: the first round's cut. SuperBPE passes stage 1's last merge count: counts
+    only fall as training goes on, and stage 2 starts about there (tinyshakespeare at
+    4096: stage 1 ends at 18, stage 2 at 23, one round of 69k positions)."""
+    vocab = dict(vocab)
+    merges, merge_counts = {}, {}
+    cut = max(threshold, min_frequency, 1)
+    while True:
+        pieces, parts = cut_words(words, cut)
+        done = len(banned) + len(merges)
+        result = train_merges(
+            pieces.items(), size, max(cut, min_frequency),
+            None if progress is None else lambda p: progress(p._replace(done=done + p.done)),
+            tie_break=tie_break, vocab=vocab, banned={**banned, **merges}, keep_ids=True)
+        merges.update(result.merges)
+        merge_counts.update(result.merge_counts)
+        for (a, b), idx in result.merges.items():
+            vocab[idx] = vocab[a] + vocab[b]
+        stop_reason = result.stop_reason
+        if cut == 1 or stop_reason == "vocab_size" or (
+                stop_reason == "min_frequency" and cut <= min_frequency):
+            return TrainResult(merges, merge_counts, stop_reason)
+        # subtle: "no_pairs" with cuts left is not the end: pairs across cuts remain
+        ids = dict(zip(pieces, result.ids))
+        words = {tuple(chain.from_iterable(map(ids.__getitem__, word_parts))): count
+                 for word_parts, count in zip(parts, words.values())}
+        cut = max(cut // 2, min_frequency) if cut > min_frequency else 1
+
+
+def cut_words(words, cut):
+    """(pieces, parts): words (a dict: tuple of ids -> count) cut before every pair of
+    adjacent ids whose weighted count over all words is below cut; pieces counts each
+    distinct piece, in order of first occurrence, parts lists each word's pieces.
+
+    >>> pieces, parts = cut_words({(1, 2, 3, 1, 2): 1, (3, 1, 2): 2}, 3)  # (2, 3) once
+    >>> dict(pieces), parts
+    ({(1, 2): 1, (3, 1, 2): 3}, [[(1, 2), (3, 1, 2)], [(3, 1, 2)]])
+    """
+    if cut <= 1:
+        return Counter(words), [[word] for word in words]
+    # subtle: a pair (a, b) is counted as the int a * shift + b, as train_merges codes
+    # pairs: ints hash in C without a tuple to build (cut_words 0.31 -> 0.26 s here)
+    shift = max(map(max, filter(None, words)), default=0) + 1
+    codes = [list(map(add, map(mul, word, repeat(shift)), islice(word, 1, None)))
+             for word in words]
+    # a word of count n is counted as n copies (list repetition), so each Counter is
+    # filled in one C-level pass, in order of first occurrence
+    stats = Counter(chain.from_iterable(map(mul, codes, words.values())))
+    rare = cut.__gt__
+    parts = []
+    for word, word_codes in zip(words, codes):
+        ends = list(compress(range(1, len(word)),
+                             map(rare, map(stats.__getitem__, word_codes))))
+        bounds = [0, *ends, len(word)]
+        parts.append(list(map(word.__getitem__, map(slice, bounds, bounds[1:]))))
+    pieces = Counter(chain.from_iterable(map(mul, parts, words.values())))
+    return pieces, parts

@@ -9,7 +9,9 @@ from hypothesis import given, settings, strategies as st
 from bpe import methods
 from bpe.methods.boundless import BoundlessTokenizer, layout, lines
 from bpe.methods.merging import STAND_IN
-from bpe.methods.superbpe import stage2_words
+from bpe.methods.superbpe import stage2_counts, stage2_words, train_stage2
+from bpe.regex import RegexTokenizer
+from bpe.train import train_merges
 from bpe.methods.parity import gini
 from bpe.text import clean_text
 from bpe.tie_break import TIE_BREAKS
@@ -246,3 +248,47 @@ def test_superbpe_is_the_textbook_loop_fuzz(docs):
 def test_a_text_of_special_tokens_only_trains_no_merge(method):
     tok = methods.train(method, ["<|e|><|e|>"], 300, special_tokens=["<|e|>"])
     assert tok.merges == {} and tok.special_tokens == {"<|e|>": 256}
+
+
+def stage2_inputs(docs, transition):
+    """Stage 2's words, stage 1's vocab and merges for docs, as superbpe.train makes them."""
+    stage1 = RegexTokenizer()
+    chunked = [stage1.split(clean_text(doc)) for doc in docs]
+    counts = {}
+    for chunks in chunked:
+        for chunk in chunks:
+            counts[chunk] = counts.get(chunk, 0) + 1
+    result = train_merges([(chunk.encode("utf-8"), n) for chunk, n in counts.items()],
+                          transition, keep_ids=True)
+    stage1.apply_training(result)
+    return stage2_counts(dict(zip(counts, result.ids)), chunked), stage1.vocab, result.merges
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+@pytest.mark.parametrize("threshold", [2, 7, 40, 1000])
+def test_superbpe_cut_rounds_are_one_train_merges_call(swift, tie_break, threshold):
+    """train_stage2 cuts the words before rare pairs and resumes with lower cuts: the
+    merges, their counts and the stop reason must be one uncut train_merges call's.
+    A high first cut forces several rounds (each rebuilding the words from the pieces'
+    ids); min_frequency 3 makes a round stop for its own reason."""
+    docs = swift[0][:60]
+    words, vocab, banned = stage2_inputs(docs, 400)
+    for min_frequency in (1, 3):
+        whole = train_merges(words.items(), 700, min_frequency, tie_break=tie_break,
+                             vocab=vocab, banned=banned)
+        cut = train_stage2(words, 700, min_frequency, vocab, banned, threshold=threshold,
+                           tie_break=tie_break)
+        assert cut.merges == whole.merges
+        assert cut.merge_counts == whole.merge_counts
+        assert cut.stop_reason == whole.stop_reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab c\n12", min_size=1, max_size=60), min_size=1, max_size=4),
+       st.sampled_from(TIE_BREAKS), st.integers(1, 9))
+def test_superbpe_cut_rounds_fuzz(docs, tie_break, threshold):
+    words, vocab, banned = stage2_inputs(docs, 260)
+    whole = train_merges(words.items(), 300, tie_break=tie_break, vocab=vocab, banned=banned)
+    cut = train_stage2(words, 300, 1, vocab, banned, threshold=threshold, tie_break=tie_break)
+    assert (cut.merges, cut.merge_counts, cut.stop_reason) == \
+        (whole.merges, whole.merge_counts, whole.stop_reason)
