@@ -12,7 +12,7 @@ import test_gpt4  # the every-code-point check, likewise
 from bpe import GPT4Tokenizer, derived_cache
 from bpe.encode import joinable_table
 from bpe.formats.ranks import ranks_text, read_ranks_file
-from bpe.ranks_tokenizer import CL100K_SHA256, find_ranks_file
+from bpe.ranks_tokenizer import CL100K_SHA256
 from bpe.reference import REFERENCES, load_reference, locate
 
 
