@@ -63,6 +63,13 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
         if folder == "pages" or APPTEST_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.apptest)
+    # Longest files first: with --dist loadfile and --no-loadscope-reorder, xdist hands out
+    # files in this order, and a long file handed out last makes one worker finish alone.
+    # xdist's default order (most tests first) put the browser files and the few-test
+    # slow files at the end. The sort is stable, so each file's tests keep their order.
+    heavy = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (item.path not in heavy,
+                                 "browser" not in item.path.parts))
 
 
 # ---------------------------------------------------------------- the app, in AppTest
