@@ -22,7 +22,8 @@ ModelProto written from the same GGUF data (tests/bpe/test_gguf_t5.py).
 """
 import base64
 
-from .formats.hf.models import Unigram, lengths_by_first
+from .formats.hf.lookups import lengths_by_first
+from .formats.hf.models import Unigram
 from .formats.hf.parts import Normalizer
 from .formats.hf.precompiled import Precompiled
 
