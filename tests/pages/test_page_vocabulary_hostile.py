@@ -83,7 +83,8 @@ def test_the_page_escapes_only_the_rows_it_sends(open_page, html_tok, counted):
 # Counted in bytes of Python objects (tracemalloc), never by the process's RSS or a clock:
 # what the allocator keeps after the objects are freed is not the page's to bound.
 TABLE_BYTES_PER_TOKEN = 96  # the shared table: a dozen numeric columns, no text per token
-PAGE_PEAK_FILE_TIMES = 5    # what one page run may hold at once, in file sizes
+PAGE_PEAK_FILE_TIMES = 4    # one page run at its peak, in file sizes: 3.5 now (4.6 when
+#                             the digest pickled all at once; 14 with text on every row)
 
 
 def test_the_shared_table_holds_numbers_not_text(html_tok):
