@@ -23,7 +23,8 @@ against `sentencepiece` on a ModelProto written from the same GGUF data
 """
 import base64
 
-from .formats.hf.models import Unigram, lengths_by_first
+from .formats.hf.lookups import lengths_by_first
+from .formats.hf.models import Unigram
 from .formats.hf.parts import Normalizer
 from .formats.hf.precompiled import Precompiled
 

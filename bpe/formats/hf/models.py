@@ -8,9 +8,11 @@ what cannot be reproduced (dropout, a missing unk) happens here; nothing here no
 or splits text (bpe.formats.hf.pipeline does).
 """
 import math
+from array import array
 from heapq import heapify, heappop, heappush
 
 from ... import budgets
+from .lookups import WORK_FLOOR, WORK_PER_CHAR, lengths_by_first, over_budget
 
 
 def read_vocab(vocab, kind):
@@ -49,34 +51,6 @@ def check_unk_length(unk, kind):
 class Model:
     def ids(self, piece):
         return [idx for idx, _, _ in self.tokens(piece)]
-
-
-# WordPiece's longest match and Unigram's lattice look up substrings of a piece: the work is
-# the characters looked up, which a file of long tokens (and max_input_chars_per_word huge)
-# makes cubic in a word's length (issue 32: a few KB took 30-40 s). Real vocabularies look
-# up a few hundred characters per character of text (BERT's ~20 lengths, T5's pieces of
-# <= 16); a piece may cost WORK_PER_CHAR times its length, so any text stays within a few
-# seconds, and past that the file is named as the cause.
-WORK_PER_CHAR = 1 << 16
-WORK_FLOOR = 1 << 22
-
-
-def lengths_by_first(tokens, skip=0):
-    """first character -> the lengths of the tokens starting with it (after skip characters),
-    longest first: the only substring lengths worth looking up at a position."""
-    out = {}
-    for token in tokens:
-        if len(token) > skip:
-            out.setdefault(token[skip], set()).add(len(token) - skip)
-    return {ch: sorted(lengths, reverse=True) for ch, lengths in out.items()}
-
-
-def over_budget(kind, piece, longest):
-    return ValueError(f"this {kind} file's tokens are up to {longest:,} characters long, so "
-                      f"encoding a piece of {len(piece):,} characters would look up more than "
-                      f"{WORK_PER_CHAR:,} characters per character of text (real vocabularies "
-                      "look up a few hundred; tokenizers is slower still on it): shorten the "
-                      "text's words or use a file without such long tokens")
 
 
 LONG_PIECE = 256  # longer pieces are cut into segments merges cannot cross (BPE.tokens)
@@ -307,7 +281,7 @@ class Unigram(Model):
 
     def __init__(self, model):
         vocab = budgets.expect(model.get("vocab"), list, 'the Unigram model\'s "vocab"')
-        self.token_to_id, self.scores = {}, []
+        self.token_to_id, self.scores = {}, array("d")
         for idx, entry in enumerate(vocab):
             if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
                     and isinstance(entry[1], (int, float)) and not isinstance(entry[1], bool)):
@@ -316,7 +290,8 @@ class Unigram(Model):
             budgets.check_id(idx, f"Unigram vocab entry {idx}")
             self.token_to_id[entry[0]] = idx  # a later duplicate wins, as there
             self.scores.append(float(entry[1]))
-        self.vocab = {piece: idx for piece, idx in self.token_to_id.items()}
+        # one piece -> id dict under both names (100,000 pieces: 3.7 MB saved on upload)
+        self.vocab = self.token_to_id
         self.unk = model.get("unk_id")
         if self.unk is not None and not (isinstance(self.unk, int) and 0 <= self.unk < len(vocab)):
             raise ValueError(f"the Unigram model's unk_id {self.unk!r} is not an entry of its "
