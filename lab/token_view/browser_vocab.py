@@ -153,13 +153,17 @@ def js_pattern(pattern):
 
 def ranks_file_bytes(ranks):
     """The (uncompressed) ranks file for ranks (bytes -> int, its ranks n consecutive
-    ints); ValueError when they are not consecutive."""
+    ints); ValueError when they are not consecutive or a token is over 65,535 bytes."""
     by_rank = sorted(ranks.items(), key=lambda item: item[1])
     first = by_rank[0][1] if by_rank else 0
     if by_rank and by_rank[-1][1] - first != len(by_rank) - 1:
         raise ValueError("the ranks are not consecutive numbers")
     lengths = [len(token) for token, _ in by_rank]
-    width = 1 if max(lengths, default=0) < 256 else 2
+    longest = max(lengths, default=0)
+    if longest > 0xFFFF:  # the file stores each length in two bytes at most
+        raise ValueError(f"it has a token of {longest:,} bytes, and the browser's vocabulary "
+                         f"file holds tokens of at most 65,535")
+    width = 1 if longest < 256 else 2
     header = json.dumps({"n": len(by_rank), "first": first, "width": width}).encode()
     lens = bytes(lengths) if width == 1 else struct.pack(f"<{len(lengths)}H", *lengths)
     return b"TVV1" + struct.pack("<I", len(header)) + header + lens + b"".join(

@@ -5,7 +5,7 @@ The regression this guards: the spec of a trained tokenizer came from a guarded 
 a module that had moved, so every trained tokenizer silently fell back to the server."""
 import pytest
 
-from bpe import BasicTokenizer, RegexTokenizer
+from bpe import BasicTokenizer, RanksTokenizer, RegexTokenizer
 from bpe.formats.ranks import check_rank_consistent
 from lab.token_view import browser_vocab
 
@@ -67,3 +67,15 @@ def test_the_vocab_folder_is_an_lru_under_its_byte_limit(tmp_path, monkeypatch):
     assert (tmp_path / first["ranks"]).exists()  # the one in use stayed
     gone = browser_vocab.browser_spec(toks[1])  # pruned long ago: built again
     assert (tmp_path / gone["ranks"]).exists() and (tmp_path / gone["split"]).exists()
+
+
+def test_a_token_too_long_for_the_vocab_file_says_so(tmp_path, monkeypatch):
+    """A ranks file with a token of 2^16 bytes (bench/hostile.py's doubling ranks) stopped
+    the page on struct's "ushort format" error; the server now encodes, and says why."""
+    monkeypatch.setattr(browser_vocab, "VOCAB_DIR", tmp_path)
+    ranks = {bytes([i]): i for i in range(256)}
+    ranks.update({b"a" * 2 ** j: 255 + j for j in range(1, 17)})
+    spec = browser_vocab.browser_spec(RanksTokenizer(ranks, name="doubling"))
+    assert "65,536 bytes" in spec["why"] and "server encodes" in spec["why"]
+    del ranks[b"a" * 2 ** 16]  # the longest now 32,768 bytes: within the file's limit, sent
+    assert "why" not in browser_vocab.browser_spec(RanksTokenizer(ranks, name="doubling"))
