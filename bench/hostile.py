@@ -20,7 +20,8 @@ with a 2 s disconnected-session TTL) drops its session and its memory is read un
 holds still.
 
 Columns: tried, passed, hangs (still running at the bound), tracebacks (an exception
-that is not a clear ValueError/`bpe: error:` line, or Streamlit's exception box),
+that is not a clear ValueError/`bpe: error:` line, Streamlit's exception box, or
+lab.guard's "stopped on an unexpected error"),
 injected renders (visitor text rendered as Markdown/HTML or a fetch it caused), bytes
 retained, and goals missed (issue 24: CPU ≤ 10 s, peak ≤ 512 MB over the server's
 baseline, ≤ 50 MB left behind, health p95 ≤ 1 s). Per attempt:
@@ -263,8 +264,10 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
                 errors = [tab.locator('[data-testid="stException"]').first.inner_text()]
             context.close()
             left = max(0.0, left_behind(browser, url, server.pid, width) - base)
-            if tracebacks:
-                status, message = "traceback", errors[0][:160]
+            # lab.guard's catch-all is a traceback the visitor does not see: a bug all the same
+            guarded = [e for e in errors if "stopped on an unexpected error" in e]
+            if tracebacks or guarded:
+                status, message = "traceback", (guarded or errors)[0][:160]
             elif not done:
                 status, message = "hang", message or "the page was still running after 40 s"
             elif loud:
