@@ -14,8 +14,12 @@ PIP := $(BIN)/python -m pip install -q --no-warn-conflicts
 
 .PHONY: run test setup setup-dev clean
 
+# MALLOC_ARENA_MAX=2: glibc gives each server thread a heap arena of its own and keeps what
+# is freed there, so every visitor's thread grew the server for good; with two arenas, three
+# visits with a 100k-piece upload left +78, +10, +5 MB instead of +108, +53, +52
+# (bench/results/memory.md). tests/helpers/app.py serves the app the same way.
 run: setup
-	$(BIN)/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+	MALLOC_ARENA_MAX=2 $(BIN)/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 test: setup-dev
 	@command -v chromium >/dev/null || { \

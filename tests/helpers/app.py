@@ -26,6 +26,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run",
                  "--disable-quic"]
 SCREENSHOTS = ROOT / "screenshots"
+# the environment `make run` serves the app in (the Makefile says why)
+SERVED_AS = {"MALLOC_ARENA_MAX": "2"}
 
 
 def free_port():
@@ -56,7 +58,7 @@ def streamlit_server(script, *, cap_bytes=None, env=None, cwd=ROOT):
         [sys.executable, "-m", "streamlit", "run", str(script),
          "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=cwd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
+        cwd=cwd, env={**os.environ, **SERVED_AS, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
         preexec_fn=cap if cap_bytes else None)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
