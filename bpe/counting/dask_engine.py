@@ -18,6 +18,7 @@ import logging
 import os
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 
 from .parts import join
 from ..corpus import RANGE_BYTES, Clock, file_ranges
@@ -106,7 +107,10 @@ def _identity(address, timeout):
 
     with _quiet():
         try:
-            answer = asyncio.run(asyncio.wait_for(ask(), timeout))
+            # its own thread: asyncio.run refuses a thread whose loop is running (a
+            # notebook, or Playwright's sync API), which read as "did not answer"
+            with ThreadPoolExecutor(1) as probe:
+                answer = probe.submit(asyncio.run, asyncio.wait_for(ask(), timeout)).result()
         except ValueError as e:  # "unknown address scheme 'http'"
             raise ValueError(f"{address} is not a Dask scheduler address ({e}); give "
                              f"tcp://HOST:PORT") from None

@@ -67,3 +67,21 @@ def test_a_scheduler_with_no_workers(text):
         line = train_at(address, text)
     assert f"the Dask scheduler at {address} has no workers" in line
     assert f"dask worker {address}" in line
+
+
+def test_the_probe_works_inside_a_running_event_loop():
+    """A caller with an event loop running in its thread (Jupyter; Playwright's sync API,
+    which an earlier test in the same pytest worker had started) made the probe's
+    asyncio.run raise RuntimeError, reported as 'did not answer as a Dask scheduler'."""
+    import asyncio
+
+    from bpe.counting.dask_engine import check_scheduler
+    distributed = pytest.importorskip("distributed", reason="Dask is optional: pip install -r "
+                                                            "requirements-scale.txt")
+    with distributed.LocalCluster(n_workers=1, processes=False, protocol="tcp://",
+                                  host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None) as cluster:
+        async def from_a_notebook_cell():
+            return check_scheduler(cluster.scheduler_address, 5)
+
+        assert asyncio.run(from_a_notebook_cell()) == 1
