@@ -31,8 +31,12 @@ def test_replay_keeps_k_after_another_page(page):
 def test_vocabulary_keeps_its_search_after_another_page(page):
     go(page, "Vocabulary")
     search = page.get_by_role("textbox", name="Search tokens")
+    unfiltered = page.get_by_text("matching token").inner_text()
     search.fill("·the")  # as the table shows it: a space, then "the"
     search.press("Enter")
+    # the rerun the search starts may not have begun when wait_rendered looks: wait for
+    # the caption to change (a CI run read the unfiltered one here once)
+    expect(page.get_by_text("matching token")).not_to_have_text(unfiltered, timeout=20_000)
     wait_rendered(page)
     caption = page.get_by_text("matching token").inner_text()
     assert not caption.startswith("0 ")
