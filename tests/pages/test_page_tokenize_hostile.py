@@ -11,16 +11,25 @@ from lab import parity
 from lab.state import FileSource
 
 
-def test_a_decoder_over_its_budget_is_a_badge_not_a_page_error(open_page):
-    data, file_name, text, _ = hostile_files()["decoder-replace-empty"]
+def tokenize_with(open_page, name, tok, text, files=None):
+    """Tokenize run on text with tok as the session's newest tokenizer (files: its
+    lab.state.FileSource, for the owner check); the page must end without an error."""
     at = open_page()
-    at.session_state["lab_tokenizers"] = {"dec": load_bytes(data, file_name)}
-    at.session_state["lab_newest_tokenizer"] = (1, "dec")
+    at.session_state["lab_tokenizers"] = {name: tok}
+    if files is not None:
+        at.session_state["lab_tokenizer_files"] = {name: files}
+    at.session_state["lab_newest_tokenizer"] = (1, name)
     at.session_state["tokenize_text"] = text
     at.switch_page("pages/tokenize.py")
     at.run()
     assert not at.exception
     assert not [e.value for e in at.error]
+    return at
+
+
+def test_a_decoder_over_its_budget_is_a_badge_not_a_page_error(open_page):
+    data, file_name, text, _ = hostile_files()["decoder-replace-empty"]
+    at = tokenize_with(open_page, "dec", load_bytes(data, file_name), text)
     assert any("decode(encode(text)) not checked: the decoder would make more than" in m.value
                for m in at.markdown)
 
@@ -35,16 +44,8 @@ def test_a_wordpiece_long_word_is_checked_on_a_bounded_start(open_page):
     limit = parity.check_limit(tok)
     assert limit < 3_000 and limit * min(tok.model.max_chars, limit) ** 2 \
         <= parity.WORDPIECE_OWNER_STEPS
-    at = open_page()
-    at.session_state["lab_tokenizers"] = {"wp": tok}
-    at.session_state["lab_tokenizer_files"] = {"wp": FileSource(
-        "tokenizer.json", ((file_name, data),), hashlib.sha256(data).hexdigest())}
-    at.session_state["lab_newest_tokenizer"] = (1, "wp")
-    at.session_state["tokenize_text"] = text
-    at.switch_page("pages/tokenize.py")
-    at.run()
-    assert not at.exception
-    assert not [e.value for e in at.error]
+    at = tokenize_with(open_page, "wp", tok, text, FileSource(
+        "tokenizer.json", ((file_name, data),), hashlib.sha256(data).hexdigest()))
     badges = [m.value for m in at.markdown if "-badge[" in m.value]
     assert f":green-badge[:material/check: ids == tokenizers (first {limit:,} characters)]" \
         in badges, badges
