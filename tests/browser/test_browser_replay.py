@@ -114,7 +114,11 @@ def test_views_render_in_chromium(page, app_url):
     field = page.get_by_label("A short text")
     field.fill("**bold** `code` :smile: tokens")
     field.press("Enter")
-    page.get_by_role("radio", name="·tokens").wait_for(timeout=30_000)
+    # wait for the new text's tokens: the old sample ends in ·tokens too, so a wait on
+    # that label alone passed before the rerun had drawn the new buttons (a CI race)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stButtonGroup"] [role="radio"]')]
+            .map(e => e.innerText).join('').includes('`code`')""", timeout=30_000)
     wait_rendered(page)
     labels = page.locator('[data-testid="stButtonGroup"] [role="radio"]').all_inner_texts()
     assert "".join(labels).replace("·", " ") == "**bold** `code` :smile: tokens"
