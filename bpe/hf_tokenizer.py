@@ -16,6 +16,7 @@ string: WordPiece "##ing" -> b"ing", Metaspace "▁the" -> b" the", a byte-fallb
 "<0xE2>" -> b"\\xe2", a BPE end-of-word suffix dropped; an unknown token gives the unk
 token's own text (b"[UNK]"): the text it covered is token_spans' business.
 """
+import json
 import operator
 from itertools import chain
 
@@ -43,12 +44,16 @@ class HFTokenizer(Pretrained, Tokenizer):
 
     def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
                  decoder=None, post=None, added_ids=(), rebuild=None):
-        self.rebuild = rebuild  # (document, name, special_tokens) -> this again, for pickle
+        self.rebuild = rebuild  # (document_json, name, special_tokens) -> this again, for pickle
         self.pipeline = pipeline
         self.model = model
         self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
         self.name = name
-        self.document = document or {}  # the tokenizer.json it came from, for export
+        # the tokenizer.json it came from, for export and pickle, kept as its JSON text
+        # (compact bytes) rather than as the parsed dict: issue 32, a 3.6 MB file of 100,000
+        # pieces parsed to 18 MB of Python objects held for as long as the tokenizer
+        self.document_json = document_bytes(document or {})
+        self.spaces = _metaspace_chars(document or {})  # read here, once, not from the text
         self.added = added or AddedTokens({}, pipeline.normalize)
         self.decoder = decoder
         self.post = post or PostProcessor()
@@ -64,7 +69,16 @@ class HFTokenizer(Pretrained, Tokenizer):
     def __reduce__(self):
         # its pipeline holds closures, which pickle cannot carry: rebuild from the file
         # (the reader hands it the function, so this file needs no import of the reader)
-        return self.rebuild, (self.document, self.name, dict(self.special_tokens))
+        # rebuild_hf takes the compact text; another rebuild (bpe.gguf_tokenizer's) the dict
+        document = self.document_json if self.rebuild is rebuild_hf else self.document
+        return self.rebuild, (document, self.name, dict(self.special_tokens))
+
+    @property
+    def document(self):
+        """The tokenizer.json it came from, as a dict: parsed again on every read (no cache,
+        so nothing stays alive), for the few callers that need the file's parts; a fresh
+        dict each time, so a caller may change it."""
+        return document_from_bytes(self.document_json)
 
     @property
     def merges(self):
@@ -120,7 +134,7 @@ class HFTokenizer(Pretrained, Tokenizer):
         prefix = getattr(model, "prefix", "")
         suffix = getattr(model, "suffix", "")
         fallback = getattr(model, "byte_fallback", False)
-        spaces = _metaspace_chars(self.document)
+        spaces = self.spaces
 
         def honest(token):
             if fallback:
@@ -288,6 +302,19 @@ class HFTokenizer(Pretrained, Tokenizer):
         return self._token_strings
 
 
+def document_bytes(document):
+    """A tokenizer.json dict as the UTF-8 bytes of json.dumps(document, ensure_ascii=False)
+    (what a download of it writes). subtle: a JSON file may hold a lone surrogate
+    ("\\ud800"), which strict UTF-8 refuses: surrogatepass keeps it, and
+    document_from_bytes reads it back."""
+    return json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def document_from_bytes(data):
+    """document_bytes' dict again (equal to the one it was given)."""
+    return json.loads(data.decode("utf-8", "surrogatepass"))
+
+
 def _metaspace_chars(document):
     """The characters this file writes for a space (Metaspace's "▁", or a Replace of " ")."""
     out = set()
@@ -332,8 +359,9 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
     return tok
 
 
-def rebuild_hf(document, name, special_tokens):
-    """An HFTokenizer again from its tokenizer.json and special tokens (for pickle)."""
-    tok = tokenizer_from_hf(document, source=name)
+def rebuild_hf(document_json, name, special_tokens):
+    """An HFTokenizer again from its tokenizer.json (document_bytes' form) and special
+    tokens (for pickle)."""
+    tok = tokenizer_from_hf(document_from_bytes(document_json), source=name)
     tok.register_special_tokens(special_tokens)
     return tok

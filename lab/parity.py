@@ -217,6 +217,7 @@ def _session_file_encoder(source, tok):
     kept = st.session_state.setdefault(FILE_ENCODERS, {})
     if key not in kept:
         spec = owner_spec(source, tok)  # ValueError: nothing to check this kind with
+        owner_check.check_fits(spec, getattr(tok, "model", None))  # OwnerFailed: too big
         while len(kept) >= FILE_ENCODERS_KEPT:
             kept.pop(next(iter(kept))).close()
         with st.spinner("Loading the file's own library…"):

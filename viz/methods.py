@@ -22,6 +22,7 @@ import re
 import pandas as pd
 
 from bpe import methods
+from bpe.formats.hf.models import Unigram
 from bpe.methods import unigram
 from bpe.methods.parity import gini
 from bpe.methods.residue import LEFTOVER_R, leftover_share
@@ -197,8 +198,7 @@ def pieces_rows(tok, limit=None):
     model keeps one. A Unigram's learned pieces come best first, by score (their log
     probability, bpe.methods.unigram.piece_scores), without <unk>, the special tokens and
     the 256 byte-fallback pieces; any other tokenizer's pieces come in id order."""
-    if getattr(tok, "document", None) is not None and \
-            tok.document.get("model", {}).get("type") == "Unigram":
+    if isinstance(getattr(tok, "model", None), Unigram):  # a tokenizer.json's Unigram
         ids = {token: idx for idx, token in tok.vocab.items()}
         rows = [{"id": ids[piece.encode("utf-8")], "piece": visible(piece.encode("utf-8")),
                  "score": round(score, 4)}

@@ -12,6 +12,14 @@ worker forked from lab/jobs/process.py's fork server (as trainings do), under:
     LAB_OWNER_SECONDS, 10. The server also gives up after WALL_FACTOR times that in wall
     time, WALL_LEAST seconds at least (a worker stuck without using CPU).
 
+  - a counted bound on what the library would build, checked in the server before any
+    worker starts (check_fits): `tokenizers` keeps a Unigram model's pieces in a trie with
+    a hash table per node, ~TRIE_NODE_BYTES per distinct prefix byte (measured: 297 MB for
+    100,000 HTML-shaped pieces in a 3.6 MB file, 85x the file; GPT-2's BPE file, 23 MB for
+    1.4 MB). A file whose trie would pass OWNER_FILE_FACTOR times its size plus
+    OWNER_FLOOR is not checked, and the badge says why (issue 32: the app's memory per
+    visitor file stays within a few times the file).
+
 Any of those ends in OwnerFailed, a ValueError whose text is "the owner library could not
 check this file (<why>)"; the server and the session go on. The worker lives as long as
 its OwnerWorker (a session keeps a few, lab/parity.py) and exits when the server drops it.
@@ -28,6 +36,7 @@ import signal
 import threading
 
 from bpe.formats import gpt2
+from bpe.formats.hf.models import Unigram
 from bpe.reference import llama_pieces
 from lab.jobs import process
 from lab.jobs.settings import setting
@@ -36,6 +45,11 @@ OWNER_MEMORY = setting("LAB_OWNER_MEMORY_MB", 1024, 64, 2**24, "MB", whole=True)
 OWNER_SECONDS = setting("LAB_OWNER_SECONDS", 10.0, 0.5, 3600, "seconds")
 WALL_FACTOR = 6   # wall seconds per CPU second before the server gives up on a worker,
 WALL_LEAST = 30   # and never fewer (a loaded machine gives a worker little CPU a second)
+# `tokenizers`' Unigram trie: bytes per node (a HashMap of children per prefix byte),
+# measured with tokenizers 0.2x on three files (346-365 B per node, the vocab included)
+TRIE_NODE_BYTES = 360
+OWNER_FILE_FACTOR = 10  # what a check may build: this many times the file's size,
+OWNER_FLOOR = 64 * 2**20  # plus this (a small file's trie is checked whatever its shape)
 KINDS = ("ranks", "sentencepiece", "tokenizer.json", "gpt2-pair")
 
 
@@ -44,6 +58,43 @@ class OwnerFailed(ValueError):
 
     def __init__(self, why):
         super().__init__(f"the owner library could not check this file ({why})")
+
+
+def trie_nodes(pieces):
+    """The nodes of a byte trie holding pieces (str): their distinct non-empty prefixes'
+    count, from the pieces sorted (each adds the bytes past what it shares with the one
+    before), without building the trie.
+
+    >>> trie_nodes(["ab", "abc", "b", "ab"])
+    4
+    """
+    nodes, before = 0, b""
+    for piece in sorted({piece.encode("utf-8", "surrogatepass") for piece in pieces}):
+        shared = 0
+        for a, b in zip(before, piece):
+            if a != b:
+                break
+            shared += 1
+        nodes += len(piece) - shared
+        before = piece
+    return nodes
+
+
+def check_fits(spec, model):
+    """OwnerFailed, before any worker starts, if the owner library would build more than
+    OWNER_FILE_FACTOR times the file's size plus OWNER_FLOOR for spec (file_encoder's
+    arguments); model: our model of the same file (a Unigram's trie is counted)."""
+    if spec.get("kind") != "tokenizer.json" or not isinstance(model, Unigram):
+        return
+    size = sum(len(data) for _, data in spec["files"])
+    allowed = OWNER_FILE_FACTOR * size + OWNER_FLOOR
+    need = trie_nodes(model.vocab) * TRIE_NODE_BYTES
+    if need > allowed:
+        raise OwnerFailed(
+            f"it was not run: `tokenizers` would build a trie of about {need >> 20:,} MB for "
+            f"this {size / 2**20:,.1f} MB file's {len(model.vocab):,} Unigram pieces, more "
+            f"than the {allowed >> 20:,} MB a check may use ({OWNER_FILE_FACTOR} times the "
+            f"file plus {OWNER_FLOOR >> 20} MB); our own ids are shown unchecked")
 
 
 # ------------------------------------------------------------------ the encoders

@@ -276,9 +276,10 @@ def method_result(t, tok, name):
     page_link("pages/methods.py", label="Methods: train several methods on one corpus and "
               "compare them side by side", icon=":material/science:")
     st.markdown("**Download**")
-    if getattr(tok, "document", None) is not None:  # built from a tokenizer.json
-        st.download_button("Download tokenizer.json", lambda: json.dumps(
-            tok.document, ensure_ascii=False), file_name=file_stem(name) + ".json",
+    if getattr(tok, "document_json", None) is not None:  # built from a tokenizer.json
+        # its file's text as kept (json.dumps(tok.document, ensure_ascii=False)), unparsed
+        st.download_button("Download tokenizer.json", lambda: tok.document_json.decode(
+            "utf-8", "surrogatepass"), file_name=file_stem(name) + ".json",
             mime="application/json", icon=":material/download:", on_click="ignore",
             key=f"{TRAIN}_download_json", help="Hugging Face tokenizers' format")
     elif type(tok) is RegexTokenizer:  # plain merges: every format the lab writes

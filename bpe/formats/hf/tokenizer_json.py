@@ -34,7 +34,7 @@ from ..ranks import mergeable_ranks
 
 def hf_json(tok):
     """tok as a Hugging Face tokenizer.json (a dict; json.dump it)."""
-    if getattr(tok, "document", None) is not None:  # an HFTokenizer: its own file again
+    if getattr(tok, "document_json", None) is not None:  # an HFTokenizer: its own file again
         return _document_with_specials(tok)
     mergeable_ranks(tok)  # the same check: HF also merges by the concatenated token
     if hasattr(tok, "ranks") and any(tok.ranks[bytes([b])] != b for b in range(256)):
@@ -81,7 +81,7 @@ def hf_json(tok):
 
 def _document_with_specials(tok):
     """An HFTokenizer's source file, with the special tokens registered since added."""
-    doc = json.loads(json.dumps(tok.document))
+    doc = tok.document  # a fresh parse of its file: ours to change
     known = {added.get("content") for added in doc.get("added_tokens") or []}
     new = {special: idx for special, idx in tok.special_tokens.items() if special not in known}
     if not new:
