@@ -41,7 +41,8 @@ from .formats.kinds import (KINDS, as_text, bounded, detect, extension_kind, gun
                             read_file)
 from .formats.method_file import parse_method_file
 from .formats.model import MODEL_VERSION
-from .formats.ranks import WHOLE_TEXT_PATTERN, parse_ranks, recover_merges
+from .formats.ranks import WHOLE_TEXT_PATTERN, parse_ranks
+from .formats.ranks_merges import recover_merges
 from .formats.sentencepiece import model_info
 from .gguf_tokenizer import tokenizer_from_gguf
 from .hf_tokenizer import tokenizer_from_hf

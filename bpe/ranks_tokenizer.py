@@ -12,7 +12,8 @@ disk instead of deriving them again.
 from .base import Tokenizer
 from .derived_cache import ranks_tables
 from .encode import LONG_CHUNK, apply_ranks, joinable_table
-from .formats.ranks import find_data_file, recover_merges
+from .formats.ranks import find_data_file
+from .formats.ranks_merges import recover_merges
 from .patterns import GPT4_SPLIT_PATTERN, fast_split
 from .pretrained import Pretrained
 from .regex import RegexTokenizer

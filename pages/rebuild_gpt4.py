@@ -76,7 +76,7 @@ figures(("Ranks in the file", f"{rebuilt.n_ranks:,}"),
          "one per token of two or more bytes"),
         ("Merges checked", f"{rebuilt.checked:,}",
          "each merge's two parts join into its token's bytes"),
-        ("Recovery time", f"{rebuilt.seconds:.2f} s", "bpe.formats.ranks.recover_merges, in the worker"))
+        ("Recovery time", f"{rebuilt.seconds:.2f} s", "bpe.formats.ranks_merges.recover_merges, in the worker"))
 parents = {idx: pair for pair, idx in rebuilt.merges.items()}
 
 st.header("2. One token's recovery", divider="gray")

@@ -4,6 +4,7 @@ bpe.loading, one floor up, builds tokenizers from them.
 
 - `model`: minbpe's .model (and the .vocab written beside it for people);
 - `ranks`: tiktoken's ranks files (base64 token, rank per line);
+- `ranks_merges`: minbpe's merges recovered from ranks (the inversion, not a file format);
 - `sentencepiece`: SentencePiece .model protobufs (run by the `sentencepiece` library);
 - `gpt2`: GPT-2's release pair, encoder.json + vocab.bpe (or vocab.json + merges.txt);
 - `hf`: Hugging Face tokenizer.json, a package laid out by pipeline stage (its __init__ says);

@@ -3,10 +3,11 @@
 A ranks file has one line per token, `base64(token bytes) rank`, and nothing else: the
 split pattern and special tokens are not part of it. This module finds such a file inside
 an installed package (without importing the package), checks its sha256, parses it
-strictly, writes it, and recovers minbpe-style merges from ranks. It builds no tokenizer
+strictly, and writes it, from ranks or from a tokenizer. It builds no tokenizer
 (bpe.ranks_tokenizer.RanksTokenizer encodes over ranks; bpe.formats turns a file into a tokenizer)
-and imports neither tiktoken nor any other part of bpe but bpe.budgets (ranks and token
-lengths bounded) and bpe.formats.atomic (atomic saves).
+and does not recover merges from ranks (bpe.formats.ranks_merges does); it imports neither
+tiktoken nor any other part of bpe but bpe.budgets (ranks and token lengths bounded) and
+bpe.formats.atomic (atomic saves).
 
 API (ranks are a dict bytes -> int, as tiktoken's `mergeable_ranks`):
 
@@ -24,7 +25,6 @@ API (ranks are a dict bytes -> int, as tiktoken's `mergeable_ranks`):
   digits (so no negatives, signs, underscores or other scripts' digits), a token or rank
   given twice, and (require_bytes) a missing single-byte token.
 - `ranks_text(ranks)` -> the file's text, lines in rank order; `save_ranks(ranks, path)`.
-- `recover_merges(ranks)` -> merges (int, int) -> int, as minbpe keeps them.
 - For tokenizers (anything with vocab, special_tokens, pattern, encode_chunk):
   `check_rank_consistent(tok)`, `mergeable_ranks(tok)`, `tiktoken_pattern(tok)`,
   `tiktoken_kwargs(tok, name)` (for `tiktoken.Encoding(**...)`), `tiktoken_text(tok)`,
@@ -39,8 +39,6 @@ same ids exactly when every token, encoded on its own, comes out as itself
 >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256}
 >>> parse_ranks(ranks_text(ranks).encode()) == ranks
 True
->>> recover_merges(ranks)
-{(97, 98): 256}
 """
 import base64
 import binascii
@@ -50,7 +48,6 @@ import hashlib
 import importlib.util
 import os
 from bisect import bisect_left
-from heapq import heapify, heappop, heappush
 
 from .. import budgets
 from . import atomic
@@ -300,97 +297,6 @@ def ranks_text(ranks):
 def save_ranks(ranks, path):
     """Write ranks to path as a .tiktoken file, atomically (bpe.formats.atomic)."""
     atomic.write_files({os.fspath(path): ranks_text(ranks)})
-
-
-def recover_merges(ranks):
-    """Rebuild minbpe-style merges from tiktoken ranks: each token of rank r is the merge
-    of the two parts that BPE, allowed only ranks below r, leaves of its bytes. ValueError
-    if some token cannot be built that way (then these are not byte-pair-encoding ranks).
-
-    >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
-    {(0, 1): 3, (3, 2): 4}
-    >>> recover_merges({b"a": 0, b"b": 1, b"abb": 2})
-    Traceback (most recent call last):
-    ValueError: token b'abb' (rank 2) cannot be built by merging two tokens of lower rank, so these are not byte-pair-encoding ranks
-    """
-    merges = {}
-    for token, rank in ranks.items():
-        if len(token) <= 1:
-            continue  # a byte, or the empty token (merged from nothing, made by no merge)
-        parts = _parts_below(token, rank, ranks)
-        if len(parts) != 2 or parts[0] not in ranks or parts[1] not in ranks:
-            raise ValueError(f"token {short_repr(token)} (rank {rank}) cannot be built by "
-                             "merging two tokens of lower rank, so these are not "
-                             "byte-pair-encoding ranks")
-        merges[(ranks[parts[0]], ranks[parts[1]])] = rank
-    return merges
-
-
-SHORT_TOKEN = 24  # bytes; longer tokens take the heap in _parts_below
-
-
-def _parts_below(token, rank, ranks):
-    """The parts BPE leaves of token's bytes when only ranks below rank may merge, stopping
-    at two: the lowest-ranked adjacent pair merges first, the leftmost on a tie.
-
-    A heap of candidate pairs over a linked list of parts, so a token of L bytes costs
-    O(L log L) look-ups, not the textbook rescan's O(L^2) (a ranks file whose tokens double
-    to 2^16 bytes took minutes that way).
-
-    >>> _parts_below(b"abc", 4, {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
-    [b'ab', b'c']
-    >>> doubling = {b"a": 0, **{b"a" * 2 ** k: k for k in range(1, 8)}}
-    >>> _parts_below(b"a" * 128, 7, doubling) == [b"a" * 64, b"a" * 64]
-    True
-    """
-    n = len(token)
-    if n <= SHORT_TOKEN:  # the rescan's small constant wins (almost every real token)
-        parts = [token[i:i + 1] for i in range(n)]
-        while len(parts) > 2:
-            best = best_i = None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and r < rank and (best is None or r < best):
-                    best, best_i = r, i
-            if best is None:
-                break
-            parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-        return parts
-    end = list(range(1, n + 1))        # part starting at i: token[i:end[i]]
-    nxt = list(range(1, n + 1))        # the part after i (n: none)
-    prv = list(range(-1, n - 1))       # the part before i (-1: none)
-    heap = []
-
-    def push(i):
-        j = nxt[i]
-        if j < n:
-            r = ranks.get(token[i:end[j]])
-            if r is not None and r < rank:
-                heap.append((r, i, end[j])) if building else heappush(heap, (r, i, end[j]))
-
-    building = True
-    for i in range(n - 1):
-        push(i)
-    heapify(heap)
-    building = False
-    alive, count = [True] * n, n
-    while heap and count > 2:
-        r, i, stop = heappop(heap)
-        j = nxt[i]
-        if not alive[i] or j >= n or end[j] != stop:
-            continue  # stale: a part of this pair merged since
-        end[i], alive[j], nxt[i] = end[j], False, nxt[j]
-        if nxt[j] < n:
-            prv[nxt[j]] = i
-        count -= 1
-        push(i)
-        if prv[i] >= 0:
-            push(prv[i])
-    parts, i = [], 0
-    while i < n:
-        parts.append(token[i:end[i]])
-        i = nxt[i]
-    return parts
 
 
 # ------------------------------------------------------------------ tokenizers out

@@ -2,7 +2,7 @@
 page (pages/rebuild_gpt4.py) calls: the worker job that recovers the merges, one
 token's recovery, and the merges-based tokenizer with its byte relabelling.
 
-The recovery itself is bpe's (`bpe.formats.ranks.recover_merges`; bpe does not export it at
+The recovery itself is bpe's (`bpe.formats.ranks_merges.recover_merges`; bpe does not export it at
 the top level). This module adds no encoder of its own: the rebuilt tokenizer is a
 plain `bpe.RegexTokenizer.from_merges`. It never imports streamlit (the job runs in a
 worker, lab/jobs/__init__.py).
@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass
 
 from bpe import GPT4Tokenizer, RanksTokenizer, RegexTokenizer
-from bpe.formats.ranks import WHOLE_TEXT_PATTERN, recover_merges
+from bpe.formats.ranks import WHOLE_TEXT_PATTERN
+from bpe.formats.ranks_merges import recover_merges
 from lab.jobs.runner import Step
 
 

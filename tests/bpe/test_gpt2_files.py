@@ -13,7 +13,7 @@ from bpe import reference
 from bpe.formats import gpt2
 from bpe.formats.kinds import detect
 from bpe.loading import load_files
-from bpe.formats.ranks import recover_merges
+from bpe.formats.ranks_merges import recover_merges
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import pytest
 
 from bpe import RegexTokenizer
 from bpe.formats import ranks
+from bpe.formats.ranks_merges import recover_merges
 from bpe.ranks_tokenizer import CL100K_FILE, CL100K_SHA256
 
 
@@ -54,7 +55,7 @@ def test_save_and_read_round_trip_through_tiktoken(tmp_path):
     ranks.save_tiktoken(tok, path)
     table = ranks.read_ranks_file(path)
     assert table == tiktoken.load.load_tiktoken_bpe(str(path))
-    assert ranks.recover_merges(table) == tok.merges
+    assert recover_merges(table) == tok.merges
     enc = tiktoken.Encoding(**ranks.tiktoken_kwargs(tok))
     assert enc.encode_ordinary("hello there world") == tok.encode_ordinary("hello there world")
 
@@ -72,7 +73,7 @@ def test_the_empty_token_line_is_read_as_tiktoken_reads_it(tmp_path):
     path.write_bytes(data)
     assert load_tiktoken_bpe(str(path)) == got
     assert ranks.parse_ranks(ranks.ranks_text(got).encode()) == got  # written back as "="
-    assert ranks.recover_merges(got) == {(97, 98): 257}  # the empty token is no merge
+    assert recover_merges(got) == {(97, 98): 257}  # the empty token is no merge
     with pytest.raises(ValueError, match="line 258: token b'' appears twice"):
         ranks.parse_ranks((BYTES_TEXT + "= 256\n== 257\n").encode())
 

@@ -3,7 +3,8 @@ rescan's merges, and a ranks file whose tokens double in length recovers at once
 import pytest
 
 from bpe import BasicTokenizer
-from bpe.formats.ranks import mergeable_ranks, recover_merges
+from bpe.formats.ranks import mergeable_ranks
+from bpe.formats.ranks_merges import recover_merges
 
 
 def textbook_recover(ranks):
