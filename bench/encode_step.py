@@ -1,5 +1,5 @@
 """bpe/encode.py's long-chunk merging before and after the heap and the levels became one
-merger (_apply_ranks_levels, which now pauses a sweep instead of handing the chunk to a
+merger (apply_ranks_levels, which now pauses a sweep instead of handing the chunk to a
 heap), side by side in one process: the ratio after / before is what to read.
 
 The "before" code is bpe/encode.py as git holds it at --before (default main), loaded as

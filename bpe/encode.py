@@ -12,7 +12,9 @@ GPT-4's chunks take `apply_ranks`, which works on the bytes themselves (tiktoken
 rule, without ids or a callback), so the two C-level calls min() and list.index()
 do the scanning. Its long chunks of few distinct bytes ("x" * 10**6, emoji runs) merge a
 whole rank at a time with str.replace; other long chunks are cut where no token can span,
-then merged one rank level at a time.
+then merged one rank level at a time. Those two long-chunk mergers are public
+(`apply_ranks_replace`, `apply_ranks_levels`) because each has a contract of its own that
+tests check against tiktoken: where it declines (returns None) and that it agrees otherwise.
 It does not split text or cache anything; callers do.
 """
 import re
@@ -104,7 +106,7 @@ def apply_ranks(text_bytes, ranks, vocab=None, joinable=None):
     get = ranks.get
     if len(text_bytes) >= LONG_CHUNK:
         if len(text_bytes) >= REPLACE_CHUNK:
-            ids = _apply_ranks_replace(text_bytes, ranks)
+            ids = apply_ranks_replace(text_bytes, ranks)
             if ids is not None:
                 return ids
         if joinable is not None:
@@ -113,7 +115,7 @@ def apply_ranks(text_bytes, ranks, vocab=None, joinable=None):
                                           text_bytes[1:])))))
             if cuts:
                 return _apply_ranks_pieces(text_bytes, cuts, ranks)
-        return _apply_ranks_levels(text_bytes, ranks, pause=True)
+        return apply_ranks_levels(text_bytes, ranks, pause=True)
     parts = list(map(BYTES.__getitem__, text_bytes))
     pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_RANK)))
     while pair_ranks:
@@ -168,7 +170,7 @@ def _apply_ranks_pieces(text_bytes, cuts, ranks):
     return ids
 
 
-def _apply_ranks_levels(text_bytes, ranks, pause=False):
+def apply_ranks_levels(text_bytes, ranks, pause=False):
     """apply_ranks for long chunks, one rank at a time, on a linked list of parts:
     every pair of the lowest pending rank is merged in one left-to-right sweep, then the
     next rank: tiktoken's order. The first pairs are sorted once at C speed; pairs made
@@ -268,7 +270,7 @@ def _apply_ranks_levels(text_bytes, ranks, pause=False):
     return list(map(ranks.__getitem__, filter(None, parts)))
 
 
-def _apply_ranks_replace(text_bytes, ranks):
+def apply_ranks_replace(text_bytes, ranks):
     """apply_ranks for long chunks made of few distinct pairs ("x" * 10**6, emoji runs):
     each part is one character of a str, and all pairs of one rank merge in one
     str.replace (or one re.sub over the rank's few spellings), which sweeps leftmost
@@ -281,7 +283,7 @@ def _apply_ranks_replace(text_bytes, ranks):
     read the chunk REPLACE_WORK times.
 
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"aa": 256, b"aaaa": 257}
-    >>> _apply_ranks_replace(b"a" * 7, ranks)
+    >>> apply_ranks_replace(b"a" * 7, ranks)
     [257, 256, 97]
     """
     get = ranks.get

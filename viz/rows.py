@@ -87,7 +87,7 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None) -> ViewRow:
         return _with_long_tokens(token_bytes, nb, ids, whitespace, caption)
     spans_n, spans_nc, show, parts = [], [], [], []
     if 0 in nb:  # an empty token: no byte to look at around it, take the careful path
-        _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts)
+        view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts)
     else:
         # Most tokens are ASCII between ASCII neighbours: each is its own span, its
         # characters are its bytes and its display is one str.translate. Only runs of
@@ -102,7 +102,7 @@ def view_row(token_bytes, ids, *, whitespace=None, caption=None) -> ViewRow:
                 spans_nc.extend(nb[at:a])
                 show.extend(_ascii_show(token_bytes[at:a], whitespace))
             if a < b:
-                _view_spans(token_bytes[a:b], whitespace, spans_n, spans_nc, show, parts)
+                view_spans(token_bytes[a:b], whitespace, spans_n, spans_nc, show, parts)
             at = b
     row = {"ids": list(ids), "nb": nb, "n": spans_n, "nc": spans_nc, "show": show,
            "parts": parts}
@@ -204,7 +204,7 @@ def _ascii_show(tokens, whitespace):
     return joined.split("\uffff")
 
 
-def _view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
+def view_spans(token_bytes, whitespace, spans_n, spans_nc, show, parts):
     """The careful span rules (character and grapheme-cluster boundaries) over a run of
     tokens that starts at a grapheme boundary; appends to the four lists."""
     joined = b"".join(token_bytes)

@@ -65,7 +65,7 @@ def test_long_chunks_equal_tiktokens(text, name):
     expected = theirs.encode_ordinary(text)
     data = text.encode("utf-8")
     assert encode.apply_ranks(data, ranks, joinable=encode.joinable_table(ranks)) == expected
-    fast = encode._apply_ranks_replace(data, ranks)
+    fast = encode.apply_ranks_replace(data, ranks)
     assert fast is None or fast == expected
 
 
@@ -96,13 +96,13 @@ def test_hand_made_ranks(ranks, text):
     expected = theirs.encode_ordinary(text)
     data = text.encode()
     assert encode.apply_ranks(data, ranks, joinable=encode.joinable_table(ranks)) == expected
-    fast = encode._apply_ranks_replace(data, ranks)
+    fast = encode.apply_ranks_replace(data, ranks)
     assert fast is None or fast == expected
 
 
 def test_fast_path_declines():
     ranks = HAND_MADE[0]
-    assert encode._apply_ranks_replace(b"aaaa" * 200, ranks) is None      # "aaa" < "aa"
-    assert encode._apply_ranks_replace(bytes(range(64)) * 20, ranks) is None  # many bytes
-    assert encode._apply_ranks_replace(b"ab" * 400, {b"a": 0, b"ab": 1}) is None  # no b"b"
-    assert encode._apply_ranks_replace(b"ab" * 400, ranks) == [257] * 400
+    assert encode.apply_ranks_replace(b"aaaa" * 200, ranks) is None      # "aaa" < "aa"
+    assert encode.apply_ranks_replace(bytes(range(64)) * 20, ranks) is None  # many bytes
+    assert encode.apply_ranks_replace(b"ab" * 400, {b"a": 0, b"ab": 1}) is None  # no b"b"
+    assert encode.apply_ranks_replace(b"ab" * 400, ranks) == [257] * 400

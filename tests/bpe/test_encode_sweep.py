@@ -1,4 +1,4 @@
-"""bpe/encode.py's one long-chunk merger (_apply_ranks_levels) gives tiktoken's ids:
+"""bpe/encode.py's one long-chunk merger (apply_ranks_levels) gives tiktoken's ids:
 pausing a sweep where a merge makes a pair ranked below its own (pause=True, what
 apply_ranks uses), or declining there (pause=False: None, else the same ids).
 Hand-made ranks make sweeps pause and resume, even nested, which trained ranks never do."""
@@ -33,8 +33,8 @@ def both_mergers(ranks_id, text):
     ranks, theirs = whole_text(ranks_id)
     expected = theirs.encode_ordinary(text)
     data = text.encode("utf-8")
-    assert encode._apply_ranks_levels(data, ranks, pause=True) == expected
-    declined = encode._apply_ranks_levels(data, ranks)
+    assert encode.apply_ranks_levels(data, ranks, pause=True) == expected
+    declined = encode.apply_ranks_levels(data, ranks)
     assert declined is None or declined == expected
     return declined
 

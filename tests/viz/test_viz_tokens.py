@@ -156,7 +156,7 @@ def test_pair_view_cuts_the_text_at_every_boundary_of_either(gpt4):
 
 
 # --- view_row's fast path (ASCII runs in bulk) against its careful path over everything ---
-from viz.rows import _view_spans  # noqa: E402
+from viz.rows import view_spans  # noqa: E402  (the careful path, public for this check)
 
 PIECES = list("ab \n\r\t\x00\x7f") + SNEAKY + ["👋", "🏽", "🇺", "🇳", "é", "\u0301", "안",
                                               "\u0600", "\r\n"]
@@ -164,7 +164,7 @@ PIECES = list("ab \n\r\t\x00\x7f") + SNEAKY + ["👋", "🏽", "🇺", "🇳", "
 
 def _careful_row(token_bytes, whitespace):
     n, nc, show, parts = [], [], [], []
-    _view_spans(list(token_bytes), whitespace, n, nc, show, parts)
+    view_spans(list(token_bytes), whitespace, n, nc, show, parts)
     return {"n": n, "nc": nc, "show": show, "parts": parts}
 
 
