@@ -48,8 +48,14 @@ WALL_LEAST = 30   # and never fewer (a loaded machine gives a worker little CPU 
 # `tokenizers`' Unigram trie: bytes per node (a HashMap of children per prefix byte),
 # measured with tokenizers 0.2x on three files (346-365 B per node, the vocab included)
 TRIE_NODE_BYTES = 360
-OWNER_FILE_FACTOR = 10  # what a check may build: this many times the file's size,
-OWNER_FLOOR = 64 * 2**20  # plus this (a small file's trie is checked whatever its shape)
+# What a check may build: this many times the file's size, plus a floor (a small file's
+# trie is checked whatever its shape). subtle: real vocabularies share prefixes, so their
+# tries are far smaller per byte of file than a hostile one's: XLM-R's 250,000 pieces (as
+# nomic-bert-moe's GGUF ships them, 9.9 MB as compact JSON) need ~269 MB, 27x, and must
+# still be checked; the 100,000 HTML-shaped pieces need ~301 MB for 3.5 MB, 85x. 10x
+# refused XLM-R; 40x checks it and still refuses the HTML-pieces file (204 MB allowed).
+OWNER_FILE_FACTOR = 40
+OWNER_FLOOR = 64 * 2**20
 KINDS = ("ranks", "sentencepiece", "tokenizer.json", "gpt2-pair")
 
 

@@ -19,6 +19,9 @@ from helpers.hostile_parts import html_vocab
 from lab import parity
 from lab.jobs import owner_check
 from lab.state import FILES_KEY, FileSource
+from bpe.formats import gguf
+from bpe.gguf_tokenizer import tokenizer_from_gguf
+from tests.bpe.test_gguf_llama_cpp import members  # noqa: F401 (the fixture)
 
 
 def spec(data):
@@ -59,6 +62,16 @@ def test_ordinary_files_are_checked():
     owner_check.check_fits(spec(bpe_doc), getattr(ours, "model", None))  # as lab.parity asks
     small = unigram([f"piece{i}" for i in range(5000)])
     owner_check.check_fits(spec(small), load_bytes(small, "u.json").model)  # within budget
+
+
+def test_a_real_multilingual_unigram_is_checked(members):  # noqa: F811
+    """XLM-R's 250,000 pieces (nomic-bert-moe's GGUF), written as compact tokenizer.json
+    (smaller than the indented file people download, so the bound is at its strictest):
+    a real vocabulary's trie must fit, or the bound would refuse the files it is for."""
+    name = "ggml-vocab-nomic-bert-moe.gguf"
+    tok = tokenizer_from_gguf(gguf.read_tokenizer_bytes(members[name], name))
+    assert len(tok.model.vocab) == 250_048
+    owner_check.check_fits(spec(tok.document_json), tok.model)
 
 
 @pytest.fixture
