@@ -206,6 +206,9 @@ def _cached_owner_encoder(name, _tok=None):
 
 FILE_ENCODERS = "lab_file_encoders"  # session state: (kind, digest, pattern, specials) -> encoder
 FILE_ENCODERS_KEPT = 4  # a session's last few; an older one is loaded again if asked for
+# session state: the same keys -> why the library is not run on that file (None: it may
+# be), so a refused file's pieces are counted once, not on every run of the page
+FILE_REFUSED = "lab_file_refused"
 
 
 def _session_file_encoder(source, tok):
@@ -217,7 +220,13 @@ def _session_file_encoder(source, tok):
     kept = st.session_state.setdefault(FILE_ENCODERS, {})
     if key not in kept:
         spec = owner_spec(source, tok)  # ValueError: nothing to check this kind with
-        owner_check.check_fits(spec, getattr(tok, "model", None))  # OwnerFailed: too big
+        refused = st.session_state.setdefault(FILE_REFUSED, {})
+        if key not in refused:
+            while len(refused) >= FILE_ENCODERS_KEPT:
+                refused.pop(next(iter(refused)))
+            refused[key] = owner_check.too_big(spec, getattr(tok, "model", None))
+        if refused[key]:
+            raise owner_check.OwnerFailed(refused[key])
         while len(kept) >= FILE_ENCODERS_KEPT:
             kept.pop(next(iter(kept))).close()
         with st.spinner("Loading the file's own library…"):

@@ -13,7 +13,7 @@ worker forked from lab/jobs/process.py's fork server (as trainings do), under:
     time, WALL_LEAST seconds at least (a worker stuck without using CPU).
 
   - a counted bound on what the library would build, checked in the server before any
-    worker starts (check_fits): `tokenizers` keeps a Unigram model's pieces in a trie with
+    worker starts (too_big): `tokenizers` keeps a Unigram model's pieces in a trie with
     a hash table per node, ~TRIE_NODE_BYTES per distinct prefix byte (measured: 297 MB for
     100,000 HTML-shaped pieces in a 3.6 MB file, 85x the file; GPT-2's BPE file, 23 MB for
     1.4 MB). A file whose trie would pass OWNER_FILE_FACTOR times its size plus
@@ -86,21 +86,22 @@ def trie_nodes(pieces):
     return nodes
 
 
-def check_fits(spec, model):
-    """OwnerFailed, before any worker starts, if the owner library would build more than
-    OWNER_FILE_FACTOR times the file's size plus OWNER_FLOOR for spec (file_encoder's
-    arguments); model: our model of the same file (a Unigram's trie is counted)."""
+def too_big(spec, model):
+    """Why the owner library is not run on spec (file_encoder's arguments), or None if it
+    may be: what it would build is more than OWNER_FILE_FACTOR times the file's size plus
+    OWNER_FLOOR. model: our model of the same file (a Unigram's trie is counted)."""
     if spec.get("kind") != "tokenizer.json" or not isinstance(model, Unigram):
-        return
+        return None
     size = sum(len(data) for _, data in spec["files"])
     allowed = OWNER_FILE_FACTOR * size + OWNER_FLOOR
     need = trie_nodes(model.vocab) * TRIE_NODE_BYTES
-    if need > allowed:
-        raise OwnerFailed(
-            f"it was not run: `tokenizers` would build a trie of about {need >> 20:,} MB for "
+    if need <= allowed:
+        return None
+    return (f"it was not run: `tokenizers` would build a trie of about {need >> 20:,} MB for "
             f"this {size / 2**20:,.1f} MB file's {len(model.vocab):,} Unigram pieces, more "
             f"than the {allowed >> 20:,} MB a check may use ({OWNER_FILE_FACTOR} times the "
             f"file plus {OWNER_FLOOR >> 20} MB); our own ids are shown unchecked")
+
 
 
 # ------------------------------------------------------------------ the encoders

@@ -1,4 +1,4 @@
-"""lab.jobs.owner_check.check_fits: `tokenizers` builds a trie of ~TRIE_NODE_BYTES per
+"""lab.jobs.owner_check.too_big: `tokenizers` builds a trie of ~TRIE_NODE_BYTES per
 distinct prefix byte of a Unigram's pieces (297 MB for the 3.6 MB HTML-pieces file).
 The server counts that trie before a worker starts and, past OWNER_FILE_FACTOR times the
 file plus OWNER_FLOOR, the badge says "the owner library could not check this file (...)"
@@ -51,7 +51,7 @@ def test_the_html_pieces_file_is_not_run_and_the_reason_is_said():
     with pytest.raises(owner_check.OwnerFailed,
                        match=r"^the owner library could not check this file \(it was not run: "
                              r"`tokenizers` would build a trie of about 3\d\d MB"):
-        owner_check.check_fits(spec(data), tok.model)
+        raise owner_check.OwnerFailed(owner_check.too_big(spec(data), tok.model))
 
 
 def test_ordinary_files_are_checked():
@@ -59,9 +59,9 @@ def test_ordinary_files_are_checked():
     tok = RegexTokenizer("gpt2").train("the year 2026 had 365 days. Tokens! " * 40, 256 + 40)
     bpe_doc = json.dumps(hf_json(tok)).encode()
     ours = load_bytes(bpe_doc, "t.json")  # a RegexTokenizer again: no HF model
-    owner_check.check_fits(spec(bpe_doc), getattr(ours, "model", None))  # as lab.parity asks
+    assert owner_check.too_big(spec(bpe_doc), getattr(ours, "model", None)) is None  # as lab.parity asks
     small = unigram([f"piece{i}" for i in range(5000)])
-    owner_check.check_fits(spec(small), load_bytes(small, "u.json").model)  # within budget
+    assert owner_check.too_big(spec(small), load_bytes(small, "u.json").model) is None  # within budget
 
 
 def test_a_real_multilingual_unigram_is_checked(members):  # noqa: F811
@@ -71,7 +71,7 @@ def test_a_real_multilingual_unigram_is_checked(members):  # noqa: F811
     name = "ggml-vocab-nomic-bert-moe.gguf"
     tok = tokenizer_from_gguf(gguf.read_tokenizer_bytes(members[name], name))
     assert len(tok.model.vocab) == 250_048
-    owner_check.check_fits(spec(tok.document_json), tok.model)
+    assert owner_check.too_big(spec(tok.document_json), tok.model) is None
 
 
 @pytest.fixture
@@ -95,6 +95,18 @@ def test_the_badge_says_why_and_no_worker_starts(session):
     check = parity.reference_check("html.json", "<b>1</b> &amp;2", tok)
     assert check.error.startswith("the owner library could not check this file (it was not run")
     assert not session.get(parity.FILE_ENCODERS)  # no worker was started for it
+
+
+def test_a_refused_file_is_counted_once_per_session(session, monkeypatch):
+    data = html_vocab()
+    tok = upload(session, "html.json", data)
+    counts = []
+    count = owner_check.trie_nodes
+    monkeypatch.setattr(owner_check, "trie_nodes", lambda pieces: counts.append(1) or count(pieces))
+    for text in ("<b>1</b>", "&amp;2", "x"):  # three runs of the page
+        assert parity.reference_check("html.json", text, tok).error.startswith(
+            "the owner library could not check this file (it was not run")
+    assert len(counts) == 1
 
 
 def test_a_small_unigram_is_still_checked_in_its_worker(session):
