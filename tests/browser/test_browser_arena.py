@@ -1,17 +1,18 @@
 """Arena in real Chromium: four tokenizers stacked on a shipped sample, their ids read back
 from the page and checked against our tokenizers; all eight on the sample table.
-Screenshots: screenshots/arena_{light,dark}_{1400,800}.png."""
+Screenshots: screenshots/arena_{light,dark}_{1400,800}.png, both schemes from one load
+per width."""
 import pytest
 
 from bpe import reference
-from helpers.app import screenshot, wait_rendered
+from helpers.app import screenshot, switch_scheme, until, wait_rendered
 
 FOUR = ["cl100k_base", "o200k_base", "llama3", "tekken"]
 
 
-def open_arena(browser, app_url, width, scheme):
+def open_arena(browser, app_url, width):
     context = browser.new_context(viewport={"width": width, "height": 1000},
-                                  color_scheme=scheme)
+                                  color_scheme="light")
     tab = context.new_page()
     tab.goto(app_url + "/arena")
     tab.locator(".tokens [data-ids]").first.wait_for(timeout=90_000)
@@ -25,12 +26,13 @@ def lane_ids(tab, nth):
     return [int(i) for group in ids for i in group.split()]
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1400, 800])
-def test_four_tokenizers_stacked_and_screenshots(browser, app_url, scheme, width):
-    context, tab = open_arena(browser, app_url, width, scheme)
+def test_four_tokenizers_stacked_and_screenshots(browser, app_url, width):
+    """Loaded once per width in light, then switched live to dark (helpers.app.switch_scheme):
+    the screenshot and the views' scheme are checked in each."""
+    context, tab = open_arena(browser, app_url, width)
     try:
-        if (width, scheme) == (1400, "light"):  # the ids once: they do not depend on looks
+        if width == 1400:  # the ids once: they do not depend on looks
             text = tab.get_by_label("Text for every tokenizer", exact=True).input_value()
             for nth, name in enumerate(FOUR):
                 tok = reference.load_reference(name)
@@ -42,19 +44,25 @@ def test_four_tokenizers_stacked_and_screenshots(browser, app_url, scheme, width
         tab.locator('[data-testid="stExpander"] summary', has_text="Llama 3").click()
         tab.locator('[data-testid="stExpander"] summary', has_text="Mistral Tekken").click()
         wait_rendered(tab)
-        tab.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
-        screenshot(tab, f"arena_{scheme}_{width}")
-        assert tab.locator(".tokens").count() == 8  # 4 lanes + 4 chat renderings
-        views = tab.locator(".tv").count()  # the lanes, the chats and the live boxes
-        assert views >= 8 + 1 + 4
-        assert tab.locator(".tv.dark").count() == (views if scheme == "dark" else 0)
+        for scheme in ("light", "dark"):
+            if scheme == "dark":
+                switch_scheme(tab, "dark")
+            tab.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
+            assert tab.locator(".tokens").count() == 8  # 4 lanes + 4 chat renderings
+            views = tab.locator(".tv").count()  # the lanes, the chats and the live boxes
+            assert views >= 8 + 1 + 4
+            want = views if scheme == "dark" else 0
+            # the views repaint on the media query's change event, after the app's frame
+            assert until(lambda: tab.locator(".tv.dark").count() == want), \
+                (tab.locator(".tv.dark").count(), want)
+            screenshot(tab, f"arena_{scheme}_{width}")
     finally:
         context.close()
 
 
 def test_the_lanes_and_the_chat_cost_follow_typing(browser, app_url):
     """Issue 21: Arena's text and its chat messages are live boxes: no Ctrl+Enter."""
-    context, tab = open_arena(browser, app_url, 1400, "light")
+    context, tab = open_arena(browser, app_url, 1400)
     try:
         before = lane_ids(tab, 0)
         tab.get_by_label("Text for every tokenizer", exact=True).fill("live lanes 123")

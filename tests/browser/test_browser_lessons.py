@@ -1,7 +1,11 @@
 """The lesson pages in real Chromium: /why's sections follow typing, /rebuild_gpt4 recovers
 the merges in the worker and its ids equal tiktoken's as you type, /evaluate's report
 (read back from its CSV download) has GPT-2's and GPT-4's rows. Screenshots of each at
-800 and 1400 px, light and dark, go to $TMPDIR/lab_screenshots (not the repository)."""
+800 and 1400 px, light and dark, go to $TMPDIR/lab_screenshots (not the repository).
+
+Each page loads once per width, in light; its checks run there, then again after the tab
+is switched to dark (Streamlit follows the OS scheme live, helpers.app.switch_scheme), so
+every check still runs in both schemes without loading and typing four times."""
 import csv
 import io
 import tempfile
@@ -9,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from helpers.app import until, wait_rendered
+from helpers.app import switch_scheme, until, wait_rendered
 from viz import why
 
 SHOTS = Path(tempfile.gettempdir()) / "lab_screenshots"
 
 
-def open_tab(browser, url, width=1400, scheme="light"):
+def open_tab(browser, url, width=1400):
     context = browser.new_context(viewport={"width": width, "height": 1000},
-                                  color_scheme=scheme, accept_downloads=True)
+                                  color_scheme="light", accept_downloads=True)
     tab = context.new_page()
     tab.goto(url)
     return context, tab
@@ -31,6 +35,18 @@ def shoot(tab, name, width):
     tab.set_viewport_size({"width": width, "height": min(height + 100, 16_000)})
     wait_rendered(tab)
     tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def shoot_both_schemes(tab, name, width, check):
+    """Screenshot NAME_light_WIDTH, switch the tab to dark, run check(tab) again there
+    and screenshot NAME_dark_WIDTH. Every token view must have followed to dark."""
+    shoot(tab, f"{name}_light_{width}", width)
+    switch_scheme(tab, "dark")
+    views = tab.locator(".tv").count()
+    assert until(lambda: tab.locator(".tv.dark").count() == views), \
+        (tab.locator(".tv.dark").count(), views)
+    check(tab)
+    shoot(tab, f"{name}_dark_{width}", width)
 
 
 def view_with_text(tab, text):
@@ -56,43 +72,54 @@ def type_into(tab, nth_view, text):
     area.press_sequentially(text, delay=15)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+def why_sections_shown(tab, typed=None):
+    """Every section's header and view (holding its text; the first one's text is typed
+    if the test typed into it)."""
+    headers = tab.locator('[data-testid="stHeading"] h2').all_inner_texts()
+    assert len(headers) >= 10 and len(headers) == len(why.SECTIONS)
+    for n, section in enumerate(why.SECTIONS):
+        text = typed if n == 0 and typed is not None else section.text
+        # each section's view is its own component: on a busy machine a later one may
+        # still be mounting when the headers are there
+        assert until(lambda: view_with_text(tab, text) >= 0), section.slug
+
+
 @pytest.mark.parametrize("width", [1400, 800])
-def test_why_sections_follow_typing(browser, app_url, cl100k, width, scheme):
-    context, tab = open_tab(browser, app_url + "/why", width, scheme)
+def test_why_sections_follow_typing(browser, app_url, cl100k, width):
+    context, tab = open_tab(browser, app_url + "/why", width)
     try:
         tab.locator(".tokens [data-ids]").first.wait_for(timeout=90_000)
         wait_rendered(tab)
-        headers = tab.locator('[data-testid="stHeading"] h2').all_inner_texts()
-        assert len(headers) >= 10 and len(headers) == len(why.SECTIONS)
-        for section in why.SECTIONS:
-            # each section's view is its own component: on a busy machine a later one may
-            # still be mounting when the headers are there
-            assert until(lambda: view_with_text(tab, section.text) >= 0), section.slug
-        if (width, scheme) == (1400, "light"):
+        why_sections_shown(tab)
+        if width == 1400:
             n = view_with_text(tab, why.SECTIONS[0].text)
             type_into(tab, n, "blueberry")
             want = cl100k.encode_ordinary("blueberry")
             assert until(lambda: row_ids(tab, n, "GPT-4 (cl100k_base)") == want), \
                 row_ids(tab, n, "GPT-4 (cl100k_base)")
             assert tab.locator(".tv textarea").nth(n).input_value() == "blueberry"
-        shoot(tab, f"why_{scheme}_{width}", width)
+        typed = "blueberry" if width == 1400 else None
+        shoot_both_schemes(tab, "why", width, lambda tab: why_sections_shown(tab, typed))
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+def rebuild_shown(tab):
+    merges = tab.locator('[data-testid="stMetric"]', has_text="Merges recovered")
+    assert "100,000" in merges.inner_text()
+    assert tab.get_by_text("ids == tiktoken").count() == 1
+
+
 @pytest.mark.parametrize("width", [1400, 800])
-def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k, width, scheme):
-    context, tab = open_tab(browser, app_url + "/rebuild_gpt4", width, scheme)
+def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k, width):
+    context, tab = open_tab(browser, app_url + "/rebuild_gpt4", width)
     try:
-        merges = tab.locator('[data-testid="stMetric"]', has_text="Merges recovered")
-        merges.wait_for(timeout=120_000)
-        assert "100,000" in merges.inner_text()
+        tab.locator('[data-testid="stMetric"]', has_text="Merges recovered").wait_for(
+            timeout=120_000)
         tab.locator(".tv .tokens [data-ids]").first.wait_for(timeout=60_000)
         wait_rendered(tab)
-        assert tab.get_by_text("ids == tiktoken").count() == 1
-        if (width, scheme) == (1400, "light"):
+        rebuild_shown(tab)
+        if width == 1400:
             text = "Rebuilt  merges: 1234567 🦙\n\tdone"
             type_into(tab, 0, text)
             want = cl100k.encode_ordinary(text)
@@ -100,20 +127,23 @@ def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k, width, s
             wait_rendered(tab)
             assert until(lambda: tab.get_by_text("ids == tiktoken").count() == 1)
             assert tab.get_by_text("ids != tiktoken").count() == 0
-        shoot(tab, f"rebuild_gpt4_{scheme}_{width}", width)
+        shoot_both_schemes(tab, "rebuild_gpt4", width, rebuild_shown)
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+def evaluate_charts_shown(tab):
+    assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 2
+
+
 @pytest.mark.parametrize("width", [1400, 800])
-def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width, scheme):
-    context, tab = open_tab(browser, app_url + "/evaluate", width, scheme)
+def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width):
+    context, tab = open_tab(browser, app_url + "/evaluate", width)
     try:
         tab.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
         wait_rendered(tab)
-        assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 2
-        if (width, scheme) == (1400, "light"):
+        evaluate_charts_shown(tab)
+        if width == 1400:
             upload = Path(tempfile.mkdtemp()) / "mine.txt"
             upload.write_text("Hello 世界, my own file.\n", encoding="utf-8")
             tab.locator('[data-testid="stMainBlockContainer"] input[type="file"]').set_input_files(
@@ -129,7 +159,7 @@ def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width, scheme)
             mine = [r for r in rows if r["file"] == "file: mine.txt"]
             # Hello, 世, 界, ",", my, own, file.: each Han character a word
             assert len(mine) == 2 and all(r["words"] == "7" for r in mine)
-        shoot(tab, f"evaluate_{scheme}_{width}", width)
+        shoot_both_schemes(tab, "evaluate", width, evaluate_charts_shown)
     finally:
         context.close()
 

@@ -114,6 +114,32 @@ def metrics(tab):
             e.querySelector('[data-testid="stMetricValue"]').innerText.trim()]))""")
 
 
+def scheme_of(tab):
+    """"dark" or "light": the color scheme the tab's page is told the OS has."""
+    return "dark" if tab.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") else "light"
+
+
+def switch_scheme(tab, scheme, timeout=30):
+    """Tell the tab the OS switched to `scheme` ("light"/"dark") and wait until Streamlit's
+    app has repainted in it. Streamlit and the token views follow the media query live,
+    without a rerun, so a flow can take both schemes' screenshots in one run instead of
+    repeating itself in a second context. Refuses a switch to the scheme the tab already
+    has: the wait below would then be met before the switch, and prove nothing."""
+    if scheme not in ("light", "dark"):
+        raise ValueError(f"scheme must be 'light' or 'dark', not {scheme!r}")
+    if scheme_of(tab) == scheme:
+        raise ValueError(f"the tab is already {scheme}: switch to the other scheme")
+    tab.emulate_media(color_scheme=scheme)
+    # the app's background: near white in light, near black in dark
+    repainted = until(lambda: tab.evaluate("""() => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        const [r, g, b] = getComputedStyle(app).backgroundColor.match(/\\d+/g).map(Number);
+        return 0.299 * r + 0.587 * g + 0.114 * b < 128 ? 'dark' : 'light';
+    }""") == scheme, timeout)
+    if not repainted:
+        raise AssertionError(f"the app did not repaint in {scheme} within {timeout} s")
+
+
 def screenshot(tab, name):
     """Save a full-page screenshot to screenshots/NAME.png (looked at by people)."""
     SCREENSHOTS.mkdir(exist_ok=True)
