@@ -7,8 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from helpers.app import CORPORA, WAIT, metrics, open_train, screenshot, wait_rendered
+from helpers.app import (
+    CORPORA,
+    WAIT,
+    metrics,
+    open_train,
+    screenshot,
+    switch_scheme,
+    wait_rendered,
+)
 from helpers.app import upload_corpus as upload
 from playwright.sync_api import expect
 
@@ -200,17 +207,25 @@ def test_the_tiktoken_pattern_applies_when_changed_after_upload(page):
     assert "bad.model line 1" not in sidebar.inner_text().replace("\\", "")
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, tmp_path,
-                                                              scheme):
+def screenshots_in_both_schemes(tab, name):
+    """screenshots/NAME.png with {scheme} as light, then as dark, back to light after: the
+    page follows the OS scheme live (helpers.app.switch_scheme), so no second training."""
+    screenshot(tab, name.format(scheme="light"))
+    switch_scheme(tab, "dark")
+    screenshot(tab, name.format(scheme="dark"))
+    switch_scheme(tab, "light")
+
+
+def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, tmp_path):
     """A counts file made by the CLI as the corpus (Regex by its own pattern, no
-    compression curve); then a text corpus whose merge table marks tied merges."""
+    compression curve); then a text corpus whose merge table marks tied merges. Trained
+    once, its screenshots in both schemes."""
     corpus, out = tmp_path / "bard.txt", tmp_path / "bard.counts"
     corpus.write_text(SAMPLE, encoding="utf-8")
     subprocess.run([sys.executable, "-m", "bpe", "count", str(corpus), "-o", str(out)],
                    check=True, cwd=ROOT, capture_output=True)
     context = browser.new_context(viewport={"width": 1400, "height": 1000},
-                                  color_scheme=scheme)
+                                  color_scheme="light")
     tab = context.new_page()
     try:
         tab.goto(app_url)
@@ -234,7 +249,7 @@ def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, t
         assert "Reached the vocab size: 344 merges" in main.inner_text()
         tab.get_by_role("tab", name="Compression").click()
         tab.get_by_text("holds chunk counts, not text").wait_for(timeout=WAIT)
-        screenshot(tab, f"train_counts_{scheme}")
+        screenshots_in_both_schemes(tab, "train_counts_{scheme}")
         # back to a text corpus: ties recorded (vocab size <= 4,096) and marked
         tab.locator(".st-key-train_source").get_by_text("Sample corpus").click()
         wait_rendered(tab)
@@ -253,6 +268,6 @@ def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, t
         for width in (1400, 800):
             tab.set_viewport_size({"width": width, "height": 2600})
             wait_rendered(tab)
-            screenshot(tab, f"train_ties_{scheme}_{width}")
+            screenshots_in_both_schemes(tab, "train_ties_{scheme}_" + str(width))
     finally:
         context.close()
