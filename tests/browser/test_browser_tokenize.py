@@ -55,6 +55,12 @@ def type_live(tab, text, clear=True):
 ENGINE_STATE = "el => { const e = el.querySelector('.tv-engine'); return e && !e.hidden ? e.dataset.state : ''; }"
 
 
+# whether a drawn token box ends at the byte offset given as "-N" (the text's end: its
+# last window is drawn)
+DRAWN_UP_TO = """(el, end) => Array.from(el.querySelectorAll('.tok[data-bytes]'))
+    .some(t => t.dataset.bytes.endsWith(end))"""
+
+
 def show_text(tab, text):
     """Put text in the box as a paste does (one input event), and wait until the view
     shows its tokens and Python has them (when the browser drew them first, its check is
@@ -193,9 +199,7 @@ def test_one_megabyte_paste_is_windowed(page, gpt4):
     assert "windows" in page.locator(".tv-windowed").first.inner_text()
     box = page.locator(".tokens").first
     box.evaluate("el => { el.scrollTop = el.scrollHeight; }")
-    last = len(text.encode())
-    assert until(lambda: box.evaluate(
-        f"el => Array.from(el.querySelectorAll('.tok[data-bytes]')).some(t => t.dataset.bytes.endsWith('-{last}'))"), 10)
+    assert until(lambda: box.evaluate(DRAWN_UP_TO, f"-{len(text.encode())}"), 10)
 
 
 def test_dark_theme_follows_the_os(browser, app_url):
@@ -240,34 +244,40 @@ def test_compare_trains_the_pair_and_shows_both_views(page):
     tall_screenshot(page, "compare_pair", 1900)
 
 
-def test_typing_does_not_send_the_text_back_and_toggles_survive_a_visit(page):
+def test_typing_does_not_send_the_text_back_and_toggles_survive_a_visit(browser, app_url):
     """A run the box's typing started leaves the box's text alone (the box has it): the
     text is not in the server's answer. Any other run, here a toggle's, sends it. The
     page is a fragment: a toggle flipped in a page-only run is still on after a visit
     to another page (lab.memory's shadow follows page-only runs)."""
-    ready(page)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
     got = []
+    # listening before the first load (the page fixture's tab has its socket open already,
+    # and a reload to catch it cost a second load of the app)
     page.on("websocket", lambda ws: ws.on(
         "framereceived", lambda p: got.append(p if isinstance(p, bytes) else p.encode())))
-    page.reload()
-    ready(page)
-    marker = "Quokkas-tokenize-marker-" * 3
-    got.clear()
-    show_text(page, PROSE + marker)
-    assert not any(marker.encode() in frame for frame in got)
-    got.clear()
-    page.get_by_text("Whitespace markers").click()
-    marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
-    assert until(lambda: page.locator(".tv").first.evaluate(marked), 30)
-    wait_rendered(page)
-    assert any(marker.encode() in frame for frame in got)  # a toggle's run sends the text
-    page.get_by_role("link", name="Compare").click()
-    page.get_by_role("heading", name="Compare").first.wait_for(timeout=60_000)
-    wait_rendered(page)
-    page.get_by_role("link", name="Tokenize").click()
-    ready(page)
-    assert page.locator(".tv textarea").input_value() == PROSE + marker
-    assert page.locator(".tv").first.evaluate(marked)  # the toggle is still on
+    try:
+        page.goto(app_url)
+        ready(page)
+        marker = "Quokkas-tokenize-marker-" * 3
+        got.clear()
+        show_text(page, PROSE + marker)
+        assert not any(marker.encode() in frame for frame in got)
+        got.clear()
+        page.get_by_text("Whitespace markers").click()
+        marked = "el => el.querySelector('.tokens').textContent.includes('·')"  # space ·
+        assert until(lambda: page.locator(".tv").first.evaluate(marked), 30)
+        wait_rendered(page)
+        assert any(marker.encode() in frame for frame in got)  # a toggle's run sends the text
+        page.get_by_role("link", name="Compare").click()
+        page.get_by_role("heading", name="Compare").first.wait_for(timeout=60_000)
+        wait_rendered(page)
+        page.get_by_role("link", name="Tokenize").click()
+        ready(page)
+        assert page.locator(".tv textarea").input_value() == PROSE + marker
+        assert page.locator(".tv").first.evaluate(marked)  # the toggle is still on
+    finally:
+        context.close()
 
 
 def drawn_tokens_match(tab, cl100k, text):
@@ -308,9 +318,13 @@ def test_typing_anywhere_in_a_windowed_text_redraws_what_changed(page, cl100k):
         assert until(lambda: figures(page).get("Characters") == f"{len(text):,}", 30)
         wait_rendered(page)
         assert figures(page)["Tokens"] == f"{drawn_tokens_match(page, cl100k, text):,}"
-    # scrolled to the end, the windows drawn there hold the right ids too
-    page.locator(".tokens").first.evaluate("el => { el.scrollTop = el.scrollHeight; }")
-    page.wait_for_timeout(500)
+    # scrolled to the end, the windows drawn there hold the right ids too: wait for the
+    # window with the text's last byte (not drawn before the scroll: the text is windowed)
+    box = page.locator(".tokens").first
+    last = f"-{len(text.encode())}"
+    assert not box.evaluate(DRAWN_UP_TO, last)
+    box.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    assert until(lambda: box.evaluate(DRAWN_UP_TO, last), 10)
     drawn_tokens_match(page, cl100k, text)
 
 
