@@ -5,11 +5,13 @@ the merges in the worker and its ids equal tiktoken's as you type, /evaluate's r
 
 Each page loads once per width, in light; its checks run there, then again after the tab
 is switched to dark (Streamlit follows the OS scheme live, helpers.app.switch_scheme), so
-every check still runs in both schemes without loading and typing four times."""
+every check still runs in both schemes without loading and typing four times. Each test
+also checks that its page fetched nothing from another machine."""
 import csv
 import io
 import tempfile
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -20,11 +22,22 @@ SHOTS = Path(tempfile.gettempdir()) / "lab_screenshots"
 
 
 def open_tab(browser, url, width=1400):
+    """(context, tab, the URL of every request the tab makes from its first load on)."""
     context = browser.new_context(viewport={"width": width, "height": 1000},
                                   color_scheme="light", accept_downloads=True)
     tab = context.new_page()
+    urls = []
+    tab.on("request", lambda request: urls.append(request.url))
     tab.goto(url)
-    return context, tab
+    return context, tab, urls
+
+
+def assert_stayed_on_this_machine(urls):
+    """The lesson pages fetch nothing from elsewhere (fonts, images, scripts): called at
+    a test's end, after the page's loads, its typing and both schemes' screenshots."""
+    outside = sorted({url for url in urls if urlparse(url).scheme not in ("data", "blob")
+                      and urlparse(url).hostname not in ("127.0.0.1", "localhost")})
+    assert len(urls) > 3 and not outside, outside
 
 
 def shoot(tab, name, width):
@@ -86,7 +99,7 @@ def why_sections_shown(tab, typed=None):
 
 @pytest.mark.parametrize("width", [1400, 800])
 def test_why_sections_follow_typing(browser, app_url, cl100k, width):
-    context, tab = open_tab(browser, app_url + "/why", width)
+    context, tab, urls = open_tab(browser, app_url + "/why", width)
     try:
         tab.locator(".tokens [data-ids]").first.wait_for(timeout=90_000)
         wait_rendered(tab)
@@ -100,6 +113,7 @@ def test_why_sections_follow_typing(browser, app_url, cl100k, width):
             assert tab.locator(".tv textarea").nth(n).input_value() == "blueberry"
         typed = "blueberry" if width == 1400 else None
         shoot_both_schemes(tab, "why", width, lambda tab: why_sections_shown(tab, typed))
+        assert_stayed_on_this_machine(urls)
     finally:
         context.close()
 
@@ -112,7 +126,7 @@ def rebuild_shown(tab):
 
 @pytest.mark.parametrize("width", [1400, 800])
 def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k, width):
-    context, tab = open_tab(browser, app_url + "/rebuild_gpt4", width)
+    context, tab, urls = open_tab(browser, app_url + "/rebuild_gpt4", width)
     try:
         tab.locator('[data-testid="stMetric"]', has_text="Merges recovered").wait_for(
             timeout=120_000)
@@ -128,6 +142,7 @@ def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k, width):
             assert until(lambda: tab.get_by_text("ids == tiktoken").count() == 1)
             assert tab.get_by_text("ids != tiktoken").count() == 0
         shoot_both_schemes(tab, "rebuild_gpt4", width, rebuild_shown)
+        assert_stayed_on_this_machine(urls)
     finally:
         context.close()
 
@@ -138,7 +153,7 @@ def evaluate_charts_shown(tab):
 
 @pytest.mark.parametrize("width", [1400, 800])
 def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width):
-    context, tab = open_tab(browser, app_url + "/evaluate", width)
+    context, tab, urls = open_tab(browser, app_url + "/evaluate", width)
     try:
         tab.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
         wait_rendered(tab)
@@ -160,22 +175,6 @@ def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width):
             # Hello, 世, 界, ",", my, own, file.: each Han character a word
             assert len(mine) == 2 and all(r["words"] == "7" for r in mine)
         shoot_both_schemes(tab, "evaluate", width, evaluate_charts_shown)
+        assert_stayed_on_this_machine(urls)
     finally:
         context.close()
-
-
-def test_lesson_pages_stay_on_this_machine(browser, app_url):
-    from urllib.parse import urlparse
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
-    urls = []
-    tab.on("request", lambda request: urls.append(request.url))
-    for path in ["why", "rebuild_gpt4", "evaluate"]:
-        tab.goto(f"{app_url}/{path}")
-        tab.locator('[data-testid="stHeading"] h2').first.wait_for(timeout=120_000)
-        wait_rendered(tab)
-        tab.wait_for_timeout(500)  # late requests: fonts, images
-    context.close()
-    outside = sorted({url for url in urls if urlparse(url).scheme not in ("data", "blob")
-                      and urlparse(url).hostname not in ("127.0.0.1", "localhost")})
-    assert len(urls) > 3 and not outside, outside
