@@ -5,8 +5,17 @@ from helpers.app import WAIT, wait_rendered
 
 
 @pytest.mark.slow
-def test_train_two_methods_and_see_the_report_card(page, app_url):
-    page.set_viewport_size({"width": 1400, "height": 2400})
+def test_train_two_methods_and_see_the_report_card(browser, app_url):
+    # its own tab, straight to /methods (the page fixture's would load the home page first)
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    try:
+        train_two_methods(page, app_url)
+    finally:
+        context.close()
+
+
+def train_two_methods(page, app_url):
     page.goto(app_url + "/methods")
     wait_rendered(page)
     main = page.locator('[data-testid="stMain"]')
