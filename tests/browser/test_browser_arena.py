@@ -3,9 +3,9 @@ from the page and checked against our tokenizers; all eight on the sample table.
 Screenshots: screenshots/arena_{light,dark}_{1400,800}.png, both schemes from one load
 per width."""
 import pytest
+from helpers.app import screenshot, switch_scheme, until, wait_rendered
 
 from bpe import reference
-from helpers.app import screenshot, switch_scheme, until, wait_rendered
 
 FOUR = ["cl100k_base", "o200k_base", "llama3", "tekken"]
 
@@ -53,7 +53,7 @@ def test_four_tokenizers_stacked_and_screenshots(browser, app_url, width):
             assert views >= 8 + 1 + 4
             want = views if scheme == "dark" else 0
             # the views repaint on the media query's change event, after the app's frame
-            assert until(lambda: tab.locator(".tv.dark").count() == want), \
+            assert until(lambda want=want: tab.locator(".tv.dark").count() == want), \
                 (tab.locator(".tv.dark").count(), want)
             screenshot(tab, f"arena_{scheme}_{width}")
     finally:

@@ -14,8 +14,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from helpers.app import switch_scheme, until, wait_rendered
+
 from viz import why
 
 SHOTS = Path(tempfile.gettempdir()) / "lab_screenshots"
@@ -94,7 +94,7 @@ def why_sections_shown(tab, typed=None):
         text = typed if n == 0 and typed is not None else section.text
         # each section's view is its own component: on a busy machine a later one may
         # still be mounting when the headers are there
-        assert until(lambda: view_with_text(tab, text) >= 0), section.slug
+        assert until(lambda text=text: view_with_text(tab, text) >= 0), section.slug
 
 
 @pytest.mark.parametrize("width", [1400, 800])
