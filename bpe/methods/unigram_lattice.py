@@ -14,7 +14,6 @@ inputs complete.
 import math
 import statistics
 from collections import namedtuple
-from itertools import compress
 from operator import itemgetter
 
 MAX_PIECE_LENGTH = 16
@@ -55,9 +54,9 @@ def pieces_ending(text, ends):
     return found
 
 
-# edges (sources[e], targets[e], pids[e]) by target; nodes: how many; words: each word's
-# node; counts: each word's count
-Graph = namedtuple("Graph", "sources targets pids nodes words counts")
+# edges: [(source, target, pid)] by target; nodes: how many; words: each word's node;
+# counts: each word's count. One list of tuples, so a pass unpacks each edge in one step
+Graph = namedtuple("Graph", "edges nodes words counts")
 
 
 def build_graph(prefixes, words, ends):
@@ -70,7 +69,7 @@ def build_graph(prefixes, words, ends):
 
     >>> words = [("ab", 3), ("a", 1)]
     >>> g = build_graph(["a", "ab"], words, ends_of(["a", "b", "ab"]))
-    >>> list(zip(g.sources, g.targets, g.pids)), g.words
+    >>> g.edges, g.words
     ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
     """
     node = {"": 0}
@@ -93,16 +92,13 @@ def build_graph(prefixes, words, ends):
                 pids.insert(first, pid)
                 targets.append(target)
             source = parent[source]
-    return Graph(sources, targets, pids, len(node), [node[word] for word, _ in words],
+    return Graph(list(zip(sources, targets, pids)), len(node), [node[word] for word, _ in words],
                  [count for _, count in words])
 
 
 def without_dropped(graph, score):
     """The graph without the edges of pieces whose score is None."""
-    keep = [score[pid] is not None for pid in graph.pids]
-    return graph._replace(sources=list(compress(graph.sources, keep)),
-                          targets=list(compress(graph.targets, keep)),
-                          pids=list(compress(graph.pids, keep)))
+    return graph._replace(edges=[edge for edge in graph.edges if score[edge[2]] is not None])
 
 
 def e_step(graph, score, lengths):
@@ -123,12 +119,11 @@ def e_step(graph, score, lengths):
     weight = [0.0] * len(score)  # a dropped piece weighs 0: its edges add nothing
     for pid in alive:
         weight[pid] = math.exp(min(700.0, score[pid] + per_char * lengths[pid]))
-    sources, targets, pids = graph.sources, graph.targets, graph.pids
-    weights = list(map(weight.__getitem__, pids))
+    edges = graph.edges
     alpha = [0.0] * graph.nodes
     alpha[0] = 1.0
-    for p, q, w in zip(sources, targets, weights):
-        alpha[q] += alpha[p] * w
+    for p, q, pid in edges:
+        alpha[q] += alpha[p] * weight[pid]
     outside = [0.0] * graph.nodes
     for q, count in zip(graph.words, graph.counts):
         z = alpha[q]
@@ -138,12 +133,13 @@ def e_step(graph, score, lengths):
     expected = [0.0] * len(score)
     # subtle: backwards by target, every edge leaving q comes before any edge into q, so
     # outside[q] is complete when read, and each edge's share is known right there
-    for p, q, w, pid in zip(reversed(sources), reversed(targets), reversed(weights),
-                            reversed(pids)):
-        share = w * outside[q]
-        outside[p] += share
-        expected[pid] += alpha[p] * share
-    return expected
+    for p, q, pid in reversed(edges):
+        o = outside[q]
+        outside[p] += weight[pid] * o
+        expected[pid] += alpha[p] * o
+    # each edge's share is its piece's weight times alpha[p] x outside[q]: the weight is
+    # multiplied in once per piece here, not once per edge above
+    return list(map(float.__mul__, expected, weight))
 
 
 def viterbi_uses(graph, score):
@@ -154,12 +150,12 @@ def viterbi_uses(graph, score):
     Counted without spelling out the paths: backwards over the nodes (longest prefix
     first), a node passes the count of the words whose best path runs through it on to
     its best path's last edge and that edge's source."""
-    sources, targets, pids = graph.sources, graph.targets, graph.pids
+    edges = graph.edges
     edge_score = [-math.inf if s is None else s for s in score]
     best = [-math.inf] * graph.nodes
     best[0] = 0.0
     back = [0] * graph.nodes  # node -> the edge its best path ends with
-    for edge, (p, q, pid) in enumerate(zip(sources, targets, pids)):
+    for edge, (p, q, pid) in enumerate(edges):
         candidate = best[p] + edge_score[pid]
         if candidate > best[q]:
             best[q], back[q] = candidate, edge
@@ -170,9 +166,9 @@ def viterbi_uses(graph, score):
     for q in range(graph.nodes - 1, 0, -1):  # a source is shorter, so numbered lower
         count = through[q]
         if count:
-            edge = back[q]
-            uses[pids[edge]] += count
-            through[sources[edge]] += count
+            p, _, pid = edges[back[q]]
+            uses[pid] += count
+            through[p] += count
     return uses
 
 
