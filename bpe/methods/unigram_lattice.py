@@ -76,23 +76,24 @@ def build_graph(prefixes, words, ends):
     node.update(zip(prefixes, range(1, len(prefixes) + 1)))
     parent = [0]  # node -> the node one character shorter
     parent += map(node.__getitem__, map(itemgetter(slice(0, -1)), prefixes))
-    sources, targets, pids = [], [], []
+    edges = []
+    ends_get = ends.get
     # shortest first: an edge's source comes before its target
     for target, prefix in enumerate(prefixes, 1):
         source = parent[target]
-        first = len(sources)  # this target's edges go here, longest piece first
+        here = []  # this target's edges, shortest piece first; stored longest first
         # (pieces_ending, inlined: 2x faster); prefix[:start] is the node `source`,
         # walked up one parent per step
         for start in STARTS[len(prefix)]:
-            pid = ends.get(prefix[start:])
+            pid = ends_get(prefix[start:])
             if pid is None:
                 break
             if pid >= 0:
-                sources.insert(first, source)
-                pids.insert(first, pid)
-                targets.append(target)
+                here.append((source, target, pid))
             source = parent[source]
-    return Graph(list(zip(sources, targets, pids)), len(node), [node[word] for word, _ in words],
+        here.reverse()
+        edges += here
+    return Graph(edges, len(node), [node[word] for word, _ in words],
                  [count for _, count in words])
 
 
