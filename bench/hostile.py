@@ -56,7 +56,7 @@ from helpers.hostile_round2 import CASES2, GZIP_ZEROS, REPLACE_BOMB, doubling_ra
 from helpers.hostile_parts import hostile_files, html_vocab  # noqa: E402
 from helpers.hostile_round3 import CASES3, PRECOMPILED_BOMB, spm_model  # noqa: E402
 from keystroke import checkout_dir  # noqa: E402
-from load import tree_cpu_s, tree_rss_kib  # noqa: E402
+from load import tree_cpu_s, tree_pss_kib, tree_rss_kib  # noqa: E402
 
 MARK = "hostile-probe"
 SERVER_CAP = 6 << 30  # the server's address space: a bomb that works stops here
@@ -131,6 +131,13 @@ APP = [
      lambda tab: (tab.get_by_text("Decode ids").first.click(),
                   _type(tab, "Token ids to decode with this tokenizer",
                         " ".join(["15339"] * 300_000)))),
+    # the same kind of file, 100 pieces, first: the page's one-time growth on a first visit
+    # (its modules, tables, arenas) measured apart, so the next attempt's peak is the big
+    # file's own share (run both: --only app-vocabulary-html-100 app-vocabulary-html-pieces)
+    ("app-vocabulary-html-100", "tokenizer.json of 100 HTML/Markdown-shaped pieces, then "
+     "Vocabulary (a small file of the kind below: the page's first-visit cost)",
+     lambda tab: (_upload(tab, "html100.json", html_vocab(100)), _settle(tab, 60_000),
+                  _go(tab, "Vocabulary"))),
     ("app-vocabulary-html-pieces", "tokenizer.json of 100,000 HTML/Markdown-shaped pieces, "
      "then Vocabulary (12 s of CPU and +518 MB before)",
      lambda tab: (_upload(tab, "html.json", html_vocab()), _settle(tab, 60_000),
@@ -156,16 +163,18 @@ APP = [
 class Watch(threading.Thread):
     """During one attempt: the server's /_stcore/health asked every HEALTH_EVERY s (each
     answer's time; one that fails or times out counts the time it took), and the peak
-    resident memory of the server's process tree, sampled as often."""
+    resident memory of the server's process tree (RSS, and PSS: a page shared with a forked
+    worker counted once), sampled as often."""
 
     def __init__(self, url, pid):
         super().__init__(daemon=True)
-        self.url, self.pid, self.answers, self.peak_kib = url, pid, [], 0
+        self.url, self.pid, self.answers, self.peak_kib, self.peak_pss_kib = url, pid, [], 0, 0
         self.stop = threading.Event()
 
     def run(self):
         while not self.stop.is_set():
             self.peak_kib = max(self.peak_kib, tree_rss_kib(self.pid))
+            self.peak_pss_kib = max(self.peak_pss_kib, tree_pss_kib(self.pid))
             start = time.monotonic()
             try:
                 urllib.request.urlopen(self.url + "/_stcore/health", timeout=HEALTH_TIMEOUT).read()
@@ -177,7 +186,8 @@ class Watch(threading.Thread):
     def finish(self):
         self.stop.set()
         self.join()
-        return p95(self.answers) if self.answers else float("nan"), self.peak_kib / 1024
+        return (p95(self.answers) if self.answers else float("nan"), self.peak_kib / 1024,
+                self.peak_pss_kib / 1024)
 
 
 def p95(values):
@@ -225,6 +235,7 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
             if only and name not in only:
                 continue
             base = left_behind(browser, url, server.pid, width)  # no session of before
+            base_pss = tree_pss_kib(server.pid) / 1024
             context, tab = visit(browser, url, width)
             fetched, sent = [], []
             tab.on("request", lambda r: fetched.append(r.url) if MARK in r.url else None)
@@ -245,7 +256,7 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
             tab.wait_for_timeout(QUIET_MS)
             loud = len(sent) - quiet_from
             cpu = tree_cpu_s(server.pid) - cpu_before
-            health, peak = watch.finish()
+            health, peak, peak_pss = watch.finish()
             shot = ROOT / "screenshots" / f"hostile_{name}.png"
             shot.parent.mkdir(exist_ok=True)
             try:  # a tab whose renderer is stuck (200,000 combining marks) cannot be shot
@@ -281,9 +292,10 @@ def run_app(only=(), width=1400, checkout=ROOT, repeat=1):
                 message = " ".join(errors[0].split()).removeprefix("error ")[:160]
             rows.append(dict(name=name, what=what, kind="app", status=status, message=message,
                              seconds=seconds, retained_mb=left, injected=injected, cpu_s=cpu,
-                             peak_mb=peak - base, health_p95=health))
+                             peak_mb=peak - base, peak_pss_mb=peak_pss - base_pss,
+                             health_p95=health))
             print(f"  {name:28} {status:9} {seconds:5.1f} s  CPU {cpu:4.1f} s  peak "
-                  f"+{peak - base:,.0f} MB  left +{left:,.0f} MB  health p95 {health:.2f} s  "
+                  f"+{peak - base:,.0f} MB (PSS +{peak_pss - base_pss:,.0f})  left +{left:,.0f} MB  health p95 {health:.2f} s  "
                   f"{message[:70]}", file=sys.stderr, flush=True)
         browser.close()
     return rows
@@ -333,12 +345,14 @@ def table(rows):
 
 def details(rows):
     """One line per attempt. Peak: the app server's process tree over its resident memory
-    before the attempt; a core or CLI attempt's own process peak (no baseline)."""
+    before the attempt (and over its proportional memory, PSS); a core or CLI attempt's own
+    process peak (no baseline)."""
     lines = ["| attempt | where | CPU s | peak MB | left-behind MB | health p95 | result | "
              "message |", "|---|---|---:|---:|---:|---:|---|---|"]
     for r in rows:
         message = r["message"].replace("|", "\\|").replace("\n", " ")[:100]
-        peak = f"+{r['peak_mb']:,.0f}" if r["kind"] == "app" else f"{r['peak_mb']:,.0f}"
+        peak = (f"+{r['peak_mb']:,.0f} (PSS +{r['peak_pss_mb']:,.0f})" if r["kind"] == "app"
+                else f"{r['peak_mb']:,.0f}")
         health = "–" if r["health_p95"] is None else f"{r['health_p95']:.2f} s"
         result = "; ".join([r["status"], *missed(r)])
         lines.append(f"| {r['name']} | {r['kind']} | {r['cpu_s']:.1f} | {peak} | "

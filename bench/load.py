@@ -95,6 +95,22 @@ def tree_rss_kib(pid):
     return total
 
 
+def tree_pss_kib(pid):
+    """Proportional memory of pid and all its descendants, in KiB (Linux smaps_rollup): a
+    page shared by n of them counts 1/n in each, so a forked worker's pages shared with the
+    server are not counted twice, as tree_rss_kib counts them."""
+    total = 0
+    for p in _tree(pid):
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
 def tree_cpu_s(pid):
     """CPU seconds (user + system) used so far by pid and its descendants, the ones that
     ended and were waited for included (their parent's cutime/cstime)."""
