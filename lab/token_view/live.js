@@ -91,9 +91,18 @@ function drawLocal(view) {
   row.color_by = b.color_by || "position";
   const data = Object.assign({}, view.data, {
     rows: text ? [row] : [], summary: text ? summaryOf(text, bytes, local.ids) : null });
-  setEngine(view, "browser", "Encoded in your browser · checking with Python…");
+  // a redraw for a toggle (whitespace, colors) after Python already agreed on these ids
+  // keeps the "==" line: no new check is coming (the page answered), so "checking" would
+  // stay up for good
+  const v = view.verified;
+  if (v && v.ok && v.text === text && v.key === view.encoderKey && v.specials === local.specials)
+    setEngine(view, "ok", agreed(v.count));
+  else setEngine(view, "browser", "Encoded in your browser · checking with Python…");
   view.drawData(data, text);
 }
+
+const agreed = (count) => "Encoded in your browser · browser ids == Python "
+  + `(${count.toLocaleString("en-US")} tokens)`;
 
 // a row of Python's ids only (pages/tokenize.py sends one when the browser said it drew
 // the text itself): something to check, nothing to draw
@@ -110,7 +119,9 @@ export function verify(view, data, text) {
   let at = -1;
   const n = Math.max(mine.length, theirs.length);
   for (let k = 0; k < n; k++) if (mine[k] !== theirs[k]) { at = k; break; }
-  view.verified = { text, ok: at < 0 };
+  // what Python checked: this text, with this vocabulary and this special-token choice
+  view.verified = { text, ok: at < 0, key: view.encoderKey, specials: !!data.browser.specials,
+    count: theirs.length };
   if (at >= 0 && !view.broken) {
     view.broken = true;
     // Python sent ids only: ask it for its rows (the browser no longer says it drew them)
@@ -120,8 +131,7 @@ export function verify(view, data, text) {
   if (at < 0) {
     // an answer for an older text than the box holds is no check of what is shown
     if (text !== view.area.value) return true;
-    setEngine(view, "ok", "Encoded in your browser · browser ids == Python "
-      + `(${theirs.length.toLocaleString("en-US")} tokens)`);
+    setEngine(view, "ok", agreed(theirs.length));
   } else {  // from now on the server's tokens only (view.broken)
     setEngine(view, "bad", `browser ids != Python: token ${at} is ${mine[at]} in the browser, `
       + `${theirs[at]} in Python. The tokens shown are Python's.`);

@@ -100,3 +100,49 @@ def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl10
     wait_rendered(tab)
     assert view.evaluate(marked) and view_engine(tab)[0] == "ok"
     assert drawn_ids(tab) == cl100k.encode_ordinary("toggled while typing")
+
+
+def test_a_check_arriving_with_a_toggles_run_keeps_the_line_checked(browser, app_url, cl100k):
+    """A slow server (issue 32's load): the box sends its typed text while the run of a
+    toggle flipped after the typing is still out, so the page's check of that text (ids
+    only, with the new toggles) comes together with the toggle's run. Here the server's
+    messages are held and then let go at once, as load holds them. The browser draws its
+    tokens again with the markers, and the line stays "==": no other check is coming (it
+    said "checking with Python" for good before the fix in live.js drawLocal)."""
+    import time
+    from helpers.app import wait_rendered
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    held, hold, socket = [], [False], []
+
+    def route(ws):
+        server = ws.connect_to_server()
+        socket.append(ws)
+        server.on_message(lambda m: held.append((m, time.monotonic())) if hold[0] else ws.send(m))
+        ws.on_message(server.send)
+    tab = context.new_page()
+    tab.route_web_socket("**/_stcore/stream", route)
+    try:
+        tab.goto(app_url)
+        wait_rendered(tab)
+        assert until(lambda: view_engine(tab)[0] == "ok")
+        area = tab.locator(".tv textarea").first
+        area.fill("typed first")
+        assert until(lambda: view_engine(tab)[0] == "ok" and "(2 tokens)" in view_engine(tab)[1])
+        hold[0] = True
+        area.fill("toggled while typing")  # the browser draws it; its check waits for a pause
+        tab.get_by_text("Whitespace markers").click()
+        # the pause passes and the box sends the text; both runs' answers are held: wait
+        # until the server has said nothing for 2 s (the evaluate lets Playwright's
+        # thread hand us the messages: its callbacks run only inside its calls)
+        assert until(lambda: tab.evaluate("1") and held
+                     and time.monotonic() - held[-1][1] > 2, timeout=150)
+        hold[0] = False
+        for message, _ in held:
+            socket[0].send(message)
+        marked = "el => el.querySelector('.tokens').textContent.includes('·')"
+        view = tab.locator(".tv").first
+        assert until(lambda: view.evaluate(marked) and view_engine(tab)[0] == "ok", timeout=30), \
+            view_engine(tab)
+        assert drawn_ids(tab) == cl100k.encode_ordinary("toggled while typing")
+    finally:
+        context.close()
