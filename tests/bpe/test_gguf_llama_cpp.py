@@ -61,6 +61,20 @@ def members():
     return out
 
 
+@pytest.fixture(scope="module")
+def opened(members):
+    """vocab -> our tokenizer of its ggml-vocab-*.gguf, each file parsed once per module (a
+    parse is most of each test's time: gemma-4's 262k tokens take seconds); tests only encode."""
+    cache = {}
+
+    def load(vocab):
+        if vocab not in cache:
+            name = f"ggml-vocab-{vocab}.gguf"
+            cache[vocab] = bpe.load_bytes(members[name], name)
+        return cache[vocab]
+    return load
+
+
 def cases(data_inp, data_out):
     """[(text, ids)] as test-tokenizer-0.cpp reads the pair."""
     texts = data_inp.decode("utf-8").split(SEPARATOR)
@@ -81,9 +95,9 @@ def test_every_vocabulary_is_listed(members):
 
 
 @pytest.mark.parametrize("vocab", sorted(EXACT))
-def test_llama_cpp_ids(members, vocab):
+def test_llama_cpp_ids(members, opened, vocab):
     name = f"ggml-vocab-{vocab}.gguf"
-    tok = bpe.load_bytes(members[name], name)
+    tok = opened(vocab)
     assert (tok.gguf_family, tok.gguf_pre) == EXACT[vocab]
     info = gguf.read_tokenizer_bytes(members[name], name)
     user_defined = {info.tokens[i] for i, kind in enumerate(info.token_type or []) if kind == 4}
@@ -103,22 +117,21 @@ BOS_EOS = {"llama-spm": ([1], []), "phi-3": ([1], []), "llama-bpe": ([128000], [
 
 
 @pytest.mark.parametrize("vocab", sorted(BOS_EOS))
-def test_special_tokens_added_as_llama_cpp_adds_them(members, vocab):
-    name = f"ggml-vocab-{vocab}.gguf"
-    tok = bpe.load_bytes(members[name], name)
+def test_special_tokens_added_as_llama_cpp_adds_them(opened, vocab):
+    tok = opened(vocab)
     before, after = BOS_EOS[vocab]
     bare = tok.encode("Hello world", add_special_tokens=False)
     assert tok.encode("Hello world", allowed_special="all") == before + bare + after
 
 
 @pytest.mark.parametrize("vocab", ["llama-spm", "bert-bge"])
-def test_pickled_tokenizer_keeps_llama_cpps_ids(members, vocab):
+def test_pickled_tokenizer_keeps_llama_cpps_ids(members, opened, vocab):
     """The app's workers pickle tokenizers: family, pre and the llama family's merge order
     by score (which a tokenizer.json cannot hold) come back."""
     import pickle
 
     name = f"ggml-vocab-{vocab}.gguf"
-    loaded = bpe.load_bytes(members[name], name)
+    loaded = opened(vocab)
     tok = pickle.loads(pickle.dumps(loaded))
     assert (tok.gguf_family, tok.gguf_pre) == EXACT[vocab]
     # equal scores rank equal (rank_by_score); a rebuild from the document alone ranks apart
