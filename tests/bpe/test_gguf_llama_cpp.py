@@ -62,17 +62,13 @@ def members():
 
 
 @pytest.fixture(scope="module")
-def opened(members):
-    """vocab -> our tokenizer of its ggml-vocab-*.gguf, each file parsed once per module (a
-    parse is most of each test's time: gemma-4's 262k tokens take seconds); tests only encode."""
-    cache = {}
-
-    def load(vocab):
-        if vocab not in cache:
-            name = f"ggml-vocab-{vocab}.gguf"
-            cache[vocab] = bpe.load_bytes(members[name], name)
-        return cache[vocab]
-    return load
+def opened(request, members):
+    """(vocab, our tokenizer of its ggml-vocab-*.gguf), parametrized indirectly: a parse is
+    most of a test's time (gemma-4's 262k tokens take seconds), and pytest groups a module
+    fixture's tests by param, so each file is parsed once and only one is held at a time."""
+    vocab = request.param
+    name = f"ggml-vocab-{vocab}.gguf"
+    return vocab, bpe.load_bytes(members[name], name)
 
 
 def cases(data_inp, data_out):
@@ -94,10 +90,10 @@ def test_every_vocabulary_is_listed(members):
     assert with_tests <= set(EXACT) | set(REFUSED)
 
 
-@pytest.mark.parametrize("vocab", sorted(EXACT))
-def test_llama_cpp_ids(members, opened, vocab):
+@pytest.mark.parametrize("opened", sorted(EXACT), indirect=True)
+def test_llama_cpp_ids(members, opened):
+    vocab, tok = opened
     name = f"ggml-vocab-{vocab}.gguf"
-    tok = opened(vocab)
     assert (tok.gguf_family, tok.gguf_pre) == EXACT[vocab]
     info = gguf.read_tokenizer_bytes(members[name], name)
     user_defined = {info.tokens[i] for i, kind in enumerate(info.token_type or []) if kind == 4}
@@ -116,22 +112,22 @@ BOS_EOS = {"llama-spm": ([1], []), "phi-3": ([1], []), "llama-bpe": ([128000], [
            "gemma-4": ([2], [])}
 
 
-@pytest.mark.parametrize("vocab", sorted(BOS_EOS))
-def test_special_tokens_added_as_llama_cpp_adds_them(opened, vocab):
-    tok = opened(vocab)
+@pytest.mark.parametrize("opened", sorted(BOS_EOS), indirect=True)
+def test_special_tokens_added_as_llama_cpp_adds_them(opened):
+    vocab, tok = opened
     before, after = BOS_EOS[vocab]
     bare = tok.encode("Hello world", add_special_tokens=False)
     assert tok.encode("Hello world", allowed_special="all") == before + bare + after
 
 
-@pytest.mark.parametrize("vocab", ["llama-spm", "bert-bge"])
-def test_pickled_tokenizer_keeps_llama_cpps_ids(members, opened, vocab):
+@pytest.mark.parametrize("opened", ["llama-spm", "bert-bge"], indirect=True)
+def test_pickled_tokenizer_keeps_llama_cpps_ids(members, opened):
     """The app's workers pickle tokenizers: family, pre and the llama family's merge order
     by score (which a tokenizer.json cannot hold) come back."""
     import pickle
 
+    vocab, loaded = opened
     name = f"ggml-vocab-{vocab}.gguf"
-    loaded = opened(vocab)
     tok = pickle.loads(pickle.dumps(loaded))
     assert (tok.gguf_family, tok.gguf_pre) == EXACT[vocab]
     # equal scores rank equal (rank_by_score); a rebuild from the document alone ranks apart
