@@ -81,34 +81,30 @@ def _tree(pid):
     return found
 
 
-def tree_rss_kib(pid):
-    """Resident memory of pid and all its descendants, in KiB (Linux /proc)."""
+def _tree_kib(pid, file, field):
+    """The sum of one "Field:  N kB" line of /proc/P/file over pid and its descendants."""
     total = 0
     for p in _tree(pid):
         try:
-            with open(f"/proc/{p}/status") as f:
+            with open(f"/proc/{p}/{file}") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field):
                         total += int(line.split()[1])
         except OSError:
             pass
     return total
+
+
+def tree_rss_kib(pid):
+    """Resident memory of pid and all its descendants, in KiB (Linux /proc)."""
+    return _tree_kib(pid, "status", "VmRSS:")
 
 
 def tree_pss_kib(pid):
     """Proportional memory of pid and all its descendants, in KiB (Linux smaps_rollup): a
     page shared by n of them counts 1/n in each, so a forked worker's pages shared with the
     server are not counted twice, as tree_rss_kib counts them."""
-    total = 0
-    for p in _tree(pid):
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
+    return _tree_kib(pid, "smaps_rollup", "Pss:")
 
 
 def tree_cpu_s(pid):
