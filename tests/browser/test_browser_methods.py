@@ -17,6 +17,9 @@ def test_train_two_methods_and_see_the_report_card(browser, app_url):
 
 def train_two_methods(page, app_url):
     page.goto(app_url + "/methods")
+    # the page's own text, not only "not running": a fresh session straight to /methods
+    # can be between runs with its main block still empty (a quiet CI run saw '')
+    page.get_by_text("Pick two or more methods").wait_for(timeout=WAIT)
     wait_rendered(page)
     main = page.locator('[data-testid="stMain"]')
     assert "Pick two or more methods" in main.inner_text()

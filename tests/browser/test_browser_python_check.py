@@ -1,8 +1,10 @@
 """Tokenize in Chromium: while the browser encodes, Python's check waits for typing to
 pause (one rerun per pause, not one per key), the engine line says "==" only for the text
 the box holds, and a difference still ends with Python's tokens drawn."""
+import time
+
 import pytest
-from helpers.app import LYING_ENCODER_JS, drawn_ids, until, view_engine
+from helpers.app import LYING_ENCODER_JS, drawn_ids, until, view_engine, wait_rendered
 
 pytestmark = pytest.mark.browser
 
@@ -52,9 +54,14 @@ def test_typing_is_checked_once_per_pause_and_ok_only_for_the_box_text(tab, cl10
     assert drawn_ids(tab) == want
     # 40 keys 60 ms apart: the box sent once, after the pause (sending every 150 ms, the
     # box made 12 runs); a machine stalling past the pause mid-typing may add one or two
+    # (no lower bound: React may commit a quick run's "running" and "notRunning" as one
+    # change, which the observer never sees; a quiet CI run counted 0. That the watch
+    # works is shown by its record of the final text's "==" below)
     runs = tab.evaluate("window.__runs")
-    assert 1 <= runs <= 3, f"{runs} page runs for 40 keys"
-    for value, said in tab.evaluate("window.__oks"):
+    assert runs <= 3, f"{runs} page runs for 40 keys"
+    oks = tab.evaluate("window.__oks")
+    assert [value for value, _ in oks][-1:] == [text], oks
+    for value, said in oks:
         count = len(cl100k.encode_ordinary(value))
         assert f"({count:,} tokens)" in said, f"'==' for another text than {value!r}: {said}"
 
@@ -75,7 +82,6 @@ def test_a_difference_ends_with_pythons_tokens_drawn(tab, cl100k):
 def test_a_toggle_flipped_before_the_check_redraws_the_browsers_tokens(tab, cl100k):
     """The browser drew the typed text; a toggle flipped before Python's check (the page
     then answers with ids only) still shows: the browser draws its tokens again."""
-    from helpers.app import wait_rendered
     tab.locator(".tv textarea").first.fill("typed first")
     assert until(lambda: view_engine(tab)[0] == "ok" and "(2 tokens)" in view_engine(tab)[1])
     # in one go, well within the pause the check waits for: type, let the browser draw
@@ -109,8 +115,6 @@ def test_a_check_arriving_with_a_toggles_run_keeps_the_line_checked(browser, app
     messages are held and then let go at once, as load holds them. The browser draws its
     tokens again with the markers, and the line stays "==": no other check is coming (it
     said "checking with Python" for good before the fix in live.js drawLocal)."""
-    import time
-    from helpers.app import wait_rendered
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     held, hold, socket = [], [False], []
 
