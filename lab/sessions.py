@@ -7,6 +7,7 @@ import ctypes
 import gc
 import logging
 import threading
+import time
 
 log = logging.getLogger("lab")
 
@@ -58,7 +59,7 @@ def release_dropped_sessions(session_mgr=None):
                 # in a reference cycle for the collector
                 info.session.session_state.clear()
                 # what a run's reference cycles still hold goes now too, then its pages
-                gc.collect()
+                collect_now()
                 return_freed_memory()
         cache._on_remove = removed
         cache._lab_release = True
@@ -88,4 +89,22 @@ def return_freed_memory():
                      "stays with the server process, for the next visitors to reuse")
         return False
     _malloc_trim(0)
+    return True
+
+
+COLLECT_EVERY_S = 10.0
+_last_collect = [-COLLECT_EVERY_S]
+
+
+def collect_now():
+    """A full gc.collect(), at most once every COLLECT_EVERY_S seconds; True when it ran.
+    It holds the GIL for its length (0.05-0.3 s on a server with tokenizers loaded), so a
+    burst of dropped sessions (the storage drops up to 128 at once) must not run one each:
+    the others' cycles wait for the next one, or for Python's own collector."""
+    now = time.monotonic()
+    with _hook_lock:
+        if now - _last_collect[0] < COLLECT_EVERY_S:
+            return False
+        _last_collect[0] = now
+    gc.collect()
     return True

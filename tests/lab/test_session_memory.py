@@ -11,6 +11,7 @@ an event loop as on the server; the storage's clock is a counter the test moves,
 nothing waits. The tests count bytes held, not seconds.
 """
 import asyncio
+import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from unittest import mock
@@ -195,3 +196,17 @@ def test_freed_memory_goes_back_to_the_system():
     after = rss_mb()
     assert before - after > 60, (before, after)
     assert len(kept) == 938
+
+
+def test_a_burst_of_dropped_sessions_collects_once():
+    """gc.collect holds the GIL: fifty sessions dropped at once run it once, not fifty
+    times (counted, with the clock the module reads moved by hand)."""
+    import lab.sessions
+    calls = []
+    clock = [time.monotonic() + 1e6]  # past any collection an earlier test ran
+    with mock.patch.object(lab.sessions.gc, "collect", lambda: calls.append(1)), \
+            mock.patch.object(lab.sessions.time, "monotonic", lambda: clock[0]):
+        ran = [lab.sessions.collect_now() for _ in range(50)]
+        assert ran.count(True) == 1 and len(calls) == 1
+        clock[0] += lab.sessions.COLLECT_EVERY_S
+        assert lab.sessions.collect_now() is True and len(calls) == 2
