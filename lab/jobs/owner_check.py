@@ -103,7 +103,6 @@ def too_big(spec, model):
             f"file plus {OWNER_FLOOR >> 20} MB); our own ids are shown unchecked")
 
 
-
 # ------------------------------------------------------------------ the encoders
 def tiktoken_encoder(ranks, pattern, special_tokens, cut=False):
     """("tiktoken", encode) over ranks; cut: Llama's cut of long runs first, as its owner."""
