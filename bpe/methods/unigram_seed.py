@@ -49,20 +49,27 @@ def prefix_weights(words):
     it, so a string's frequency is the sum of the weights of the prefixes it ends: a sum
     over distinct prefixes (tinyshakespeare: 54k), not over every character (193k).
 
-    >>> prefix_weights([("ab", 3), ("ac", 1)])
-    {'a': 4, 'ab': 3, 'ac': 1}
+    >>> prefix_weights([("ab", 3), ("ac", 1), ("b", 2), ("ab", 1)])
+    {'b': 2, 'a': 5, 'ab': 4, 'ac': 1}
     """
-    # length by length, so shortest first with no sort; within a length, in order of
-    # first occurrence
-    strings, counts = [word for word, _ in words], [count for _, count in words]
+    # bottom up: a prefix weighs its own words' count plus the weights of the prefixes one
+    # character longer, so each distinct prefix is sliced and added once, longest first
+    # (54k additions, not one per character of every word: 2.5x faster). Within a length
+    # the order is the words' of that length, then the longer prefixes' parents: any order
+    # serves, as long as it is shortest first (build_graph numbers the nodes by it)
+    by_length = [{} for _ in range(max(map(len, (word for word, _ in words)), default=0) + 1)]
+    for word, count in words:
+        same = by_length[len(word)]
+        same[word] = same.get(word, 0) + count
+    for n in range(len(by_length) - 1, 1, -1):
+        shorter = by_length[n - 1]
+        get = shorter.get
+        for prefix, weight in by_length[n].items():
+            parent = prefix[:-1]
+            shorter[parent] = get(parent, 0) + weight
     weights = {}
-    end = 1
-    while strings:
-        for prefix, count in zip(map(itemgetter(slice(0, end)), strings), counts):
-            weights[prefix] = weights.get(prefix, 0) + count
-        longer = list(map(end.__lt__, map(len, strings)))
-        strings, counts = list(compress(strings, longer)), list(compress(counts, longer))
-        end += 1
+    for same in by_length[1:]:
+        weights.update(same)
     return weights
 
 
