@@ -143,7 +143,9 @@ def test_prefix_weights_and_seed_are_the_plain_counts(word_counts, size):
         for start in range(len(word)):  # every substring of 2 to MAX_PIECE_LENGTH chars
             for end in range(start + 2, min(start + lattice.MAX_PIECE_LENGTH, len(word)) + 1):
                 freq[word[start:end]] = freq.get(word[start:end], 0) + count
-    assert list(prefixes.items()) == sorted(weights.items(), key=lambda item: len(item[0]))
+    assert prefixes == weights
+    lengths = list(map(len, prefixes))
+    assert lengths == sorted(lengths)  # shortest first: seed_pieces relies on it
     top = sorted(((f * len(sub), sub) for sub, f in freq.items() if f >= 2), reverse=True)
     counts = {sub: value // len(sub) for value, sub in top[:unigram_seed.SEED_FACTOR * size]}
     char_counts = dict.fromkeys(chars, 0)
