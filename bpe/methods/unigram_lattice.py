@@ -6,7 +6,8 @@ Not here: the seed, the M-step, pruning and the tokenizer (bpe.methods.unigram,
 bpe.methods.unigram_seed). Encoding a text with a trained model is the tokenizer.json
 Unigram model's job (bpe.formats.hf.models).
 
-The graph's nodes are the words' distinct prefixes, shortest first (node 0 is ""); an edge
+The graph's nodes are the words' distinct prefixes in sorted order, so every prefix comes
+before the longer ones that extend it (node 0 is ""); an edge
 says prefix `target` is prefix `source` followed by piece `pid`, and the edges come by
 target, so one pass in edge order (forward) or against it (backward) sees every node's
 inputs complete.
@@ -61,24 +62,31 @@ Graph = namedtuple("Graph", "edges nodes words counts")
 
 def build_graph(prefixes, words, ends):
     """The words' lattices as one Graph over their distinct prefixes (prefixes: every
-    prefix of the words, shortest first, as bpe.methods.unigram_seed.prefix_weights gives
-    them): node 0 is "", and an edge says prefix `target` is prefix `source` followed by
-    piece `pid`. A word's own lattice is the graph on its prefixes, so words sharing a
-    prefix share its edges (tinyshakespeare: 54k prefixes for 193k characters), and every
-    pass below is a pass over the graph, not each word.
+    prefix of the words, in any order, as bpe.methods.unigram_seed.prefix_weights gives
+    them): node 0 is "", the others numbered in sorted order, and an edge says prefix
+    `target` is prefix `source` followed by piece `pid`. A word's own lattice is the graph
+    on its prefixes, so words sharing a prefix share its edges (tinyshakespeare: 54k
+    prefixes for 193k characters), and every pass below is a pass over the graph, not each
+    word.
 
     >>> words = [("ab", 3), ("a", 1)]
     >>> g = build_graph(["a", "ab"], words, ends_of(["a", "b", "ab"]))
     >>> g.edges, g.words
     ([(0, 1, 0), (0, 2, 2), (1, 2, 1)], [2, 1])
     """
+    # subtle: sorted is the prefix tree's depth-first order: a prefix comes before its
+    # extensions (what every pass needs), and a node's parent and the sources of its edges
+    # are numbered close to it, so the passes touch nearby floats: the E-step and Viterbi
+    # take ~25% less CPU than over the prefixes shortest first (tinyshakespeare 2000),
+    # for a sort that costs about one of the four E-steps' savings
+    prefixes = sorted(prefixes)
     node = {"": 0}
     node.update(zip(prefixes, range(1, len(prefixes) + 1)))
     parent = [0]  # node -> the node one character shorter
     parent += map(node.__getitem__, map(itemgetter(slice(0, -1)), prefixes))
     edges = []
     ends_get = ends.get
-    # shortest first: an edge's source comes before its target
+    # an edge's source is a prefix of its target, so it comes first
     for target, prefix in enumerate(prefixes, 1):
         source = parent[target]
         here = []  # this target's edges, shortest piece first; stored longest first
@@ -164,7 +172,7 @@ def viterbi_uses(graph, score):
     for q, count in zip(graph.words, graph.counts):
         through[q] = count
     uses = [0] * len(score)
-    for q in range(graph.nodes - 1, 0, -1):  # a source is shorter, so numbered lower
+    for q in range(graph.nodes - 1, 0, -1):  # a source is a prefix: numbered lower
         count = through[q]
         if count:
             p, _, pid = edges[back[q]]
