@@ -7,10 +7,9 @@ bpe.methods.unigram_seed). Encoding a text with a trained model is the tokenizer
 Unigram model's job (bpe.formats.hf.models).
 
 The graph's nodes are the words' distinct prefixes in sorted order, so every prefix comes
-before the longer ones that extend it (node 0 is ""); an edge
-says prefix `target` is prefix `source` followed by piece `pid`, and the edges come by
-target, so one pass in edge order (forward) or against it (backward) sees every node's
-inputs complete.
+before the longer ones that extend it (node 0 is ""); an edge says prefix `target` is prefix
+`source` followed by piece `pid`, and the edges come by target, so one pass in edge order
+(forward) or against it (backward) sees every node's inputs complete.
 """
 import math
 import statistics

@@ -56,7 +56,8 @@ def prefix_weights(words):
     # character longer, so each distinct prefix is sliced and added once, longest first
     # (54k additions, not one per character of every word: 2.5x faster). Within a length
     # the order is the words' of that length, then the longer prefixes' parents: any order
-    # serves, as long as it is shortest first (build_graph numbers the nodes by it)
+    # serves, as long as it is shortest first (seed_pieces cuts each length off by bisect;
+    # build_graph sorts the prefixes itself)
     by_length = [{} for _ in range(max(map(len, (word for word, _ in words)), default=0) + 1)]
     for word, count in words:
         same = by_length[len(word)]
