@@ -142,7 +142,7 @@ def test_exact_with_a_cold_and_a_warm_cache(cache, cl100k, gpt4, taylorswift, mo
         assert {(type(token), type(idx)) for token, idx in ranks.items()} == {(bytes, int)}
     joinable = stored["joinable"]
     assert type(joinable) is bytes and joinable == joinable_table(cold.ranks)
-    for gpt4 in (cold, warm):
-        assert gpt4.encode(taylorswift, allowed_special="all") == \
+    for tok in (cold, warm):
+        assert tok.encode(taylorswift, allowed_special="all") == \
             cl100k.encode(taylorswift, allowed_special="all")
     test_fuzz.test_short_fuzz_run_finds_no_difference()
