@@ -80,14 +80,28 @@ def sp_piece(text, kind=1, score=0.0):
                   + b"\x18" + _varint(kind))
 
 
+def _numbered(template, count, kind, score):
+    """sp_piece(template % i, kind, score) for i in range(count), for millions of pieces:
+    the same bytes built from one template (every length here is one varint byte), since
+    sp_piece per piece took 11 of the 13 s of the millions-of-pieces test."""
+    tail = b"\x15" + struct.pack("<f", score) + b"\x18" + _varint(kind)
+    pieces = []
+    for i in range(count):
+        text = template % i
+        inner = b"\x0a%c%b%b" % (len(text), text, tail)
+        assert len(inner) < 128, "a numbered piece's length must fit one varint byte"
+        pieces.append(b"\x0a%c%b" % (len(inner), inner))
+    return pieces
+
+
 def sp_model(pieces=(), charsmap_blob=None, controls=0, normal=0):
     """A SentencePiece unigram .model's bytes: <unk>, then `controls` control pieces, then
     `normal` numbered pieces, then pieces (text, type); charsmap_blob as its normalizer's
     precompiled_charsmap (field 3.2)."""
     out = [sp_piece("<unk>", 2), sp_piece("a", 1, -1.0), sp_piece("b", 1, -2.0),
            sp_piece("\u2581", 1, -3.0)]
-    out += [sp_piece(f"<c{i}>", 3) for i in range(controls)]
-    out += [sp_piece(f"p{i}", 1, -4.0) for i in range(normal)]
+    out += _numbered(b"<c%d>", controls, 3, 0.0)
+    out += _numbered(b"p%d", normal, 1, -4.0)
     out += [sp_piece(text, kind) for text, kind in pieces]
     trainer = _field(2, b"\x18\x01")  # model_type UNIGRAM
     normalizer = b""
