@@ -43,7 +43,7 @@ class HFTokenizer(Pretrained, Tokenizer):
     made_from = "a tokenizer.json"
 
     def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
-                 decoder=None, post=None, added_ids=(), rebuild=None):
+                 decoder=None, post=None, added_ids=(), rebuild=None, document_json=None):
         self.rebuild = rebuild  # (document_json, name, special_tokens) -> this again, for pickle
         self.pipeline = pipeline
         self.model = model
@@ -52,7 +52,9 @@ class HFTokenizer(Pretrained, Tokenizer):
         # the tokenizer.json it came from, for export and pickle, kept as its JSON text
         # (compact bytes) rather than as the parsed dict: issue 32, a 3.6 MB file of 100,000
         # pieces parsed to 18 MB of Python objects held for as long as the tokenizer
-        self.document_json = document_bytes(document or {})
+        # (document_json: that text made already, when document no longer holds all of it)
+        self.document_json = document_json if document_json is not None else \
+            document_bytes(document or {})
         self.spaces = _metaspace_chars(document or {})  # read here, once, not from the text
         self.added = added or AddedTokens({}, pipeline.normalize)
         self.decoder = decoder
@@ -116,6 +118,23 @@ class HFTokenizer(Pretrained, Tokenizer):
         return {model.unk} - {None}  # Unigram's unk_id
 
     def _build_vocab(self):
+        # Registering special tokens only adds ids, and the base class rebuilds the whole
+        # vocab for it; a build from the model made a second 100,000 bytes objects while
+        # the first vocab was still held (issue 32: +16 MB at the upload's peak). A copy of
+        # the vocab built from the same model with fewer specials is the same dict.
+        made = self.__dict__.get("_vocab_made")
+        specials = dict(self.special_tokens)
+        if made is not None and made[0] is self.model and made[1].items() <= specials.items():
+            vocab = dict(self.vocab)
+        else:
+            vocab = self._vocab_from_model()
+        for special, idx in specials.items():
+            vocab[idx] = special.encode("utf-8")
+        self._vocab_made = (self.model, specials)
+        return vocab
+
+    def _vocab_from_model(self):
+        """id -> bytes of the model's own tokens (not the file's added tokens)."""
         added = self.added_ids
         if self.layout is not None:
             vocab = {idx: self.layout.token_bytes(token)
@@ -124,8 +143,6 @@ class HFTokenizer(Pretrained, Tokenizer):
             honest = self._honest_bytes()
             vocab = {idx: honest(token) for token, idx in self.model.vocab.items()
                      if idx not in added}
-        for special, idx in self.special_tokens.items():
-            vocab[idx] = special.encode("utf-8")
         return vocab
 
     def _honest_bytes(self):
@@ -333,13 +350,20 @@ def _metaspace_chars(document):
     return [ch for ch in out if ch and ch != " "]
 
 
-def tokenizer_from_hf(data, source="tokenizer.json"):
+def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
     """A tokenizer.json (a dict) -> our tokenizer, ids identical to `tokenizers`' own
     `encode(text).ids` (with allowed_special="all": HF always matches its added tokens; this
     module's docstring says which calls match which). The file is read by
     bpe.formats.hf.tokenizer_json.read_document, which refuses with a ValueError naming any
     component we do not implement exactly. Files we wrote come back as Basic/RegexTokenizer;
-    others as an HFTokenizer."""
+    others as an HFTokenizer.
+
+    consume=True says data is the caller's own fresh parse, which this may empty: the
+    model's vocab and merges lists are let go once the model is built from them (its JSON
+    text is kept first), so the parse's lists and the tokenizer's vocab are never all alive
+    at once (issue 32: a 100,000-piece Unigram file's peak, 53 -> 42 MB of live objects)."""
+    # consume: the kept text is made before the model, while only the parse is alive
+    document_json = document_bytes(data) if consume and isinstance(data, dict) else None
     doc = read_document(data, source)
     if doc.is_ours():
         merges = doc.model.merges_in_order()
@@ -348,9 +372,15 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
         else:
             tok = BasicTokenizer.from_merges(merges)
     else:
+        if document_json is None:
+            document_json = document_bytes(data)
+        else:
+            data["model"].pop("vocab", None)
+            data["model"].pop("merges", None)
         tok = HFTokenizer(doc.pipeline, doc.model, name=source, document=data,
                           added=doc.added_tokens, rebuild=rebuild_hf, decoder=doc.decoder,
-                          post=doc.post, added_ids=set(doc.added.values()))
+                          post=doc.post, added_ids=set(doc.added.values()),
+                          document_json=document_json)
     try:
         tok.register_special_tokens(doc.added)
     except ValueError as e:
@@ -362,6 +392,6 @@ def tokenizer_from_hf(data, source="tokenizer.json"):
 def rebuild_hf(document_json, name, special_tokens):
     """An HFTokenizer again from its tokenizer.json (document_bytes' form) and special
     tokens (for pickle)."""
-    tok = tokenizer_from_hf(document_from_bytes(document_json), source=name)
+    tok = tokenizer_from_hf(document_from_bytes(document_json), source=name, consume=True)
     tok.register_special_tokens(special_tokens)
     return tok

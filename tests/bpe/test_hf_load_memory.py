@@ -1,0 +1,85 @@
+"""Memory of reading a big tokenizer.json (issue 32: a visitor's file of 100,000 HTML-shaped
+Unigram pieces): counted bounds by tracemalloc, in bytes per piece, never time. Also that
+the cheaper paths build the same vocab: registering special tokens copies the vocab rather
+than building it again, and consume=True lets go of the parse's lists."""
+import json
+import tracemalloc
+
+import pytest
+
+from bpe import budgets
+from bpe.hf_tokenizer import tokenizer_from_hf
+from helpers.hostile_parts import html_vocab
+
+PIECES = 20_000
+# Measured over the parse and the build (the file's 36 bytes a piece), at 20,000 / 100,000
+# pieces: 240 / 282 B/piece live after the load (piece str 66, its bytes 50, two dict
+# entries, the kept JSON text 36, an int, a score); at the peak 362 / 377 with consume=True,
+# 442 / 533 without it (100,000: 600 before the vocab was copied for special tokens).
+LIVE_PER_PIECE = 320
+PEAK_PER_PIECE = 420
+
+
+def _measured(data, consume):
+    """(live, peak) bytes over the start of a parse of data and a tokenizer_from_hf on it."""
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        parsed = budgets.parse_json(data.decode("utf-8"), "html.json")
+        tok = tokenizer_from_hf(parsed, source="html.json", consume=consume)
+        del parsed
+        live, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(tok.vocab) == PIECES
+    return live - start, peak - start
+
+
+def test_a_big_unigram_file_costs_a_bounded_number_of_bytes_per_piece():
+    data = html_vocab(PIECES)
+    live, peak = _measured(data, consume=True)
+    assert live <= LIVE_PER_PIECE * PIECES, f"{live / PIECES:.0f} B/piece live after the load"
+    assert peak <= PEAK_PER_PIECE * PIECES, f"{peak / PIECES:.0f} B/piece at the load's peak"
+
+
+def test_consume_lowers_the_peak_and_only_when_asked_empties_the_parse():
+    data = html_vocab(PIECES)
+    kept, let_go = _measured(data, consume=False)[1], _measured(data, consume=True)[1]
+    # the parse's [piece, score] lists and floats let go: 80 B a piece measured here
+    assert let_go < kept - 50 * PIECES, (kept / PIECES, let_go / PIECES)
+    parsed = json.loads(data)
+    tokenizer_from_hf(parsed, source="html.json")
+    assert parsed == json.loads(data)  # a caller's dict is left as it was by default
+    tok = tokenizer_from_hf(parsed, source="html.json", consume=True)
+    assert "vocab" not in parsed["model"]
+    assert json.loads(tok.document_json) == json.loads(data)  # the kept text is whole
+
+
+@pytest.mark.parametrize("consume", [False, True])
+def test_the_vocab_is_the_pieces_bytes_through_special_token_changes(consume):
+    pieces = ["<unk>", "\u2581a", "b", "\u2581ab", "<s>", "</s>"]
+    document = {"version": "1.0", "added_tokens": [
+        {"id": 4, "content": "<s>", "special": True, "single_word": False, "lstrip": False,
+         "rstrip": False, "normalized": False},
+        {"id": 5, "content": "</s>", "special": True, "single_word": False, "lstrip": False,
+         "rstrip": False, "normalized": False}],
+        "normalizer": None, "post_processor": None,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581",
+                          "prepend_scheme": "always", "split": True},
+        "decoder": {"type": "Metaspace", "replacement": "\u2581",
+                    "prepend_scheme": "always", "split": True},
+        "model": {"type": "Unigram", "unk_id": 0,
+                  "vocab": [[p, -1.0 - i] for i, p in enumerate(pieces)]}}
+    tok = tokenizer_from_hf(document, consume=consume)
+    # computed here from the pieces, not by the tokenizer's own build
+    plain = {i: p.replace("\u2581", " ").encode() for i, p in enumerate(pieces[:4])}
+    specials = {"<s>": 4, "</s>": 5}
+    assert tok.special_tokens == specials
+    assert tok.vocab == {**plain, 4: b"<s>", 5: b"</s>"}
+    tok.unregister_special_tokens({"</s>"})  # fewer specials: built again from the model
+    assert tok.vocab == {**plain, 4: b"<s>"}
+    tok.register_special_tokens({"</s>": 5, "<x>": 9})  # more: the vocab copied, then added
+    assert tok.vocab == {**plain, 4: b"<s>", 5: b"</s>", 9: b"<x>"}
+    twin = tok.with_special_tokens({"<y>": 10})
+    assert twin.vocab == {**tok.vocab, 10: b"<y>"} and 10 not in tok.vocab
+    assert tok.decode(tok.encode("ab ab", allowed_special="all")) == "ab ab"
