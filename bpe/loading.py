@@ -318,7 +318,8 @@ def load_hf_bytes(data, source="tokenizer.json"):
         raise ValueError(f"{source} is not UTF-8 text, so not a tokenizer.json file") from None
     parsed = budgets.parse_json(text, source)
     try:
-        return tokenizer_from_hf(parsed, source=source)
+        # the parse is ours alone: its model lists may go once the model is built from them
+        return tokenizer_from_hf(parsed, source=source, consume=True)
     except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as e:
         # a shape no check above foresaw: still one message naming the file, no traceback
         raise ValueError(f"{source}: not a tokenizer.json this lab can read "
