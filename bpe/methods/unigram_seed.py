@@ -86,7 +86,11 @@ def seed_pieces(prefixes, size, chars):
     string ends with its shorter endings too, so whatever is counted is counted in full:
     the seed is the one a count of every substring gives, at a fraction of the work."""
     k = int(SEED_FACTOR * size)
-    char_freq = dict.fromkeys(chars, 0)
+    # subtle: sorted, not the set's order, which follows str hashing and so changes from
+    # process to process (PYTHONHASHSEED): the characters' pids set the order sums run
+    # in, and a last-bit difference could break a tie another way (a CLI run and a test
+    # trained the same text to different ids)
+    char_freq = dict.fromkeys(sorted(chars), 0)
     for prefix, weight in prefixes.items():
         char_freq[prefix[-1]] += weight
     best = []  # min-heap of the k best (freq x length, substring) so far
