@@ -88,7 +88,9 @@ def test_play_steps_through_merges_until_stopped(page, app_url):
         """k => Number(document.querySelector(
             '[data-testid="stSlider"] input[type="range"]').value) > k""",
         arg=first, timeout=30_000)
-    page.get_by_role("button", name="Stop").click()
+    # the page's own Stop, not the header's: while a run is slow (a loaded machine) the
+    # header's status shows Streamlit's Stop button too
+    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").click()
     page.get_by_role("button", name="Play").wait_for(timeout=30_000)
     wait_rendered(page)
     # stopped where the exact-k box says (the AppTest checks the timer is off)
