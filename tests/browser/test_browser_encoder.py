@@ -190,9 +190,13 @@ def test_the_split_is_pythons_on_every_code_point(tab, code_point_kinds, preset)
                                               kinds[lo:hi], expected])
         if found is not None:
             cp, ours = found
+            theirs = _context_split(tok, chr(cp))
+            kind = ord(kinds[cp - _surrogates_before(cp)]) - 32
+            premise = "" if theirs == expected[kind] else (
+                f"; regex splits it unlike U+{ord(representatives[kind]):04X} of its kind "
+                f"({expected[kind]}): code_point_kinds' premise is broken")
             pytest.fail(f"{preset}: {CONTEXT.replace('{c}', chr(cp))!r} splits into chunks "
-                        f"of {ours} code points in the browser, "
-                        f"{_context_split(tok, chr(cp))} in Python")
+                        f"of {ours} code points in the browser, {theirs} in Python" + premise)
 
 
 def _fuzz(seed, n=20_000):
