@@ -11,9 +11,10 @@ for the stand-ins, which `re` runs about twice as fast as `regex` runs the Unico
 and the chunks cut from the original text at the same offsets.
 
 The answers for each non-ASCII character are asked of `regex` itself (pinned to the
-Unicode version tiktoken's tables use) the first time it is met, and its stand-in is the
-first candidate with exactly those answers; tests check every code point. A character
-with no such candidate (none is known) sends the text to `regex`.
+Unicode version tiktoken's tables use) the first time it is met, together with the rest
+of its block of STAND_INS_BLOCK code points (one regex scan per question), and its stand-in
+is the first candidate with exactly those answers; tests check every code point. A
+character with no such candidate (none is known) sends the text to `regex`.
 
 `for_pattern(pattern)` is the fast split of a known pattern (GPT-2's, GPT-4's, GPT-4o's,
 Llama 3's, Tekken's), or None. Its `encode` also turns the chunks into ids through the
@@ -115,7 +116,9 @@ class _StandIns(dict):
             stand_ins = self.classes.stand_ins_of("".join(map(chr, cps)))
             self.update((c, ord(s)) for c, s in zip(cps, stand_ins) if s is not None)
             self.answered.add(block)
-        if cp not in self:  # answered, and no candidate has its answers
+        # answered, and no candidate has its answers (or another thread's clear came
+        # between: a race can only send a text to regex, which is exact)
+        if cp not in self:
             raise _NoStandIn(cp)
         return self[cp]
 
