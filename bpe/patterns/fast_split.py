@@ -11,9 +11,10 @@ for the stand-ins, which `re` runs about twice as fast as `regex` runs the Unico
 and the chunks cut from the original text at the same offsets.
 
 The answers for each non-ASCII character are asked of `regex` itself (pinned to the
-Unicode version tiktoken's tables use) the first time it is met, and its stand-in is the
-first candidate with exactly those answers; tests check every code point. A character
-with no such candidate (none is known) sends the text to `regex`.
+Unicode version tiktoken's tables use) the first time it is met, together with the rest
+of its block of STAND_INS_BLOCK code points (one regex scan per question), and its stand-in
+is the first candidate with exactly those answers; tests check every code point. A
+character with no such candidate (none is known) sends the text to `regex`.
 
 `for_pattern(pattern)` is the fast split of a known pattern (GPT-2's, GPT-4's, GPT-4o's,
 Llama 3's, Tekken's), or None. Its `encode` also turns the chunks into ids through the
@@ -29,6 +30,7 @@ import regex
 
 RARE_SHIFT = 6  # non-ASCII runs closer than 2**RARE_SHIFT characters are mapped together
 STAND_INS_LIMIT = 1 << 16  # characters remembered per table; a server may meet all 1.1M
+STAND_INS_BLOCK = 128  # code points given stand-ins together (0x110000 is a multiple)
 
 _S = r"\t\n\x0b\x0c\r "  # regex's \s within ASCII (not \x1c-\x1f, which re's \s takes)
 # the contractions, spelled case by case (re's (?i) would also fold the stand-ins)
@@ -48,16 +50,35 @@ class Classes:
 
     def __init__(self, tests, candidates):
         self.tests = [regex.compile(t).fullmatch for t in tests]
-        self.by_answers = {}
-        for c in candidates:
-            self.by_answers.setdefault(self.answers(c), c)
+        self.finders = [regex.compile(t).finditer for t in tests]
+        self.by_bits = {}
+        for c, bits in zip(candidates, self.bits(candidates)):
+            self.by_bits.setdefault(bits, c)
 
     def answers(self, ch):
+        """ch's answers, a fullmatch per question (tests/bpe/test_split.py checks bits by it)."""
         return tuple(bool(test(ch)) for test in self.tests)
+
+    def bits(self, chars):
+        """Each character's answers as an int (bit k: the k-th question's), every question
+        asked once of all of chars: one regex scan per question instead of a call per
+        question and character (15 calls a new character cost ~15 us, and a cold server may
+        meet 1.1M). subtle: each question matches exactly one character, so the scan's
+        matches are exactly the characters it answers yes for."""
+        out = [0] * len(chars)
+        for k, finditer in enumerate(self.finders):
+            bit = 1 << k
+            for m in finditer(chars):
+                out[m.start()] |= bit
+        return out
+
+    def stand_ins_of(self, chars):
+        """The stand-in with each character's answers (None where there is none)."""
+        return list(map(self.by_bits.get, self.bits(chars)))
 
     def stand_in(self, ch):
         """The stand-in with ch's answers, or None."""
-        return self.by_answers.get(self.answers(ch))
+        return self.stand_ins_of(ch)[0]
 
 
 _CANDIDATES = "\t!0aA" + "".join(map(chr, range(128))) + _CASELESS + _MARK
@@ -75,20 +96,30 @@ class _NoStandIn(Exception):
 
 
 class _StandIns(dict):
-    """code point -> stand-in code point, filled the first time a character is met."""
+    """code point -> stand-in code point, filled a block of STAND_INS_BLOCK code points at a
+    time the first time one of them is met (a script's characters sit together, and one
+    scan per question answers a block)."""
 
     def __init__(self, classes):
         super().__init__(_ASCII)
         self.classes = classes
+        self.answered = set()  # first code points of the blocks filled since the last clear
 
     def __missing__(self, cp):
-        if len(self) > STAND_INS_LIMIT:
-            self.clear()
-            self.update(_ASCII)
-        stand_in = self.classes.stand_in(chr(cp))
-        if stand_in is None:
+        block = cp - cp % STAND_INS_BLOCK
+        if block not in self.answered:
+            if len(self) + STAND_INS_BLOCK > STAND_INS_LIMIT:
+                self.clear()
+                self.update(_ASCII)
+                self.answered.clear()
+            cps = range(block, block + STAND_INS_BLOCK)
+            stand_ins = self.classes.stand_ins_of("".join(map(chr, cps)))
+            self.update((c, ord(s)) for c, s in zip(cps, stand_ins) if s is not None)
+            self.answered.add(block)
+        # answered, and no candidate has its answers (or another thread's clear came
+        # between: a race can only send a text to regex, which is exact)
+        if cp not in self:
             raise _NoStandIn(cp)
-        self[cp] = ord(stand_in)
         return self[cp]
 
 

@@ -10,6 +10,7 @@ The sdist is downloaded, never built or installed (Makefile: `pip download --no-
 --no-binary :all: -r requirements-peers.txt -d .venv/sdists`); its members are read
 straight from the tar.gz. Without it these tests skip, saying so.
 """
+import functools
 import hashlib
 import tarfile
 
@@ -62,6 +63,13 @@ def members():
 
 
 @pytest.fixture(scope="module")
+def tokenizer_info(members):
+    """tokenizer_info(name) -> gguf.read_tokenizer_bytes of that member, read once per run
+    of this module (a parse takes up to a second; several tests read the same file)."""
+    return functools.cache(lambda name: gguf.read_tokenizer_bytes(members[name], name))
+
+
+@pytest.fixture(scope="module")
 def opened(request, members):
     """(vocab, our tokenizer of its ggml-vocab-*.gguf), parametrized indirectly: a parse is
     most of a test's time (gemma-4's 262k tokens take seconds), and pytest groups a module
@@ -91,11 +99,11 @@ def test_every_vocabulary_is_listed(members):
 
 
 @pytest.mark.parametrize("opened", sorted(EXACT), indirect=True)
-def test_llama_cpp_ids(members, opened):
+def test_llama_cpp_ids(members, tokenizer_info, opened):
     vocab, tok = opened
     name = f"ggml-vocab-{vocab}.gguf"
     assert (tok.gguf_family, tok.gguf_pre) == EXACT[vocab]
-    info = gguf.read_tokenizer_bytes(members[name], name)
+    info = tokenizer_info(name)
     user_defined = {info.tokens[i] for i, kind in enumerate(info.token_type or []) if kind == 4}
     pairs = cases(members[name + ".inp"], members[name + ".out"])
     assert len(pairs) >= 40
@@ -151,14 +159,14 @@ def test_opened_without_tests(members):
         assert tok.decode(tok.encode("Hello world", add_special_tokens=False)) == "Hello world"
 
 
-def test_llama3_vocabulary_equals_tokenizers_on_its_conversion(members):
+def test_llama3_vocabulary_equals_tokenizers_on_its_conversion(members, tokenizer_info):
     """llama.cpp's Llama 3 vocabulary as a tokenizer.json (its merges remake tokens: 280k
     merges for 128k tokens): tokenizers reads it, and our ids equal its ids."""
     import json
 
     tokenizers = pytest.importorskip("tokenizers")
     name = "ggml-vocab-llama-bpe.gguf"
-    doc = gguf_families.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
+    doc = gguf_families.tokenizer_json(tokenizer_info(name), name)
     theirs = tokenizers.Tokenizer.from_str(json.dumps(doc))
     ours = bpe.load_bytes(json.dumps(doc).encode(), "llama3.json")
     texts = [text for text, _ in cases(members[name + ".inp"], members[name + ".out"])]
@@ -169,13 +177,13 @@ def test_llama3_vocabulary_equals_tokenizers_on_its_conversion(members):
 
 
 @pytest.fixture(scope="module")
-def bert_pair(members):
+def bert_pair(members, tokenizer_info):
     """(tokenizers on llama.cpp's WordPiece as a tokenizer.json, ours on the GGUF)."""
     import json
 
     tokenizers = pytest.importorskip("tokenizers")
     name = "ggml-vocab-bert-bge.gguf"
-    doc = gguf_families.tokenizer_json(gguf.read_tokenizer_bytes(members[name], name), name)
+    doc = gguf_families.tokenizer_json(tokenizer_info(name), name)
     return tokenizers.Tokenizer.from_str(json.dumps(doc)), bpe.load_bytes(members[name], name)
 
 
