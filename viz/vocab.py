@@ -50,7 +50,8 @@ def vocab_numbers(tok):
 
     The table is kept for as long as its tokenizer (lab.derived), so its columns are as
     narrow as their values allow (issue 32): 32-bit ids, lengths and children when they
-    fit, nullable 32-bit pairs and merges, 64-bit counts. About 42 bytes a token.
+    fit, nullable 32-bit pairs and merges, 64-bit counts: about 42 bytes a token, 18 when
+    it has no merges (see _nullable).
 
     >>> from bpe import BasicTokenizer
     >>> frame = vocab_numbers(BasicTokenizer().train("aaabdaaabac", 259))
@@ -92,12 +93,22 @@ def vocab_numbers(tok):
     index = pd.Index(ids, name="idx")
     return pd.DataFrame({
         "id": ids, "length": lengths,
-        "left": pd.arrays.IntegerArray(left, ~has_pair),
-        "right": pd.arrays.IntegerArray(right, ~has_pair),
-        "merge": pd.arrays.IntegerArray((ids - 255).astype(narrow), ~has_pair),
-        "count": pd.arrays.IntegerArray(counts, ~has_count),
+        "left": _nullable(left, has_pair), "right": _nullable(right, has_pair),
+        "merge": _nullable((ids - 255).astype(narrow), has_pair),
+        "count": _nullable(counts, has_count),
         "children": children, "whole_chars": whole, "special": special}, index=index,
         copy=False)  # the arrays are this function's own: no second copy at the peak
+
+
+def _nullable(values, present):
+    """A nullable integer column of values where present. One with no value at all (a
+    vocabulary without merges has no pairs; most files record no counts) is a read-only
+    view of one 0 and one "missing" rather than n of each: the table is shared and never
+    written, and such a column would be 24 of its 42 bytes a token for a Unigram file."""
+    if not present.any():
+        return pd.arrays.IntegerArray(np.broadcast_to(values.dtype.type(0), len(values)),
+                                      np.broadcast_to(True, len(values)))
+    return pd.arrays.IntegerArray(values, ~present)
 
 
 def _positions(ids, wanted):

@@ -22,7 +22,8 @@ from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 N = 20_000
 TABLE_ROWS = 1000           # pages/vocabulary.py's rows sent at once
-TABLE_BYTES_PER_PIECE = 56  # 52 at 20k pieces (42 at 100k): nine columns of 1-8 bytes
+TABLE_BYTES_PER_PIECE = 36  # 28 at 20k pieces (20 at 100k): nine columns of 1-8 bytes, the
+#                             four a file without merges leaves empty kept as one value
 STEPS_PEAK_PER_PIECE = 40   # 26: an argsort of one column, no copy of the table
 STEPS_LEFT_PER_PIECE = 5    # 1.7: nothing kept on the table
 
