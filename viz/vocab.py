@@ -46,25 +46,97 @@ def vocab_numbers(tok):
     occurrences when merged; <NA> if not recorded), children (tokens built on it),
     whole_chars, special. What a page needs for every token (figures, sort, filters); the
     text of a token is added only to the rows shown (with_text), since a visitor's
-    vocabulary can hold 100k long HTML-shaped pieces and each is escaped when drawn."""
-    parents = {idx: pair for pair, idx in tok.merges.items()}
-    specials = set(tok.special_tokens.values())
-    ids = sorted(tok.vocab)
-    frame = pd.DataFrame({"id": ids, "length": [len(tok.vocab[idx]) for idx in ids],
-                          "whole_chars": [is_whole_utf8(tok.vocab[idx]) for idx in ids]},
-                         index=pd.Index(ids, name="idx"))
-    frame["special"] = frame["id"].isin(specials)
-    pairs = pd.DataFrame.from_dict(parents, orient="index", columns=["left", "right"])
-    frame = frame.join(pairs.astype("Int64"))
-    frame["merge"] = (frame["id"] - 255).where(frame["left"].notna()).astype("Int64")
-    frame["count"] = pd.Series(tok.merge_counts, dtype="Int64").reindex(frame.index)
+    vocabulary can hold 100k long HTML-shaped pieces and each is escaped when drawn.
+
+    The table is kept for as long as its tokenizer (lab.derived), so its columns are as
+    narrow as their values allow (issue 32): 32-bit ids, lengths and children when they
+    fit, nullable 32-bit pairs and merges, 64-bit counts: about 42 bytes a token, 18 when
+    it has no merges (see _nullable).
+
+    >>> from bpe import BasicTokenizer
+    >>> frame = vocab_numbers(BasicTokenizer().train("aaabdaaabac", 259))
+    >>> frame.loc[256:, ["left", "right", "merge", "children"]].to_dict("list")
+    {'left': [97, 256, 257], 'right': [97, 97, 98], 'merge': [1, 2, 3], 'children': [1, 1, 0]}
+    """
+    keys = sorted(tok.vocab)  # the vocab's own int objects: a list, not 100k new ints
+    narrow = np.int32 if not keys or keys[-1] < 2**31 else np.int64
+    ids = np.array(keys, dtype=narrow)
+    lengths = np.fromiter((len(tok.vocab[idx]) for idx in keys), dtype=np.int32,
+                          count=len(keys))
+    whole = np.fromiter((is_whole_utf8(tok.vocab[idx]) for idx in keys), dtype=bool,
+                        count=len(keys))
+    del keys
+    special = np.isin(ids, np.fromiter(tok.special_tokens.values(), dtype=np.int64))
+    # each merged token's row, and the rows of its two halves (a merge whose token or halves
+    # are not in the vocabulary has no row to show it on, as before)
+    merged = [(idx, a, b) for (a, b), idx in tok.merges.items()]
+    made, lefts, rights = (np.array(column, dtype=np.int64).reshape(-1)
+                           for column in (zip(*merged) if merged else ((), (), ())))
+    at, found = _positions(ids, made)
+    made_at, lefts, rights = at[found], lefts[found], rights[found]
+    has_pair = np.zeros(len(ids), dtype=bool)
+    has_pair[made_at] = True
+    left = np.zeros(len(ids), dtype=narrow)
+    right = np.zeros(len(ids), dtype=narrow)
+    left[made_at], right[made_at] = lefts, rights
+    counted = np.fromiter(tok.merge_counts, dtype=np.int64, count=len(tok.merge_counts))
+    count_at, count_found = _positions(ids, counted)
+    counts = np.zeros(len(ids), dtype=np.int64)
+    counts[count_at[count_found]] = np.fromiter(tok.merge_counts.values(), dtype=np.int64,
+                                                count=len(counted))[count_found]
+    has_count = np.zeros(len(ids), dtype=bool)
+    has_count[count_at[count_found]] = True
     # a token used as both halves of one pair ("a" + "a") has one child there, not two
-    merged = frame.loc[frame["left"].notna(), ["left", "right"]]
-    children = pd.concat([merged["left"],
-                          merged["right"][merged["right"] != merged["left"]]]).value_counts()
-    frame["children"] = children.reindex(frame.index, fill_value=0).astype(int)
-    return frame[["id", "length", "left", "right", "merge", "count", "children",
-                  "whole_chars", "special"]]
+    halves = np.concatenate([lefts, rights[rights != lefts]])
+    half_at, half_found = _positions(ids, halves)
+    children = np.bincount(half_at[half_found], minlength=len(ids)).astype(np.int32)
+    index = pd.Index(ids, name="idx")
+    return pd.DataFrame({
+        "id": ids, "length": lengths,
+        "left": _nullable(left, has_pair), "right": _nullable(right, has_pair),
+        "merge": _nullable((ids - 255).astype(narrow), has_pair),
+        "count": _nullable(counts, has_count),
+        "children": children, "whole_chars": whole, "special": special}, index=index,
+        copy=False)  # the arrays are this function's own: no second copy at the peak
+
+
+def _nullable(values, present):
+    """A nullable integer column of values where present. One with no value at all (a
+    vocabulary without merges has no pairs; most files record no counts) is a read-only
+    view of one 0 and one "missing" rather than n of each: the table is shared and never
+    written, and such a column would be 24 of its 42 bytes a token for a Unigram file."""
+    if not present.any():
+        return pd.arrays.IntegerArray(np.broadcast_to(values.dtype.type(0), len(values)),
+                                      np.broadcast_to(True, len(values)))
+    return pd.arrays.IntegerArray(values, ~present)
+
+
+def _positions(ids, wanted):
+    """(where each of wanted would sit in the sorted ids, whether it is there): a lookup by
+    binary search, so the shared table's index never builds pandas' hash table (2 MB for
+    100k ids, kept on the table for as long as it lives)."""
+    wanted = np.asarray(wanted, dtype=np.int64)
+    at = np.searchsorted(ids, wanted)
+    found = np.zeros(len(wanted), dtype=bool)
+    inside = at < len(ids)
+    found[inside] = ids[at[inside]] == wanted[inside]
+    return at, found
+
+
+def has_token(frame, idx):
+    """Whether frame (indexed by id, in id order) has a row for token idx."""
+    return bool(_positions(frame["id"].to_numpy(), [idx])[1][0])
+
+
+def rows_of(frame, ids):
+    """frame's rows for ids, in that order (frame indexed by id, in id order), found by
+    binary search rather than frame.loc (see _positions). KeyError for an id not in it."""
+    at, found = _positions(frame["id"].to_numpy(), ids)
+    if not found.all():
+        idx = int(np.asarray(ids)[~found][0])
+        raise KeyError(f"no token with id {idx}: ids run from {frame.index.min()} to "
+                       f"{frame.index.max()}")
+    return frame.iloc[at]
 
 
 COLUMNS = ["id", "token", "text", "length", "hex", "left", "right", "pair", "merge", "count",
@@ -191,19 +263,33 @@ def empty_columns(frame):
     return empty
 
 
-def sort_tokens(frame, by="id", descending=False):
+def sort_tokens(frame, by="id", descending=False, limit=None):
     """frame sorted by "id", "length" or "merge count"; tokens without a count go last.
+    limit: only the first limit rows of that order (what a page shows), taken without
+    sorting a copy of the whole frame: a frame already in id order is sliced, any other
+    order is an argsort of one column, and only the rows kept are copied.
 
     >>> from bpe import BasicTokenizer
     >>> frame = vocab_frame(BasicTokenizer().train("aaabdaaabac", 259))
     >>> sort_tokens(frame, "length", descending=True)["id"].tolist()[:2]
     [258, 257]
+    >>> sort_tokens(frame, "merge count", descending=True, limit=3)["id"].tolist()
+    [256, 257, 258]
     """
     if by not in SORTS:
         raise ValueError(f"sort by one of {sorted(SORTS)}, not {by!r}")
-    # a stable sort keeps ids ascending among equal keys, so the order is reproducible
-    return frame.sort_values(SORTS[by], ascending=not descending, kind="stable",
-                             na_position="last")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 0):
+        raise ValueError(f"limit must be a whole number of rows, 0 or more, not {limit!r}")
+    key = frame[SORTS[by]]
+    if by == "id" and not descending and key.is_monotonic_increasing:
+        return frame if limit is None else frame.iloc[:limit]
+    # what pandas' stable sort_values does, on numpy: missing keys last, equal keys in the
+    # frame's order (ids ascending), descending included
+    missing = key.isna().to_numpy()
+    values = key.to_numpy(dtype=np.int64, na_value=0)
+    order = np.lexsort((-values if descending else values, missing))
+    return frame.iloc[order if limit is None else order[:limit]]
 
 
 def token_detail(frame, idx, tok=None):
@@ -211,15 +297,14 @@ def token_detail(frame, idx, tok=None):
     the rows of the tokens made from it (as frame has them: with_text them to show).
     A frame without display text (vocab_numbers) gets this one row's from tok.
     KeyError with the valid range for an id not in the vocabulary."""
-    if idx not in frame.index:
-        raise KeyError(f"no token with id {idx}: ids run from {frame.index.min()} to "
-                       f"{frame.index.max()}")
+    row = rows_of(frame, [idx])
     # plain Python values: None for a missing pair or count, int rather than numpy ints
     detail = {name: None if pd.isna(value) else
               value.item() if hasattr(value, "item") else value
-              for name, value in with_text(tok, frame.loc[[idx]]).loc[idx].items()}
-    built_on = (frame["left"] == idx) | (frame["right"] == idx)
-    detail["built_on"] = frame[built_on.fillna(False)]
+              for name, value in with_text(tok, row).iloc[0].items()}
+    built_on = (frame["left"].eq(idx) | frame["right"].eq(idx)).to_numpy(dtype=bool,
+                                                                          na_value=False)
+    detail["built_on"] = frame[built_on]
     return detail
 
 
@@ -234,8 +319,9 @@ def text_usage(tok, frame, text):
     ({258: 1}, 258)
     """
     uses = Counter(tok.encode_ordinary(text))
-    used = frame.loc[list(uses)].copy()
-    used["uses"] = [uses[idx] for idx in used.index]
-    used = used.sort_values(["uses", "id"], ascending=[False, True], kind="stable")
+    # the used rows only: sorted by how often, then id, before any row is copied
+    ranked = sorted(uses, key=lambda idx: (-uses[idx], idx))
+    used = rows_of(frame, ranked).copy()
+    used["uses"] = [uses[idx] for idx in ranked]
     ordinary = int((~frame["special"]).sum())
     return used, ordinary - len(uses)

@@ -82,15 +82,18 @@ def test_the_page_escapes_only_the_rows_it_sends(open_page, html_tok, counted):
 # issue 32: "memory of the app per visitor file stays within a few times the file's size".
 # Counted in bytes of Python objects (tracemalloc), never by the process's RSS or a clock:
 # what the allocator keeps after the objects are freed is not the page's to bound.
-TABLE_BYTES_PER_TOKEN = 96  # the shared table: a dozen numeric columns, no text per token
-PAGE_PEAK_FILE_TIMES = 4    # one page run at its peak, in file sizes: 3.5 now (4.6 when
-#                             the digest pickled all at once; 14 with text on every row)
+TABLE_BYTES_PER_TOKEN = 48  # the shared table: nine narrow numeric columns, no text per
+#                             token: 42 now (70 with 64-bit columns)
+PAGE_PEAK_FILE_TIMES = 2    # one page run at its peak, in file sizes: 1.6 now (3.4 when it
+#                             sorted a copy of the table and built a Styler for every row
+#                             sent; 4.6 when the digest pickled all at once; 14 with text
+#                             on every row)
 
 
 def test_the_shared_table_holds_numbers_not_text(html_tok):
     """lab.derived keeps the Vocabulary page's table for as long as the tokenizer lives:
-    numbers only (about 70 bytes a token). With each token's display text in it (the old
-    vocab_frame, ~500 bytes a token) it would not fit."""
+    numbers only (about 42 bytes a token). With each token's display text in it (the old
+    vocab_frame, ~500 bytes a token), or 64-bit columns (70), it would not fit."""
     table = derived.vocab_table(html_tok)
     assert not [c for c in table.columns if table[c].dtype == object]
     held = int(table.memory_usage(deep=True).sum())
