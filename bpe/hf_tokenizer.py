@@ -18,6 +18,7 @@ token's own text (b"[UNK]"): the text it covered is token_spans' business.
 """
 import json
 import operator
+import zlib
 from itertools import chain
 
 from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
@@ -43,18 +44,21 @@ class HFTokenizer(Pretrained, Tokenizer):
     made_from = "a tokenizer.json"
 
     def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
-                 decoder=None, post=None, added_ids=(), rebuild=None, document_json=None):
+                 decoder=None, post=None, added_ids=(), rebuild=None, document_zlib=None):
         self.rebuild = rebuild  # (document_json, name, special_tokens) -> this again, for pickle
         self.pipeline = pipeline
         self.model = model
         self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
         self.name = name
         # the tokenizer.json it came from, for export and pickle, kept as its JSON text
-        # (compact bytes) rather than as the parsed dict: issue 32, a 3.6 MB file of 100,000
-        # pieces parsed to 18 MB of Python objects held for as long as the tokenizer
-        # (document_json: that text made already, when document no longer holds all of it)
-        self.document_json = document_json if document_json is not None else \
-            document_bytes(document or {})
+        # rather than as the parsed dict (issue 32: a 3.6 MB file of 100,000 pieces parsed
+        # to 18 MB of Python objects held for as long as the tokenizer), and that text
+        # zlib-compressed at the fastest level: it is read only to export, pickle or look at
+        # the file's parts (document_json), and that file's 3.6 MB keep as 0.8 MB for 31 ms
+        # of CPU once (document_zlib given: made already, when document no longer holds
+        # all of it)
+        self.document_zlib = document_zlib if document_zlib is not None else \
+            compress_document(document or {})
         self.spaces = _metaspace_chars(document or {})  # read here, once, not from the text
         self.added = added or AddedTokens({}, pipeline.normalize)
         self.decoder = decoder
@@ -71,9 +75,15 @@ class HFTokenizer(Pretrained, Tokenizer):
     def __reduce__(self):
         # its pipeline holds closures, which pickle cannot carry: rebuild from the file
         # (the reader hands it the function, so this file needs no import of the reader)
-        # rebuild_hf takes the compact text; another rebuild (bpe.gguf_tokenizer's) the dict
-        document = self.document_json if self.rebuild is rebuild_hf else self.document
+        # rebuild_hf takes the compressed text; another rebuild (bpe.gguf_tokenizer's) the dict
+        document = self.document_zlib if self.rebuild is rebuild_hf else self.document
         return self.rebuild, (document, self.name, dict(self.special_tokens))
+
+    @property
+    def document_json(self):
+        """The tokenizer.json it came from as its JSON text (document_bytes' form: what a
+        download writes), made again from the kept compressed text on every read."""
+        return zlib.decompress(self.document_zlib)
 
     @property
     def document(self):
@@ -327,6 +337,12 @@ def document_bytes(document):
     return json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
+def compress_document(document):
+    """document_bytes(document), zlib-compressed at the fastest level (json.dumps' str is
+    let go once encoded, so only its bytes are alive beside the compressed copy)."""
+    return zlib.compress(document_bytes(document), 1)
+
+
 def document_from_bytes(data):
     """document_bytes' dict again (equal to the one it was given)."""
     return json.loads(data.decode("utf-8", "surrogatepass"))
@@ -362,8 +378,9 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
     model's vocab and merges lists are let go once the model is built from them (its JSON
     text is kept first), so the parse's lists and the tokenizer's vocab are never all alive
     at once (issue 32: a 100,000-piece Unigram file's peak, 53 -> 42 MB of live objects)."""
-    # consume: the kept text is made before the model, while only the parse is alive
-    document_json = document_bytes(data) if consume and isinstance(data, dict) else None
+    # consume: the kept text is made (and compressed) before the model, while only the
+    # parse is alive
+    document_zlib = compress_document(data) if consume and isinstance(data, dict) else None
     doc = read_document(data, source)
     if doc.is_ours():
         merges = doc.model.merges_in_order()
@@ -372,15 +389,15 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
         else:
             tok = BasicTokenizer.from_merges(merges)
     else:
-        if document_json is None:
-            document_json = document_bytes(data)
+        if document_zlib is None:
+            document_zlib = compress_document(data)
         else:
             data["model"].pop("vocab", None)
             data["model"].pop("merges", None)
         tok = HFTokenizer(doc.pipeline, doc.model, name=source, document=data,
                           added=doc.added_tokens, rebuild=rebuild_hf, decoder=doc.decoder,
                           post=doc.post, added_ids=set(doc.added.values()),
-                          document_json=document_json)
+                          document_zlib=document_zlib)
     try:
         tok.register_special_tokens(doc.added)
     except ValueError as e:
@@ -389,9 +406,10 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
     return tok
 
 
-def rebuild_hf(document_json, name, special_tokens):
-    """An HFTokenizer again from its tokenizer.json (document_bytes' form) and special
-    tokens (for pickle)."""
-    tok = tokenizer_from_hf(document_from_bytes(document_json), source=name, consume=True)
+def rebuild_hf(document_zlib, name, special_tokens):
+    """An HFTokenizer again from its tokenizer.json (document_bytes' form, zlib-compressed:
+    HFTokenizer.document_zlib) and special tokens (for pickle)."""
+    tok = tokenizer_from_hf(document_from_bytes(zlib.decompress(document_zlib)), source=name,
+                            consume=True)
     tok.register_special_tokens(special_tokens)
     return tok
