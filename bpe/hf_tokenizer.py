@@ -28,6 +28,7 @@ from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
 from .formats.hf.decoders import PostProcessor, byte_of
 from .formats.hf.models import BPE
+from .formats.hf.packed_vocab import PackedPieces, PackedVocab
 from .formats.hf.parts import flatten
 from .formats.hf.tokenizer_json import read_document
 from .pretrained import Pretrained
@@ -128,32 +129,26 @@ class HFTokenizer(Pretrained, Tokenizer):
         return {model.unk} - {None}  # Unigram's unk_id
 
     def _build_vocab(self):
-        # Registering special tokens only adds ids, and the base class rebuilds the whole
-        # vocab for it; a build from the model made a second 100,000 bytes objects while
-        # the first vocab was still held (issue 32: +16 MB at the upload's peak). A copy of
-        # the vocab built from the same model with fewer specials is the same dict.
-        made = self.__dict__.get("_vocab_made")
-        specials = dict(self.special_tokens)
-        if made is not None and made[0] is self.model and made[1].items() <= specials.items():
-            vocab = dict(self.vocab)
-        else:
-            vocab = self._vocab_from_model()
-        for special, idx in specials.items():
-            vocab[idx] = special.encode("utf-8")
-        self._vocab_made = (self.model, specials)
-        return vocab
+        # The model's pieces' bytes are packed once per model (issue 32: a dict of 100,000
+        # bytes objects cost ~95 B a piece, the packed bytes and offsets ~45) and shared by
+        # every vocab made as the special tokens change, and by with_special_tokens' copies
+        made = self.__dict__.get("_pieces")
+        if made is None or made[0] is not self.model:
+            made = self._pieces = (self.model, PackedPieces(self._model_tokens_bytes()))
+        return PackedVocab(made[1], {idx: special.encode("utf-8")
+                                     for special, idx in self.special_tokens.items()})
 
-    def _vocab_from_model(self):
-        """id -> bytes of the model's own tokens (not the file's added tokens)."""
+    def _model_tokens_bytes(self):
+        """(id, bytes) of the model's own tokens (not the file's added tokens), in the
+        model's vocab order."""
         added = self.added_ids
         if self.layout is not None:
-            vocab = {idx: self.layout.token_bytes(token)
-                     for token, idx in self.layout.vocab.items() if idx not in added}
-        else:
-            honest = self._honest_bytes()
-            vocab = {idx: honest(token) for token, idx in self.model.vocab.items()
-                     if idx not in added}
-        return vocab
+            token_bytes = self.layout.token_bytes
+            return ((idx, token_bytes(token)) for token, idx in self.layout.vocab.items()
+                    if idx not in added)
+        honest = self._honest_bytes()
+        return ((idx, honest(token)) for token, idx in self.model.vocab.items()
+                if idx not in added)
 
     def _honest_bytes(self):
         """token string -> the bytes of text it stands for (see the module's rule)."""
@@ -274,6 +269,16 @@ class HFTokenizer(Pretrained, Tokenizer):
             [(idx, 0, 0) for idx in self.post.after]
 
     # --------------------------------------------------------------- decode
+    def decode_tokens_bytes(self, ids):
+        """The bytes of each token, one entry per id (DecodeMethods' meaning): the packed
+        vocab's bulk lookup when every id is a piece's."""
+        ids = list(ids)
+        if all(type(idx) is int for idx in ids):
+            found = self.vocab.tokens_bytes(ids)
+            if found is not None:
+                return found
+        return Tokenizer.decode_tokens_bytes(self, ids)
+
     def decode_bytes(self, ids, skip_special_tokens=False):
         if self.decoder is None:  # byte-level with a ByteLevel decoder: the bytes themselves
             if not self.added_ids:
@@ -308,6 +313,9 @@ class HFTokenizer(Pretrained, Tokenizer):
         """The ids of this file's tokens among ids, in order (tokenizers' decode skips the
         others); a value that cannot be an id at all is a sentence, not a traceback."""
         vocab, out = self.vocab, []
+        ids = list(ids)
+        if all(type(idx) is int for idx in ids) and not vocab.missing(ids):
+            return ids  # the common case: all known, found without a call per id
         for idx in ids:
             if type(idx) is not int:
                 try:
