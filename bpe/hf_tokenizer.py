@@ -134,18 +134,16 @@ class HFTokenizer(Pretrained, Tokenizer):
         # every vocab made as the special tokens change, and by with_special_tokens' copies
         made = self.__dict__.get("_pieces")
         if made is None or made[0] is not self.model:
-            made = self._pieces = (self.model, PackedPieces(self._model_tokens_bytes()))
+            pieces = self.layout.pieces if self.layout is not None else \
+                PackedPieces(self._model_tokens_bytes())
+            made = self._pieces = (self.model, pieces)
         return PackedVocab(made[1], {idx: special.encode("utf-8")
                                      for special, idx in self.special_tokens.items()})
 
     def _model_tokens_bytes(self):
         """(id, bytes) of the model's own tokens (not the file's added tokens), in the
-        model's vocab order."""
+        model's vocab order (a byte-level model packs its own: ByteLevelBPE.pieces)."""
         added = self.added_ids
-        if self.layout is not None:
-            token_bytes = self.layout.token_bytes
-            return ((idx, token_bytes(token)) for token, idx in self.layout.vocab.items()
-                    if idx not in added)
         honest = self._honest_bytes()
         return ((idx, honest(token)) for token, idx in self.model.vocab.items()
                 if idx not in added)
