@@ -80,6 +80,15 @@ class HFTokenizer(Pretrained, Tokenizer):
         document = self.document_zlib if self.rebuild is rebuild_hf else self.document
         return self.rebuild, (document, self.name, dict(self.special_tokens))
 
+    def __copy__(self):
+        # copy.copy would go through __reduce__, building the whole tokenizer again from
+        # its file (a second model: issue 32's 100,000 pieces parsed again on every rerun
+        # of the special-token sandbox); Tokenizer.with_special_tokens wants a shallow copy
+        # sharing the read-only parts (pipeline, model, packed pieces), which this is
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
+
     @property
     def document_json(self):
         """The tokenizer.json it came from as its JSON text (document_bytes' form: what a
