@@ -28,7 +28,7 @@ from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
 from .formats.hf.decoders import PostProcessor, byte_of
 from .formats.hf.models import BPE
-from .formats.hf.packed_vocab import PackedPieces, PackedVocab
+from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
 from .formats.hf.parts import flatten
 from .formats.hf.tokenizer_json import read_document
 from .pretrained import Pretrained
@@ -338,8 +338,18 @@ class HFTokenizer(Pretrained, Tokenizer):
         return out
 
     def _strings(self):
+        """token_strings for decode, kept: a list indexed by id when the ids are dense (8 B
+        an id, where a second id -> str dict of 100,000 pieces cost ~40 B each for as long
+        as the tokenizer lives), else the dict itself."""
         if self.__dict__.get("_token_strings_for") != id(self.vocab):
-            self._token_strings = self.token_strings()
+            strings = self.token_strings()
+            top = max(strings, default=-1) + 1
+            if top <= DENSE_SLOTS_PER_PIECE * len(strings) + 256:
+                by_id = [None] * top
+                for idx, token in strings.items():
+                    by_id[idx] = token
+                strings = by_id
+            self._token_strings = strings
             self._token_strings_for = id(self.vocab)
         return self._token_strings
 
