@@ -2,10 +2,12 @@
 HTML-shaped Unigram pieces), in a plain process: what the tokenizer keeps alive after
 bpe.loading.load_hf_bytes, the load's peak of live objects (tracemalloc), the load's CPU,
 the RSS, and decode's CPU on a 100,000-token text. Also WordPiece, BPE and byte-level
-files of the same pieces, which must not get worse.
+files of the same pieces (and the Unigram one with T5's Metaspace decoder), which must
+not get worse.
 
     .venv/bin/python bench/piece_memory.py                 # all kinds, 100,000 pieces
     .venv/bin/python bench/piece_memory.py --kinds unigram --pieces 20000
+    .venv/bin/python bench/piece_memory.py --checkout /work/main   # main's bpe, to compare
 
 Each kind runs in its own child process (so one's leftovers cannot count in another's
 numbers). Prints one table row per kind. It measures; it asserts nothing (the counted
@@ -20,13 +22,17 @@ import time
 import tracemalloc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+# --checkout DIR measures another checkout's bpe (e.g. main, side by side): its path goes
+# first, before the project is imported
+_at = sys.argv.index("--checkout") + 1 if "--checkout" in sys.argv else None
+CHECKOUT = os.path.abspath(sys.argv[_at]) if _at and _at < len(sys.argv) else ROOT
+sys.path[:0] = [CHECKOUT, os.path.join(CHECKOUT, "tests")]
 
 from bpe import loading  # noqa: E402
 from bpe.formats.hf.bytelevel import bytes_to_unicode  # noqa: E402
 from helpers.hostile_parts import html_vocab  # noqa: E402
 
-KINDS = ("unigram", "wordpiece", "bpe", "bytelevel")
+KINDS = ("unigram", "metaspace", "wordpiece", "bpe", "bytelevel")
 
 
 def document(kind, n):
@@ -36,8 +42,14 @@ def document(kind, n):
     pieces = [p for p, _ in doc["model"]["vocab"]]
     if kind == "unigram":
         return json.dumps(doc).encode()
+    if kind == "metaspace":  # the same, with T5's Metaspace pre-tokenizer and decoder
+        metaspace = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always",
+                     "split": True}
+        doc["pre_tokenizer"], doc["decoder"] = metaspace, dict(metaspace)
+        return json.dumps(doc).encode()
     if kind == "wordpiece":
-        doc["model"] = {"type": "WordPiece", "unk_token": "<unk>", "continuing_subword_prefix": "##",
+        doc["model"] = {"type": "WordPiece", "unk_token": "<unk>",
+                        "continuing_subword_prefix": "##",
                         "max_input_chars_per_word": 100,
                         "vocab": {p: i for i, p in enumerate(pieces)}}
         doc["pre_tokenizer"] = {"type": "Whitespace"}
@@ -73,6 +85,8 @@ def measure(kind, n):
     tok = loading.load_hf_bytes(data, f"{kind}.json")
     cpu = time.process_time() - cpu
     live, peak = tracemalloc.get_traced_memory()
+    tok.decode(range(min(1000, n)))  # what a first decode keeps (a decoder's token strings)
+    used = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     ids = [idx for idx in range(tok.n_vocab) if idx in tok.vocab][:n]
@@ -87,7 +101,9 @@ def measure(kind, n):
     tokens_cpu = time.process_time() - t
     return {"kind": kind, "pieces": n, "file_bytes": len(data), "load_cpu_s": round(untraced, 3),
             "load_cpu_traced_s": round(cpu, 3),
-            "live_B_per_piece": round((live - start) / n), "peak_B_per_piece": round((peak - start) / n),
+            "live_B_per_piece": round((live - start) / n),
+            "peak_B_per_piece": round((peak - start) / n),
+            "live_after_a_decode_B_per_piece": round((used - start) / n),
             "maxrss_MB": round(rss / 2**20, 1), "decode_100k_cpu_ms": round(min(best) * 1000, 1),
             "decode_tokens_bytes_100k_cpu_ms": round(tokens_cpu * 1000, 1)}
 
@@ -97,6 +113,8 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
     parser.add_argument("--pieces", type=int, default=100_000)
+    parser.add_argument("--checkout", default=ROOT, help="the checkout whose bpe is measured "
+                        "(default: this one)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -104,8 +122,11 @@ def main():
         return
     for kind in args.kinds:
         out = subprocess.run([sys.executable, __file__, "--child", kind, "--pieces",
-                              str(args.pieces)], capture_output=True, text=True, check=True)
-        print(out.stdout.strip(), flush=True)
+                              str(args.pieces), "--checkout", args.checkout],
+                             capture_output=True, text=True, check=True)
+        row = json.loads(out.stdout)
+        print(json.dumps({"checkout": os.path.basename(args.checkout.rstrip("/")), **row}),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ for the bytes and their offset, 1 B for whether the id is a piece).
 A read-only Mapping with what a dict vocab gives its readers (`[]`, get, `in`, len,
 iteration in the order given, keys/items/values, reversed items, ==, pickle); the special
 tokens ride on top in a small dict. `tokens_bytes(ids)` and `missing(ids)` are the bulk
-lookups decode uses (no Python call per id). It computes no bytes (bpe.hf_tokenizer says what a piece's bytes are) and is never
-changed in place: a tokenizer makes a new one when its special tokens change, sharing the
-buffer (PackedPieces).
+lookups decode uses (no Python call per id). It computes no bytes (bpe.hf_tokenizer says
+what a piece's bytes are) and is never changed in place: a tokenizer makes a new one when
+its special tokens change, sharing the buffer (PackedPieces).
 """
 import operator
 from array import array
