@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bpe.formats.hf import packed_vocab
 from bpe.formats.hf.packed_vocab import PackedPieces, PackedVocab
 from bpe.hf_tokenizer import tokenizer_from_hf
 from bpe.loading import load_hf_bytes
@@ -111,3 +112,12 @@ def test_special_token_changes_share_the_packed_pieces():
     assert 61 in twin.vocab and 61 not in tok.vocab and tok.vocab[60] == b"<x>"
     tok.unregister_special_tokens({"<x>"})
     assert 60 not in tok.vocab and tok.vocab.pieces is pieces
+
+
+@pytest.mark.parametrize("holes", [(), (0, 7, 8, 49)])
+def test_pieces_packed_in_several_batches_read_as_their_dict(monkeypatch, holes):
+    monkeypatch.setattr(packed_vocab, "BATCH", 3)
+    pairs = [(idx, bytes([65 + idx % 26]) * (idx % 5)) for idx in range(50) if idx not in holes]
+    vocab = PackedVocab(PackedPieces(iter(pairs)))
+    assert vocab == dict(pairs) and list(vocab) == [idx for idx, _ in pairs]
+    assert vocab.tokens_bytes([idx for idx, _ in pairs]) == [token for _, token in pairs]

@@ -13,11 +13,12 @@ its special tokens change, sharing the buffer (PackedPieces).
 import operator
 from array import array
 from collections.abc import ItemsView, Mapping
-from itertools import compress
+from itertools import accumulate, compress, islice
 
 # ids spread wider than this many slots per piece (a file may give ids up to 10,000,000 to
 # a few pieces) are looked up through a dict id -> slot instead of by position
 DENSE_SLOTS_PER_PIECE = 2
+BATCH = 4096  # pieces packed at a time
 
 
 class PackedPieces:
@@ -31,17 +32,25 @@ class PackedPieces:
         """pieces: (id, bytes) pairs in the order the vocab iterates, ids distinct; read
         once, as they come (no bytes object per piece is kept, not even while packing)."""
         ids, ends, buf = array("l"), array("q", [0]), bytearray()
-        for idx, token in pieces:
-            ids.append(idx)
-            buf += token
-            ends.append(len(buf))
+        pieces = iter(pieces)
+        while batch := list(islice(pieces, BATCH)):  # a few thousand bytes objects at once
+            ids.extend([idx for idx, _ in batch])
+            tokens = [token for _, token in batch]
+            ends.extend(accumulate(map(len, tokens), initial=ends[-1]))
+            ends.pop(len(ends) - len(tokens) - 1)  # accumulate repeats its initial value
+            buf += b"".join(tokens)
         self.data = bytes(buf)
         del buf
         top = max(ids, default=-1) + 1
-        if top <= DENSE_SLOTS_PER_PIECE * len(ids) + 256 and all(
+        if top == len(ids) and all(map(operator.lt, ids, ids[1:])):
+            # ids 0, 1, 2, ... in order (every Unigram file without added tokens): a slot
+            # is the id, and the offsets are as packed
+            self.slots, self.ids, self.offsets = None, None, ends
+            self.present = b"\1" * top
+        elif top <= DENSE_SLOTS_PER_PIECE * len(ids) + 256 and all(
                 map(operator.lt, ids, ids[1:])):
-            # dense and in id order (every Unigram file; most others): a slot is the id,
-            # an id no piece has an empty slot
+            # dense and in id order (most files): a slot is the id, an id no piece has an
+            # empty slot
             self.slots, self.ids = None, None
             present, offsets = bytearray(top), array("q", [0]) * (top + 1)
             for k, idx in enumerate(ids):
