@@ -18,7 +18,8 @@ token's own text (b"[UNK]"): the text it covered is token_spans' business.
 """
 import json
 import operator
-from itertools import chain
+import zlib
+from itertools import chain, islice
 
 from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
 from .basic import BasicTokenizer
@@ -27,6 +28,7 @@ from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
 from .formats.hf.decoders import PostProcessor, byte_of
 from .formats.hf.models import BPE
+from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
 from .formats.hf.parts import flatten
 from .formats.hf.tokenizer_json import read_document
 from .pretrained import Pretrained
@@ -43,18 +45,21 @@ class HFTokenizer(Pretrained, Tokenizer):
     made_from = "a tokenizer.json"
 
     def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
-                 decoder=None, post=None, added_ids=(), rebuild=None, document_json=None):
+                 decoder=None, post=None, added_ids=(), rebuild=None, document_zlib=None):
         self.rebuild = rebuild  # (document_json, name, special_tokens) -> this again, for pickle
         self.pipeline = pipeline
         self.model = model
         self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
         self.name = name
         # the tokenizer.json it came from, for export and pickle, kept as its JSON text
-        # (compact bytes) rather than as the parsed dict: issue 32, a 3.6 MB file of 100,000
-        # pieces parsed to 18 MB of Python objects held for as long as the tokenizer
-        # (document_json: that text made already, when document no longer holds all of it)
-        self.document_json = document_json if document_json is not None else \
-            document_bytes(document or {})
+        # rather than as the parsed dict (issue 32: a 3.6 MB file of 100,000 pieces parsed
+        # to 18 MB of Python objects held for as long as the tokenizer), and that text
+        # zlib-compressed at the fastest level: it is read only to export, pickle or look at
+        # the file's parts (document_json), and that file's 3.6 MB keep as 0.8 MB for 31 ms
+        # of CPU once (document_zlib given: made already, when document no longer holds
+        # all of it)
+        self.document_zlib = document_zlib if document_zlib is not None else \
+            compress_document(document or {})
         self.spaces = _metaspace_chars(document or {})  # read here, once, not from the text
         self.added = added or AddedTokens({}, pipeline.normalize)
         self.decoder = decoder
@@ -71,9 +76,24 @@ class HFTokenizer(Pretrained, Tokenizer):
     def __reduce__(self):
         # its pipeline holds closures, which pickle cannot carry: rebuild from the file
         # (the reader hands it the function, so this file needs no import of the reader)
-        # rebuild_hf takes the compact text; another rebuild (bpe.gguf_tokenizer's) the dict
-        document = self.document_json if self.rebuild is rebuild_hf else self.document
+        # rebuild_hf takes the compressed text; another rebuild (bpe.gguf_tokenizer's) the dict
+        document = self.document_zlib if self.rebuild is rebuild_hf else self.document
         return self.rebuild, (document, self.name, dict(self.special_tokens))
+
+    def __copy__(self):
+        # copy.copy would go through __reduce__, building the whole tokenizer again from
+        # its file (a second model: issue 32's 100,000 pieces parsed again on every rerun
+        # of the special-token sandbox); Tokenizer.with_special_tokens wants a shallow copy
+        # sharing the read-only parts (pipeline, model, packed pieces), which this is
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
+
+    @property
+    def document_json(self):
+        """The tokenizer.json it came from as its JSON text (document_bytes' form: what a
+        download writes), made again from the kept compressed text on every read."""
+        return zlib.decompress(self.document_zlib)
 
     @property
     def document(self):
@@ -118,32 +138,24 @@ class HFTokenizer(Pretrained, Tokenizer):
         return {model.unk} - {None}  # Unigram's unk_id
 
     def _build_vocab(self):
-        # Registering special tokens only adds ids, and the base class rebuilds the whole
-        # vocab for it; a build from the model made a second 100,000 bytes objects while
-        # the first vocab was still held (issue 32: +16 MB at the upload's peak). A copy of
-        # the vocab built from the same model with fewer specials is the same dict.
-        made = self.__dict__.get("_vocab_made")
-        specials = dict(self.special_tokens)
-        if made is not None and made[0] is self.model and made[1].items() <= specials.items():
-            vocab = dict(self.vocab)
-        else:
-            vocab = self._vocab_from_model()
-        for special, idx in specials.items():
-            vocab[idx] = special.encode("utf-8")
-        self._vocab_made = (self.model, specials)
-        return vocab
+        # The model's pieces' bytes are packed once per model (issue 32: a dict of 100,000
+        # bytes objects cost ~95 B a piece, the packed bytes and offsets ~45) and shared by
+        # every vocab made as the special tokens change, and by with_special_tokens' copies
+        made = self.__dict__.get("_pieces")
+        if made is None or made[0] is not self.model:
+            pieces = self.layout.pieces if self.layout is not None else \
+                PackedPieces(self._model_tokens_bytes())
+            made = self._pieces = (self.model, pieces)
+        return PackedVocab(made[1], {idx: special.encode("utf-8")
+                                     for special, idx in self.special_tokens.items()})
 
-    def _vocab_from_model(self):
-        """id -> bytes of the model's own tokens (not the file's added tokens)."""
+    def _model_tokens_bytes(self):
+        """(id, bytes) of the model's own tokens (not the file's added tokens), in the
+        model's vocab order (a byte-level model packs its own: ByteLevelBPE.pieces)."""
         added = self.added_ids
-        if self.layout is not None:
-            vocab = {idx: self.layout.token_bytes(token)
-                     for token, idx in self.layout.vocab.items() if idx not in added}
-        else:
-            honest = self._honest_bytes()
-            vocab = {idx: honest(token) for token, idx in self.model.vocab.items()
-                     if idx not in added}
-        return vocab
+        honest = self._honest_bytes()
+        return ((idx, honest(token)) for token, idx in self.model.vocab.items()
+                if idx not in added)
 
     def _honest_bytes(self):
         """token string -> the bytes of text it stands for (see the module's rule)."""
@@ -264,6 +276,16 @@ class HFTokenizer(Pretrained, Tokenizer):
             [(idx, 0, 0) for idx in self.post.after]
 
     # --------------------------------------------------------------- decode
+    def decode_tokens_bytes(self, ids):
+        """The bytes of each token, one entry per id (DecodeMethods' meaning): the packed
+        vocab's bulk lookup when every id is a piece's."""
+        ids = list(ids)
+        if all(type(idx) is int for idx in ids):
+            found = self.vocab.tokens_bytes(ids)
+            if found is not None:
+                return found
+        return Tokenizer.decode_tokens_bytes(self, ids)
+
     def decode_bytes(self, ids, skip_special_tokens=False):
         if self.decoder is None:  # byte-level with a ByteLevel decoder: the bytes themselves
             if not self.added_ids:
@@ -298,6 +320,9 @@ class HFTokenizer(Pretrained, Tokenizer):
         """The ids of this file's tokens among ids, in order (tokenizers' decode skips the
         others); a value that cannot be an id at all is a sentence, not a traceback."""
         vocab, out = self.vocab, []
+        ids = list(ids)
+        if all(type(idx) is int for idx in ids) and not vocab.missing(ids):
+            return ids  # the common case: all known, found without a call per id
         for idx in ids:
             if type(idx) is not int:
                 try:
@@ -313,8 +338,18 @@ class HFTokenizer(Pretrained, Tokenizer):
         return out
 
     def _strings(self):
+        """token_strings for decode, kept: a list indexed by id when the ids are dense (8 B
+        an id, where a second id -> str dict of 100,000 pieces cost ~40 B each for as long
+        as the tokenizer lives), else the dict itself."""
         if self.__dict__.get("_token_strings_for") != id(self.vocab):
-            self._token_strings = self.token_strings()
+            strings = self.token_strings()
+            top = max(strings, default=-1) + 1
+            if top <= DENSE_SLOTS_PER_PIECE * len(strings) + 256:
+                by_id = [None] * top
+                for idx, token in strings.items():
+                    by_id[idx] = token
+                strings = by_id
+            self._token_strings = strings
             self._token_strings_for = id(self.vocab)
         return self._token_strings
 
@@ -325,6 +360,45 @@ def document_bytes(document):
     ("\\ud800"), which strict UTF-8 refuses: surrogatepass keeps it, and
     document_from_bytes reads it back."""
     return json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def compress_document(document, slice_items=10_000):
+    """document_bytes(document), zlib-compressed at the fastest level, written a slice at a
+    time (json_chunks): no str or bytes of the whole text is made (issue 32: a 100,000-piece
+    file's text, UCS-2 once it holds a "▁", was 7 MB beside its parse at the load's peak)."""
+    packer, out = zlib.compressobj(1), []
+    for chunk in json_chunks(document, slice_items):
+        out.append(packer.compress(chunk.encode("utf-8", "surrogatepass")))
+    out.append(packer.flush())
+    return b"".join(out)
+
+
+def json_chunks(value, slice_items=10_000):
+    """json.dumps(value, ensure_ascii=False) in pieces whose concatenation is exactly it:
+    a list or dict of more than slice_items (>= 1) items is written slice_items at a time, a
+    smaller dict (str keys, as a parse gives) item by item, anything else whole.
+
+    >>> "".join(json_chunks({"a": [1, 2.5, "▁x"], "b": None}, slice_items=1))
+    '{"a": [1, 2.5, "▁x"], "b": null}'
+    """
+    if isinstance(value, (dict, list)) and len(value) > slice_items:
+        is_dict = isinstance(value, dict)
+        items = iter(value.items() if is_dict else value)
+        yield "{" if is_dict else "["
+        first = True
+        while part := list(islice(items, slice_items)):
+            text = json.dumps(dict(part) if is_dict else part, ensure_ascii=False)
+            yield text[1:-1] if first else ", " + text[1:-1]
+            first = False
+        yield "}" if is_dict else "]"
+    elif isinstance(value, dict) and value and all(type(key) is str for key in value):
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield (", " if i else "") + json.dumps(key, ensure_ascii=False) + ": "
+            yield from json_chunks(item, slice_items)
+        yield "}"
+    else:
+        yield json.dumps(value, ensure_ascii=False)
 
 
 def document_from_bytes(data):
@@ -362,8 +436,9 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
     model's vocab and merges lists are let go once the model is built from them (its JSON
     text is kept first), so the parse's lists and the tokenizer's vocab are never all alive
     at once (issue 32: a 100,000-piece Unigram file's peak, 53 -> 42 MB of live objects)."""
-    # consume: the kept text is made before the model, while only the parse is alive
-    document_json = document_bytes(data) if consume and isinstance(data, dict) else None
+    # consume: the kept text is made (and compressed) before the model, while only the
+    # parse is alive
+    document_zlib = compress_document(data) if consume and isinstance(data, dict) else None
     doc = read_document(data, source)
     if doc.is_ours():
         merges = doc.model.merges_in_order()
@@ -372,15 +447,15 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
         else:
             tok = BasicTokenizer.from_merges(merges)
     else:
-        if document_json is None:
-            document_json = document_bytes(data)
+        if document_zlib is None:
+            document_zlib = compress_document(data)
         else:
             data["model"].pop("vocab", None)
             data["model"].pop("merges", None)
         tok = HFTokenizer(doc.pipeline, doc.model, name=source, document=data,
                           added=doc.added_tokens, rebuild=rebuild_hf, decoder=doc.decoder,
                           post=doc.post, added_ids=set(doc.added.values()),
-                          document_json=document_json)
+                          document_zlib=document_zlib)
     try:
         tok.register_special_tokens(doc.added)
     except ValueError as e:
@@ -389,9 +464,10 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
     return tok
 
 
-def rebuild_hf(document_json, name, special_tokens):
-    """An HFTokenizer again from its tokenizer.json (document_bytes' form) and special
-    tokens (for pickle)."""
-    tok = tokenizer_from_hf(document_from_bytes(document_json), source=name, consume=True)
+def rebuild_hf(document_zlib, name, special_tokens):
+    """An HFTokenizer again from its tokenizer.json (document_bytes' form, zlib-compressed:
+    HFTokenizer.document_zlib) and special tokens (for pickle)."""
+    tok = tokenizer_from_hf(document_from_bytes(zlib.decompress(document_zlib)), source=name,
+                            consume=True)
     tok.register_special_tokens(special_tokens)
     return tok

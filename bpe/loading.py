@@ -317,6 +317,7 @@ def load_hf_bytes(data, source="tokenizer.json"):
     except UnicodeDecodeError:
         raise ValueError(f"{source} is not UTF-8 text, so not a tokenizer.json file") from None
     parsed = budgets.parse_json(text, source)
+    del text  # its decoded str (the file's size again) is not needed beside the parse
     try:
         # the parse is ours alone: its model lists may go once the model is built from them
         return tokenizer_from_hf(parsed, source=source, consume=True)

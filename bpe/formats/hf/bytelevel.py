@@ -5,6 +5,7 @@ of lowest rank, leftmost first). Other models are bpe.formats.hf.models; this fi
 reads files nor splits text.
 """
 from ...encode import apply_merges
+from .packed_vocab import PackedPieces
 
 
 def bytes_to_unicode():
@@ -81,8 +82,13 @@ class ByteLevelBPE:
         self.aliased = len(internal) < 256 + len(pairs)  # some token is made twice
         # internal id -> HF id (None for a byte the vocab lacks)
         self.out = self.byte_ids + [vocab[left + right] for left, right in pairs]
-        self.strings = {token: idx for token, idx in vocab.items()}
-        self.id_bytes = {idx: self.token_bytes(token) for token, idx in vocab.items()}
+        # the model's tokens' bytes (not the file's added tokens'), packed once (issue 32:
+        # a dict of bytes objects cost ~95 B a token): HFTokenizer's vocab is made of them,
+        # and tokens() reads each token's length from them
+        self.pieces = PackedPieces((idx, self.token_bytes(token))
+                                   for token, idx in vocab.items() if idx not in added_ids)
+        self.added_lengths = {idx: len(self.token_bytes(token))
+                              for token, idx in vocab.items() if idx in added_ids}
 
     def is_ours(self):
         """Bytes at ids 0-255 and merge k making id 256 + k: minbpe's layout."""
@@ -103,7 +109,7 @@ class ByteLevelBPE:
     def encode_bytes(self, text_bytes):
         layout = self
         if layout.ignore_merges:
-            whole = layout.strings.get("".join(_BYTE_CHARS[b] for b in text_bytes))
+            whole = layout.vocab.get("".join(_BYTE_CHARS[b] for b in text_bytes))
             if whole is not None:
                 return [whole]
         byte_ids = layout.byte_ids
@@ -142,12 +148,20 @@ class ByteLevelBPE:
             char_of += [i] * len(ch.encode("utf-8"))
         out, pos = [], 0
         for idx in self.encode_bytes(data):
-            n = 1 if idx == self.unk else len(self.id_bytes.get(idx, b"x"))
+            n = 1 if idx == self.unk else self._length(idx)
             end = min(pos + n, len(data))
             a = char_of[pos] if pos < len(data) else len(piece)
             out.append((idx, a, char_of[end - 1] + 1 if end > pos else a))
             pos = end
         return out
+
+
+    def _length(self, idx):
+        """How many bytes token idx stands for (1 for an id the vocab has not)."""
+        k = self.pieces.slot(idx)
+        if k is None:
+            return self.added_lengths.get(idx, 1)
+        return self.pieces.offsets[k + 1] - self.pieces.offsets[k]
 
 
 _BYTE_CHARS = bytes_to_unicode()

@@ -1,0 +1,133 @@
+"""Bytes per piece of a loaded tokenizer.json (issue 32: a visitor's 3.6 MB file of 100,000
+HTML-shaped Unigram pieces), in a plain process: what the tokenizer keeps alive after
+bpe.loading.load_hf_bytes, the load's peak of live objects (tracemalloc), the load's CPU,
+the RSS, and decode's CPU on a 100,000-token text. Also WordPiece, BPE and byte-level
+files of the same pieces (and the Unigram one with T5's Metaspace decoder), which must
+not get worse.
+
+    .venv/bin/python bench/piece_memory.py                 # all kinds, 100,000 pieces
+    .venv/bin/python bench/piece_memory.py --kinds unigram --pieces 20000
+    .venv/bin/python bench/piece_memory.py --checkout /work/main   # main's bpe, to compare
+
+Each kind runs in its own child process (so one's leftovers cannot count in another's
+numbers). Prints one table row per kind. It measures; it asserts nothing (the counted
+bounds are tests/bpe/test_hf_load_memory.py's)."""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# --checkout DIR measures another checkout's bpe (e.g. main, side by side): its path goes
+# first, before the project is imported
+_at = sys.argv.index("--checkout") + 1 if "--checkout" in sys.argv else None
+CHECKOUT = os.path.abspath(sys.argv[_at]) if _at and _at < len(sys.argv) else ROOT
+sys.path[:0] = [CHECKOUT, os.path.join(CHECKOUT, "tests")]
+
+from bpe import loading  # noqa: E402
+from bpe.formats.hf.bytelevel import bytes_to_unicode  # noqa: E402
+from helpers.hostile_parts import html_vocab  # noqa: E402
+
+KINDS = ("unigram", "metaspace", "wordpiece", "bpe", "bytelevel")
+
+
+def document(kind, n):
+    """A tokenizer.json (bytes) of n pieces of the kind, the HTML-shaped pieces of
+    html_vocab (unigram as it is; the others' vocabs made of the same strings)."""
+    doc = json.loads(html_vocab(n))
+    pieces = [p for p, _ in doc["model"]["vocab"]]
+    if kind == "unigram":
+        return json.dumps(doc).encode()
+    if kind == "metaspace":  # the same, with T5's Metaspace pre-tokenizer and decoder
+        metaspace = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always",
+                     "split": True}
+        doc["pre_tokenizer"], doc["decoder"] = metaspace, dict(metaspace)
+        return json.dumps(doc).encode()
+    if kind == "wordpiece":
+        doc["model"] = {"type": "WordPiece", "unk_token": "<unk>",
+                        "continuing_subword_prefix": "##",
+                        "max_input_chars_per_word": 100,
+                        "vocab": {p: i for i, p in enumerate(pieces)}}
+        doc["pre_tokenizer"] = {"type": "Whitespace"}
+        return json.dumps(doc).encode()
+    # BPE: every character of the pieces a token, no merges (the pieces are its vocab)
+    chars = sorted({ch for p in pieces for ch in p} - set(pieces))
+    vocab = {p: i for i, p in enumerate(pieces + chars)}
+    if kind == "bpe":
+        doc["model"] = {"type": "BPE", "unk_token": "<unk>", "vocab": vocab, "merges": []}
+        return json.dumps(doc).encode()
+    # byte-level: the 256 byte characters, then the pieces as byte-level strings
+    chars = bytes_to_unicode()
+    byte_chars = [chars[b] for b in range(256)]
+    level = [p for p in ("".join(chars[b] for b in p.encode()) for p in pieces)
+             if p not in set(byte_chars)]
+    doc["model"] = {"type": "BPE", "vocab": {p: i for i, p in enumerate(byte_chars + level)},
+                    "merges": []}
+    doc["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                            "use_regex": True}
+    doc["decoder"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                      "use_regex": True}
+    return json.dumps(doc).encode()
+
+
+def measure(kind, n):
+    data = document(kind, n)
+    cpu = time.process_time()
+    loading.load_hf_bytes(data, f"{kind}.json")  # the load's CPU without tracemalloc's cost
+    untraced = time.process_time() - cpu
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    cpu = time.process_time()
+    tok = loading.load_hf_bytes(data, f"{kind}.json")
+    cpu = time.process_time() - cpu
+    live, peak = tracemalloc.get_traced_memory()
+    tok.decode(range(min(1000, n)))  # what a first decode keeps (a decoder's token strings)
+    used = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    ids = [idx for idx in range(tok.n_vocab) if idx in tok.vocab][:n]
+    ids = (ids * (100_000 // max(1, len(ids)) + 1))[:100_000]
+    best = []
+    for _ in range(3):
+        t = time.process_time()
+        tok.decode(ids)
+        best.append(time.process_time() - t)
+    t = time.process_time()
+    tok.decode_tokens_bytes(ids)
+    tokens_cpu = time.process_time() - t
+    return {"kind": kind, "pieces": n, "file_bytes": len(data), "load_cpu_s": round(untraced, 3),
+            "load_cpu_traced_s": round(cpu, 3),
+            "live_B_per_piece": round((live - start) / n),
+            "peak_B_per_piece": round((peak - start) / n),
+            "live_after_a_decode_B_per_piece": round((used - start) / n),
+            "maxrss_MB": round(rss / 2**20, 1), "decode_100k_cpu_ms": round(min(best) * 1000, 1),
+            "decode_tokens_bytes_100k_cpu_ms": round(tokens_cpu * 1000, 1)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
+    parser.add_argument("--pieces", type=int, default=100_000)
+    parser.add_argument("--checkout", default=ROOT, help="the checkout whose bpe is measured "
+                        "(default: this one)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child, args.pieces)))
+        return
+    for kind in args.kinds:
+        out = subprocess.run([sys.executable, __file__, "--child", kind, "--pieces",
+                              str(args.pieces), "--checkout", args.checkout],
+                             capture_output=True, text=True, check=True)
+        row = json.loads(out.stdout)
+        print(json.dumps({"checkout": os.path.basename(args.checkout.rstrip("/")), **row}),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
