@@ -77,7 +77,7 @@ def content_digest(tok):
     # them on first use (slow, and a ValueError for Llama 3's ranks): so it is left out
     merges = None if getattr(tok, "ranks", None) is not None else getattr(tok, "merges", None)
     content = (type(tok).__qualname__, tok.pattern, tok.special_tokens, tok.vocab, merges,
-               getattr(tok, "document_json", None))
+               getattr(tok, "document_zlib", None))  # the file, as kept: not inflated per digest
     digest = _Sha256Writer()
     pickler = pickle.Pickler(digest, protocol=5)
     # fast: no memo of every object pickled (issue 32: pickle.dumps of a 100,000-piece
