@@ -17,7 +17,7 @@ taylorswift.txt differs at token 7,767: 'ac'+'ter', -19.36347, against 'a'+'cter
 import dataclasses
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, example, given, settings, strategies as st
 from helpers.app import ROOT, read_corpus
 
 from bpe.formats import gguf, gguf_families
@@ -68,9 +68,12 @@ def differences(ours, theirs, texts):
 
 
 def tie(model, got, want):
-    if model.unk in got or model.unk in want:
+    # a character no piece covers is unk in both paths, at the same place, so only the
+    # pieces around it may differ, and their scores are what must tie (the fuzz found
+    # "Ⅻ" + 3 apostrophes + NUL: "'" + "''" against "''" + "'" before the unk)
+    if got.count(model.unk) != want.count(model.unk):
         return False
-    a, b = (sum(model.scores[idx] for idx in ids) for ids in (got, want))
+    a, b = (sum(model.scores[idx] for idx in ids if idx != model.unk) for ids in (got, want))
     return abs(a - b) <= 1e-5 * max(1.0, abs(a))
 
 
@@ -112,6 +115,7 @@ FUZZ = st.one_of(st.lists(ALPHABET, max_size=30).map("".join), st.text(max_size=
 
 @settings(max_examples=300, deadline=None)
 @given(text=FUZZ)
+@example(text="\u216b" + "'" * 3 + "\x00")  # a tie beside an unk (see tie)
 def test_fuzz(tokenizers, text):
     assert differences(*tokenizers, [text]) == []
 
