@@ -17,13 +17,10 @@ from viz.marks import tokens_row
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 
 TABLE_ROWS = 1000  # rows sent to the browser at once; the counts cover all matches
-
-def blank_missing(table):
-    """The table with missing values (a byte's merge, an unrecorded count) left blank
-    instead of drawn as a grey "None". A table with none is sent as it is: a Styler
-    renders every cell (3.6 MB for 1,000 rows of a visitor's vocabulary, issue 32) to blank
-    nothing."""
-    return table.style.format(na_rep="") if table.isna().to_numpy().any() else table
+# A missing merge or count is drawn as Streamlit's grey "None": Streamlit 1.67 draws a null
+# cell so whatever a pandas Styler's na_rep says (checked in Chromium), and a Styler renders
+# every cell it is given (3.6 MB for the 1,000 rows of a visitor's vocabulary, issue 32), so
+# the tables are sent without one, and the columns' help says what None means.
 
 
 def token_chips(tok, ids, key):
@@ -107,7 +104,7 @@ empty = vocab.empty_columns(frame)
 columns = [c for c in ("id", "token", "length", "hex", "pair", "merge", "count", "children",
                        "whole_chars") if c not in empty]
 event = st.dataframe(
-    blank_missing(shown[columns]), width="stretch",
+    shown[columns], width="stretch",
     hide_index=True, height=380, on_select="rerun", selection_mode="single-row",
     key="vocab_table",
     column_config={
@@ -116,10 +113,12 @@ event = st.dataframe(
         "length": st.column_config.NumberColumn("bytes", width="small"),
         "hex": st.column_config.TextColumn("hex", width="small"),
         "pair": st.column_config.TextColumn("merged from", width="medium"),
-        "merge": st.column_config.NumberColumn("merge k", help="Made by the k-th merge",
-                                               width="small"),
+        "merge": st.column_config.NumberColumn("merge k", help="Made by the k-th merge; None for "
+                                               "a byte or a special token, which no merge "
+                                               "made", width="small"),
         "count": st.column_config.NumberColumn("count", help="How often the pair occurred "
-                                               "when it was merged", width="small"),
+                                               "when it was merged; None where not recorded",
+                                               width="small"),
         "children": st.column_config.NumberColumn("built on it", width="small"),
         "whole_chars": st.column_config.CheckboxColumn("whole UTF-8", width="medium"),
     })
@@ -176,8 +175,8 @@ if detail is not None:
         st.write(f"**{len(children):,}** token{'s' if len(children) != 1 else ''} "
                  "built on top of it" + (":" if len(children) else "."))
         if len(children):
-            st.dataframe(blank_missing(vocab.with_text(tok, children.head(TABLE_ROWS))[
-                             [c for c in ("id", "token", "pair", "merge") if c not in empty]]),
+            st.dataframe(vocab.with_text(tok, children.head(TABLE_ROWS))[
+                             [c for c in ("id", "token", "pair", "merge") if c not in empty]],
                          hide_index=True, height=300)
 
 # ------------------------------------------------------------------ a sample text
@@ -193,9 +192,9 @@ widgets.figures(
      f"other {untouched / ordinary:.2%} it never touches."))
 if len(used) > TABLE_ROWS:
     st.caption(f"Showing the {TABLE_ROWS:,} most used of the {len(used):,} tokens.")
-st.dataframe(blank_missing(vocab.with_text(tok, used.head(TABLE_ROWS))[
+st.dataframe(vocab.with_text(tok, used.head(TABLE_ROWS))[
                  [c for c in ("id", "token", "uses", "pair", "merge", "whole_chars")
-                  if c not in empty]]),
+                  if c not in empty]],
              hide_index=True, height=300,
              column_config={"whole_chars": st.column_config.CheckboxColumn("whole UTF-8")})
 with said:
