@@ -2,6 +2,7 @@
 with the lab's API, pickles (the app's worker sends it to the page), round-trips text;
 bad arguments get a sentence before any work starts."""
 import pickle
+from collections.abc import Mapping
 
 import pytest
 
@@ -19,7 +20,11 @@ def test_every_method_trains_pickles_and_round_trips(method):
     texts = {"en": TEXT, "fr": "Bonjour le monde, encore et encore. " * 20} \
         if method == "parity" else [TEXT]
     tok = methods.train(method, texts, 400, **options(method))
-    assert tok.name and isinstance(tok.vocab, dict) and len(tok.vocab) <= 400 + 1
+    # a mapping id -> bytes: a dict, or for the tokenizer.json kinds a read-only PackedVocab
+    # (issue 32: one buffer, not a bytes object per piece) that reads as one
+    assert tok.name and isinstance(tok.vocab, Mapping) and len(tok.vocab) <= 400 + 1
+    assert all(isinstance(idx, int) and isinstance(token, bytes)
+               for idx, token in tok.vocab.items())
     twin = pickle.loads(pickle.dumps(tok))
     sample = "the lazy fox, 1234 times"
     assert twin.encode(sample) == tok.encode(sample)
