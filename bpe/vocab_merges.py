@@ -18,6 +18,8 @@ file (bpe.formats.gpt2 does) and does not train.
 >>> tok.encode("abcab<|end|>", allowed_special="all")
 [299, 300, 301]
 """
+from collections.abc import Mapping
+
 from . import budgets
 from .encode import apply_merges
 from .pretrained import Pretrained
@@ -76,7 +78,9 @@ class VocabMergesTokenizer(Pretrained, RegexTokenizer):
 
 def _checked_vocab(vocab, special_tokens):
     """(ordinary vocab id -> bytes, specials str -> id), within the budgets."""
-    if not isinstance(vocab, dict):
+    # any mapping: a tokenizer.json's vocab is a read-only PackedVocab (issue 32), and the
+    # ordinary ids below are copied into a dict of this tokenizer's own either way
+    if not isinstance(vocab, Mapping):
         raise TypeError("vocab must be a dict[int, bytes], e.g. {0: b'\\x00', ..., 256: b'th'}")
     if isinstance(special_tokens, str):
         raise TypeError("special_tokens must be a list of str, e.g. ['<|endoftext|>'], "

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from bpe import RegexTokenizer
+from bpe import RegexTokenizer, methods
 from bpe.formats.gpt2 import CHAR_TO_BYTE, token_text
 from bpe.vocab_merges import from_vocab_merges
 
@@ -150,3 +150,16 @@ def test_pretrained_refuses_train_and_model_save(tmp_path):
         tok.train("abc", 300)
     with pytest.raises(ValueError, match="tokenizer.json"):
         tok.save(str(tmp_path / "x"))
+
+
+def test_a_tokenizer_json_vocab_is_taken_as_it_is(taylorswift):
+    """A loaded tokenizer.json's vocab (a read-only mapping, not a dict) gives the same
+    tokenizer as the dict of its items."""
+    trained = methods.train("hf-bpe", [taylorswift[:20_000]], 400)
+    assert not isinstance(trained.vocab, dict)
+    merges = [(trained.vocab[a], trained.vocab[b]) for a, b in trained.merges]
+    text = taylorswift[20_000:24_000]
+    packed = from_vocab_merges(trained.vocab, merges)
+    plain = from_vocab_merges(dict(trained.vocab.items()), merges)
+    assert packed.encode_ordinary(text) == plain.encode_ordinary(text)
+    assert packed.vocab == plain.vocab
