@@ -59,35 +59,41 @@ class ByteLevelBPE:
         # merge made a part.
         internal = {table[b]: b for b in range(256)}  # token str -> canonical internal id
         self.canonical = list(range(256))  # internal id -> canonical internal id
+        self.out = list(self.byte_ids)  # internal id -> HF id (None: a byte the vocab lacks)
         pairs = []
+        # one C-level check per merge (a set's issuperset, string truthiness) rather than an
+        # all() over a generator: command-r's 254k merges spent seconds there
+        alphabet, canonical, out = _ALPHABET, self.canonical, self.out
         for k, merge in enumerate(merges):
             pair = merge.split(" ") if isinstance(merge, str) else merge
-            if not isinstance(pair, list) or len(pair) != 2 or not all(
-                    isinstance(p, str) and p for p in pair):
+            if not (isinstance(pair, list) and len(pair) == 2
+                    and isinstance(pair[0], str) and isinstance(pair[1], str)
+                    and pair[0] and pair[1]):
                 raise ValueError(f"merge {k} is {merge!r:.40}; expected 'left right' or "
                                  "[left, right]")
             made = pair[0] + pair[1]
-            if pair[0] not in vocab or pair[1] not in vocab or made not in vocab:
+            made_id = vocab.get(made)
+            if pair[0] not in vocab or pair[1] not in vocab or made_id is None:
                 raise ValueError(f"merge {k} {pair} uses or makes a token that is not in the "
                                  "vocab")
-            if not all(ch in self.inverse for ch in made):
+            if not alphabet.issuperset(made):
                 raise ValueError(f"merge {k} {pair} has characters outside the byte-level "
                                  "alphabet, so this is not a byte-level BPE")
-            self.canonical.append(internal.setdefault(made, 256 + k))
+            canonical.append(internal.setdefault(made, 256 + k))
+            out.append(made_id)
             pairs.append(pair)
         self.merges = {}  # (canonical id, canonical id) -> internal id
         for k, (left, right) in enumerate(pairs):  # a later duplicate pair wins, as there
             if left in internal and right in internal:  # else no merge can ever make it
                 self.merges[(internal[left], internal[right])] = 256 + k
         self.aliased = len(internal) < 256 + len(pairs)  # some token is made twice
-        # internal id -> HF id (None for a byte the vocab lacks)
-        self.out = self.byte_ids + [vocab[left + right] for left, right in pairs]
         # the model's tokens' bytes (not the file's added tokens'), packed once (issue 32:
         # a dict of bytes objects cost ~95 B a token): HFTokenizer's vocab is made of them,
         # and tokens() reads each token's length from them
-        self.pieces = PackedPieces((idx, self.token_bytes(token))
+        token_bytes = self.token_bytes
+        self.pieces = PackedPieces((idx, token_bytes(token))
                                    for token, idx in vocab.items() if idx not in added_ids)
-        self.added_lengths = {idx: len(self.token_bytes(token))
+        self.added_lengths = {idx: len(token_bytes(token))
                               for token, idx in vocab.items() if idx in added_ids}
 
     def is_ours(self):
@@ -102,8 +108,10 @@ class ByteLevelBPE:
 
     def token_bytes(self, token):
         """The bytes a vocab string stands for (UTF-8 of it if it is not byte-level)."""
-        if all(ch in self.inverse for ch in token):
-            return bytes(self.inverse[ch] for ch in token)
+        # each alphabet character stands for one byte: translated to the Latin-1
+        # character of that byte, the token's Latin-1 encoding is its bytes (C loops only)
+        if _ALPHABET.issuperset(token):
+            return token.translate(_TO_LATIN1).encode("latin-1")
         return token.encode("utf-8")
 
     def encode_bytes(self, text_bytes):
@@ -165,3 +173,5 @@ class ByteLevelBPE:
 
 
 _BYTE_CHARS = bytes_to_unicode()
+_ALPHABET = frozenset(_BYTE_CHARS.values())
+_TO_LATIN1 = {ord(ch): b for b, ch in _BYTE_CHARS.items()}  # str.translate: char -> byte's char
