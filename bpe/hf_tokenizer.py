@@ -16,10 +16,9 @@ string: WordPiece "##ing" -> b"ing", Metaspace "▁the" -> b" the", a byte-fallb
 "<0xE2>" -> b"\\xe2", a BPE end-of-word suffix dropped; an unknown token gives the unk
 token's own text (b"[UNK]"): the text it covered is token_spans' business.
 """
-import json
 import operator
 import zlib
-from itertools import chain, islice
+from itertools import chain
 
 from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
 from .basic import BasicTokenizer
@@ -27,6 +26,7 @@ from .decode import MAX_ID
 from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
 from .formats.hf.decoders import PostProcessor, byte_of
+from .formats.hf.document_text import compress_document, document_from_bytes
 from .formats.hf.models import BPE
 from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
 from .formats.hf.parts import flatten
@@ -352,58 +352,6 @@ class HFTokenizer(Pretrained, Tokenizer):
             self._token_strings = strings
             self._token_strings_for = id(self.vocab)
         return self._token_strings
-
-
-def document_bytes(document):
-    """A tokenizer.json dict as the UTF-8 bytes of json.dumps(document, ensure_ascii=False)
-    (what a download of it writes). subtle: a JSON file may hold a lone surrogate
-    ("\\ud800"), which strict UTF-8 refuses: surrogatepass keeps it, and
-    document_from_bytes reads it back."""
-    return json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass")
-
-
-def compress_document(document, slice_items=10_000):
-    """document_bytes(document), zlib-compressed at the fastest level, written a slice at a
-    time (json_chunks): no str or bytes of the whole text is made (issue 32: a 100,000-piece
-    file's text, UCS-2 once it holds a "▁", was 7 MB beside its parse at the load's peak)."""
-    packer, out = zlib.compressobj(1), []
-    for chunk in json_chunks(document, slice_items):
-        out.append(packer.compress(chunk.encode("utf-8", "surrogatepass")))
-    out.append(packer.flush())
-    return b"".join(out)
-
-
-def json_chunks(value, slice_items=10_000):
-    """json.dumps(value, ensure_ascii=False) in pieces whose concatenation is exactly it:
-    a list or dict of more than slice_items (>= 1) items is written slice_items at a time, a
-    smaller dict (str keys, as a parse gives) item by item, anything else whole.
-
-    >>> "".join(json_chunks({"a": [1, 2.5, "▁x"], "b": None}, slice_items=1))
-    '{"a": [1, 2.5, "▁x"], "b": null}'
-    """
-    if isinstance(value, (dict, list)) and len(value) > slice_items:
-        is_dict = isinstance(value, dict)
-        items = iter(value.items() if is_dict else value)
-        yield "{" if is_dict else "["
-        first = True
-        while part := list(islice(items, slice_items)):
-            text = json.dumps(dict(part) if is_dict else part, ensure_ascii=False)
-            yield text[1:-1] if first else ", " + text[1:-1]
-            first = False
-        yield "}" if is_dict else "]"
-    elif isinstance(value, dict) and value and all(type(key) is str for key in value):
-        yield "{"
-        for i, (key, item) in enumerate(value.items()):
-            yield (", " if i else "") + json.dumps(key, ensure_ascii=False) + ": "
-            yield from json_chunks(item, slice_items)
-        yield "}"
-    else:
-        yield json.dumps(value, ensure_ascii=False)
-
-
-def document_from_bytes(data):
-    """document_bytes' dict again (equal to the one it was given)."""
-    return json.loads(data.decode("utf-8", "surrogatepass"))
 
 
 def _metaspace_chars(document):

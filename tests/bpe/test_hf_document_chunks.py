@@ -1,4 +1,4 @@
-"""bpe.hf_tokenizer.compress_document writes a tokenizer.json's text a slice at a time
+"""bpe.formats.hf.document_text.compress_document writes a tokenizer.json's text a slice at a time
 (json_chunks) and zlib-compresses it: the text it keeps is exactly document_bytes' (what a
 download writes), on hypothesis fuzz with slices of every size, NaN and infinities, lone
 surrogates and non-str keys included; and a loaded file's kept text is the file's."""
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe.hf_tokenizer import compress_document, document_bytes, json_chunks
+from bpe.formats.hf.document_text import compress_document, document_bytes, json_chunks
 from bpe.loading import load_hf_bytes
 from helpers.hostile_parts import html_vocab
 from tests.bpe.test_hf_document_kept import values

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe.formats.hf.tokenizer_json import save_hf
-from bpe.hf_tokenizer import document_bytes, document_from_bytes
+from bpe.formats.hf.document_text import document_bytes, document_from_bytes
 from bpe.loading import load_bytes
 from helpers.hostile_parts import html_vocab
 
