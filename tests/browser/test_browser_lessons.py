@@ -3,27 +3,30 @@ the merges in the worker and its ids equal tiktoken's as you type, /evaluate's r
 (read back from its CSV download) has GPT-2's and GPT-4's rows. Screenshots of each at
 800 and 1400 px, light and dark, go to $TMPDIR/lab_screenshots (not the repository).
 
-Each page loads once per width, in light; its checks run there, then again after the tab
-is switched to dark (Streamlit follows the OS scheme live, helpers.app.switch_scheme), so
-every check still runs in both schemes without loading and typing four times. Each test
-also checks that its page fetched nothing from another machine."""
+Each page loads once, at 1400 px in light; its checks and its typing run there, then again
+after the tab is switched to dark (Streamlit follows the OS scheme live,
+helpers.app.switch_scheme), then at 800 px in dark and back in light (the window narrowed
+live: the page and its views follow the resize), so every check runs in all four looks
+without loading the page and running its server work twice. A fresh load at 800 px is
+tests/browser/test_browser_tokenize.py's. Each test also checks that its page fetched
+nothing from another machine."""
 import csv
 import io
 import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pytest
-from helpers.app import switch_scheme, until, wait_rendered
+from helpers.app import scheme_of, switch_scheme, until, wait_rendered
 
 from viz import why
 
 SHOTS = Path(tempfile.gettempdir()) / "lab_screenshots"
 
 
-def open_tab(browser, url, width=1400):
-    """(context, tab, the URL of every request the tab makes from its first load on)."""
-    context = browser.new_context(viewport={"width": width, "height": 1000},
+def open_tab(browser, url):
+    """(context, tab, the URL of every request the tab makes from its first load on): a
+    1400 px window in light."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000},
                                   color_scheme="light", accept_downloads=True)
     tab = context.new_page()
     urls = []
@@ -50,16 +53,30 @@ def shoot(tab, name, width):
     tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def shoot_both_schemes(tab, name, width, check):
-    """Screenshot NAME_light_WIDTH, switch the tab to dark, run check(tab) again there
-    and screenshot NAME_dark_WIDTH. Every token view must have followed to dark."""
-    shoot(tab, f"{name}_light_{width}", width)
-    switch_scheme(tab, "dark")
+def views_follow(tab, scheme):
+    """Every token view has repainted in scheme (they follow the media query's change
+    event, after the app's frame)."""
     views = tab.locator(".tv").count()
-    assert until(lambda: tab.locator(".tv.dark").count() == views), \
-        (tab.locator(".tv.dark").count(), views)
-    check(tab)
-    shoot(tab, f"{name}_dark_{width}", width)
+    want = views if scheme == "dark" else 0
+    assert until(lambda: tab.locator(".tv.dark").count() == want), \
+        (tab.locator(".tv.dark").count(), want)
+
+
+def shoot_every_look(tab, name, check):
+    """The page as loaded (1400 px, light) is screenshot NAME_light_1400; then the tab is
+    switched to dark, narrowed to 800 px and switched back to light, check(tab) running
+    again and a screenshot taken in each: NAME_dark_1400, NAME_dark_800, NAME_light_800."""
+    shoot(tab, f"{name}_light_1400", 1400)
+    for scheme, width in (("dark", 1400), ("dark", 800), ("light", 800)):
+        if width != tab.viewport_size["width"]:
+            # narrowed first, so shoot() measures the page's height at its new width
+            tab.set_viewport_size({"width": width, "height": 1000})
+            wait_rendered(tab)
+        if scheme != scheme_of(tab):
+            switch_scheme(tab, scheme)
+        views_follow(tab, scheme)
+        check(tab)
+        shoot(tab, f"{name}_{scheme}_{width}", width)
 
 
 def view_with_text(tab, text):
@@ -97,22 +114,19 @@ def why_sections_shown(tab, typed=None):
         assert until(lambda text=text: view_with_text(tab, text) >= 0), section.slug
 
 
-@pytest.mark.parametrize("width", [1400, 800])
-def test_why_sections_follow_typing(browser, app_url, cl100k, width):
-    context, tab, urls = open_tab(browser, app_url + "/why", width)
+def test_why_sections_follow_typing(browser, app_url, cl100k):
+    context, tab, urls = open_tab(browser, app_url + "/why")
     try:
         tab.locator(".tokens [data-ids]").first.wait_for(timeout=90_000)
         wait_rendered(tab)
         why_sections_shown(tab)
-        if width == 1400:
-            n = view_with_text(tab, why.SECTIONS[0].text)
-            type_into(tab, n, "blueberry")
-            want = cl100k.encode_ordinary("blueberry")
-            assert until(lambda: row_ids(tab, n, "GPT-4 (cl100k_base)") == want), \
-                row_ids(tab, n, "GPT-4 (cl100k_base)")
-            assert tab.locator(".tv textarea").nth(n).input_value() == "blueberry"
-        typed = "blueberry" if width == 1400 else None
-        shoot_both_schemes(tab, "why", width, lambda tab: why_sections_shown(tab, typed))
+        n = view_with_text(tab, why.SECTIONS[0].text)
+        type_into(tab, n, "blueberry")
+        want = cl100k.encode_ordinary("blueberry")
+        assert until(lambda: row_ids(tab, n, "GPT-4 (cl100k_base)") == want), \
+            row_ids(tab, n, "GPT-4 (cl100k_base)")
+        assert tab.locator(".tv textarea").nth(n).input_value() == "blueberry"
+        shoot_every_look(tab, "why", lambda tab: why_sections_shown(tab, "blueberry"))
         assert_stayed_on_this_machine(urls)
     finally:
         context.close()
@@ -124,24 +138,22 @@ def rebuild_shown(tab):
     assert tab.get_by_text("ids == tiktoken").count() == 1
 
 
-@pytest.mark.parametrize("width", [1400, 800])
-def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k, width):
-    context, tab, urls = open_tab(browser, app_url + "/rebuild_gpt4", width)
+def test_rebuild_recovers_and_equals_tiktoken(browser, app_url, cl100k):
+    context, tab, urls = open_tab(browser, app_url + "/rebuild_gpt4")
     try:
         tab.locator('[data-testid="stMetric"]', has_text="Merges recovered").wait_for(
             timeout=120_000)
         tab.locator(".tv .tokens [data-ids]").first.wait_for(timeout=60_000)
         wait_rendered(tab)
         rebuild_shown(tab)
-        if width == 1400:
-            text = "Rebuilt  merges: 1234567 🦙\n\tdone"
-            type_into(tab, 0, text)
-            want = cl100k.encode_ordinary(text)
-            assert until(lambda: row_ids(tab, 0, "Rebuilt") == want), row_ids(tab, 0, "Rebuilt")
-            wait_rendered(tab)
-            assert until(lambda: tab.get_by_text("ids == tiktoken").count() == 1)
-            assert tab.get_by_text("ids != tiktoken").count() == 0
-        shoot_both_schemes(tab, "rebuild_gpt4", width, rebuild_shown)
+        text = "Rebuilt  merges: 1234567 🦙\n\tdone"
+        type_into(tab, 0, text)
+        want = cl100k.encode_ordinary(text)
+        assert until(lambda: row_ids(tab, 0, "Rebuilt") == want), row_ids(tab, 0, "Rebuilt")
+        wait_rendered(tab)
+        assert until(lambda: tab.get_by_text("ids == tiktoken").count() == 1)
+        assert tab.get_by_text("ids != tiktoken").count() == 0
+        shoot_every_look(tab, "rebuild_gpt4", rebuild_shown)
         assert_stayed_on_this_machine(urls)
     finally:
         context.close()
@@ -151,30 +163,28 @@ def evaluate_charts_shown(tab):
     assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 2
 
 
-@pytest.mark.parametrize("width", [1400, 800])
-def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url, width):
-    context, tab, urls = open_tab(browser, app_url + "/evaluate", width)
+def test_evaluate_report_has_gpt2_and_gpt4_rows(browser, app_url):
+    context, tab, urls = open_tab(browser, app_url + "/evaluate")
     try:
         tab.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
         wait_rendered(tab)
         evaluate_charts_shown(tab)
-        if width == 1400:
-            upload = Path(tempfile.mkdtemp()) / "mine.txt"
-            upload.write_text("Hello 世界, my own file.\n", encoding="utf-8")
-            tab.locator('[data-testid="stMainBlockContainer"] input[type="file"]').set_input_files(
-                str(upload))
-            tab.get_by_text("mine.txt").first.wait_for(timeout=30_000)
-            wait_rendered(tab)
-            with tab.expect_download() as download:
-                tab.get_by_role("button", name="Download CSV").first.click()
-            rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
-            assert {r["tokenizer"] for r in rows} == {"GPT-4 (cl100k_base)",
-                                                      "GPT-2 (r50k_base)"}
-            assert sum(r["file"] == "total" for r in rows) == 2
-            mine = [r for r in rows if r["file"] == "file: mine.txt"]
-            # Hello, 世, 界, ",", my, own, file.: each Han character a word
-            assert len(mine) == 2 and all(r["words"] == "7" for r in mine)
-        shoot_both_schemes(tab, "evaluate", width, evaluate_charts_shown)
+        upload = Path(tempfile.mkdtemp()) / "mine.txt"
+        upload.write_text("Hello 世界, my own file.\n", encoding="utf-8")
+        tab.locator('[data-testid="stMainBlockContainer"] input[type="file"]').set_input_files(
+            str(upload))
+        tab.get_by_text("mine.txt").first.wait_for(timeout=30_000)
+        wait_rendered(tab)
+        with tab.expect_download() as download:
+            tab.get_by_role("button", name="Download CSV").first.click()
+        rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
+        assert {r["tokenizer"] for r in rows} == {"GPT-4 (cl100k_base)",
+                                                  "GPT-2 (r50k_base)"}
+        assert sum(r["file"] == "total" for r in rows) == 2
+        mine = [r for r in rows if r["file"] == "file: mine.txt"]
+        # Hello, 世, 界, ",", my, own, file.: each Han character a word
+        assert len(mine) == 2 and all(r["words"] == "7" for r in mine)
+        shoot_every_look(tab, "evaluate", evaluate_charts_shown)
         assert_stayed_on_this_machine(urls)
     finally:
         context.close()
