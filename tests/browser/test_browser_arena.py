@@ -1,9 +1,8 @@
 """Arena in real Chromium: four tokenizers stacked on a shipped sample, their ids read back
 from the page and checked against our tokenizers; all eight on the sample table.
-Screenshots: screenshots/arena_{light,dark}_{1400,800}.png, both schemes from one load
-per width."""
-import pytest
-from helpers.app import screenshot, switch_scheme, until, wait_rendered
+Screenshots: screenshots/arena_{light,dark}_{1400,800}.png, all four from one load (the
+window narrowed and the scheme switched live)."""
+from helpers.app import scheme_of, screenshot, switch_scheme, until, wait_rendered
 
 from bpe import reference
 
@@ -26,27 +25,29 @@ def lane_ids(tab, nth):
     return [int(i) for group in ids for i in group.split()]
 
 
-@pytest.mark.parametrize("width", [1400, 800])
-def test_four_tokenizers_stacked_and_screenshots(browser, app_url, width):
-    """Loaded once per width in light, then switched live to dark (helpers.app.switch_scheme):
-    the screenshot and the views' scheme are checked in each."""
-    context, tab = open_arena(browser, app_url, width)
+def test_four_tokenizers_stacked_and_screenshots(browser, app_url):
+    """Loaded once at 1400 px in light; the ids are checked there, then the page is shot
+    in light and dark (switched live, helpers.app.switch_scheme) at 1400 px, and again
+    after the window is narrowed live to 800 px: the views' scheme is checked in each."""
+    context, tab = open_arena(browser, app_url, 1400)
     try:
-        if width == 1400:  # the ids once: they do not depend on looks
-            text = tab.get_by_label("Text for every tokenizer", exact=True).input_value()
-            for nth, name in enumerate(FOUR):
-                tok = reference.load_reference(name)
-                assert lane_ids(tab, nth) == tok.encode(text, allowed_special="none")
-            assert tab.get_by_text("ids ==").count() >= 4
-            assert tab.get_by_text("ids !=").count() == 0
-            assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 1
-        tab.set_viewport_size({"width": width, "height": 4600})
+        text = tab.get_by_label("Text for every tokenizer", exact=True).input_value()
+        for nth, name in enumerate(FOUR):
+            tok = reference.load_reference(name)
+            assert lane_ids(tab, nth) == tok.encode(text, allowed_special="none")
+        assert tab.get_by_text("ids ==").count() >= 4
+        assert tab.get_by_text("ids !=").count() == 0
+        assert tab.locator('[data-testid="stVegaLiteChart"]').count() == 1
+        tab.set_viewport_size({"width": 1400, "height": 4600})
         tab.locator('[data-testid="stExpander"] summary', has_text="Llama 3").click()
         tab.locator('[data-testid="stExpander"] summary', has_text="Mistral Tekken").click()
         wait_rendered(tab)
-        for scheme in ("light", "dark"):
-            if scheme == "dark":
-                switch_scheme(tab, "dark")
+        for scheme, width in (("light", 1400), ("dark", 1400), ("dark", 800), ("light", 800)):
+            if width != tab.viewport_size["width"]:
+                tab.set_viewport_size({"width": width, "height": 4600})
+                wait_rendered(tab)
+            if scheme != scheme_of(tab):
+                switch_scheme(tab, scheme)
             tab.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
             assert tab.locator(".tokens").count() == 8  # 4 lanes + 4 chat renderings
             views = tab.locator(".tv").count()  # the lanes, the chats and the live boxes
