@@ -18,6 +18,7 @@ import weakref
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpe
 from bpe import reference
@@ -235,7 +236,7 @@ def load_uploads(uploads, *, pattern=None):
     vocab.json + merges.txt, known by content) making one. Returns (name, None) or (None,
     the error's message) for each, in upload order; one bad file does not stop the rest.
     Each file is read once, by bpe.loading.read_uploads."""
-    files = [(u.name, bytes(u.getvalue())) for u in uploads]
+    files = [(u.name, upload_bytes(u)) for u in uploads]
     full = room_for(sum(len(data) for _, data in files), len(files))
     if full:
         return [(None, full)] * len(files)
@@ -243,6 +244,22 @@ def load_uploads(uploads, *, pattern=None):
     return [(None, str(made)) if isinstance(made, ValueError) else _add_upload(made)
             for made in loading.read_uploads(files, unknown_pattern=pattern,
                                              before_build=_trial)]
+
+
+def upload_bytes(upload):
+    """An UploadedFile's bytes as Streamlit's upload manager holds them (its record, kept
+    while the uploader shows the file), not a copy. The UploadedFile a script receives is a
+    deep copy (Streamlit's register_widget deep-copies widget values, and BytesIO's
+    __setstate__ writes the bytes into a buffer of its own), so its getvalue() was a second
+    copy of the file, held by the session for as long as the tokenizer (issue 32: 3.5 MB of
+    a 3.6 MB tokenizer.json). Outside a script run, or once the manager no longer has the
+    file, the UploadedFile's own bytes are the same bytes, only not shared."""
+    ctx = get_script_run_ctx()
+    records = ctx.uploaded_file_mgr.get_files(ctx.session_id, [upload.file_id]) \
+        if ctx is not None and ctx.uploaded_file_mgr is not None else []
+    if records and len(records[0].data) == upload.size:
+        return records[0].data
+    return bytes(upload.getvalue())
 
 
 def held_upload_bytes():
