@@ -1,0 +1,96 @@
+"""bpe.formats.hf.piece_ids: a PieceIds reads exactly as the dict {piece: id} built the old
+way (d[piece] = idx in order, a later duplicate winning), on hypothesis' pieces with
+duplicates, empty strings, non-BMP characters and tables so full that probes collide; it
+pickles by its packed text (the table built again); the filter lets every piece through."""
+import pickle
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe.formats.hf import piece_ids
+from bpe.formats.hf.piece_ids import PieceIds
+
+# few letters, so pieces repeat; a non-BMP one, so the packed text is 4 bytes a character
+PIECE = st.text(alphabet=st.sampled_from("ab\u00e9\u2581\U0001f600"), max_size=4)
+
+
+def _old_dict(pieces, ids):
+    out = {}
+    for piece, idx in zip(pieces, ids):
+        out[piece] = idx
+    return out
+
+
+def _check(table, old, probes):
+    assert len(table) == len(old)
+    assert list(table) == list(old)  # first-occurrence order
+    assert list(table.items()) == list(old.items())  # with the later id
+    assert table == old and old == table and dict(table) == old
+    for key in list(old) + probes:
+        assert (key in table) == (key in old)
+        assert table.get(key) == old.get(key)
+        assert table.get(key, -7) == old.get(key, -7)
+        if key in old:
+            assert table[key] == old[key]
+            h = hash(key)
+            assert table.filter[h & table.mask]  # the filter never refuses a piece
+        else:
+            try:
+                table[key]
+            except KeyError:
+                pass
+            else:
+                raise AssertionError(f"{key!r} found")
+    by_id = {idx: piece for piece, idx in old.items()}
+    for idx in set(by_id) | {0, 1, 5, 10**6}:
+        assert table.piece(idx) == by_id.get(idx)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECE, max_size=40), st.lists(PIECE, max_size=10))
+def test_unigram_slots_read_as_the_old_dict(pieces, probes):
+    table = PieceIds(pieces)  # slot k is id k, as Unigram's list gives
+    old = _old_dict(pieces, range(len(pieces)))
+    _check(table, old, probes)
+    listed = table.pieces_by_id()
+    assert listed == [table.piece(idx) for idx in range(len(pieces))]
+    again = pickle.loads(pickle.dumps(table))
+    _check(again, old, probes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(PIECE, st.integers(0, 200), max_size=40), st.lists(PIECE, max_size=10),
+       st.booleans())
+def test_a_dict_vocab_reads_as_itself(vocab, probes, sparse):
+    # WordPiece/WordLevel: the file's dict, distinct pieces, ids in any order, dense or far apart
+    ids = [idx * 100_000 if sparse else idx for idx in vocab.values()]
+    old = dict(zip(vocab, ids))
+    if len(set(ids)) != len(ids):
+        return  # read_vocab refuses an id given twice before a table is made
+    table = PieceIds(list(old), list(old.values()))
+    _check(table, old, probes)
+    assert pickle.loads(pickle.dumps(table)) == old
+
+
+def test_a_full_table_probes_past_collisions(monkeypatch):
+    # every piece hashes into a table of 8 slots (7 pieces), so probes run long and wrap
+    pieces = ["", "a", "\U0001f600", "ab", "a", "ba", "b", "\U0001f600"]
+    table = PieceIds(pieces)
+    assert len(table.table) == 16 and len(table) == 6
+    _check(table, _old_dict(pieces, range(len(pieces))), ["c", "aa", "\U0001f600\U0001f600"])
+    # a table whose every key lands on one slot: the probe walks them all, in and out
+    monkeypatch.setattr(piece_ids, "hash", lambda s: 0, raising=False)
+    collide = PieceIds(pieces)
+    assert collide == _old_dict(pieces, range(len(pieces)))
+    assert collide.get("c") is None and collide.get("ba") == 5
+
+
+def test_keys_of_other_types_are_missing_and_unhashable_ones_refused():
+    table = PieceIds(["1", "a"])
+    assert 1 not in table and table.get(1) is None and table.get(b"a") is None
+    try:
+        [] in table
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("a list key is unhashable, as in a dict")
