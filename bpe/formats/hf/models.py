@@ -30,6 +30,12 @@ def read_vocab(vocab, kind):
     return vocab
 
 
+def packed_vocab(vocab):
+    """A checked {token: id} dict as a PieceIds (issue 32: no str or int object per piece
+    kept), in the dict's order."""
+    return PieceIds(list(vocab), vocab.values())
+
+
 def _unk(model, vocab, kind):
     unk = model.get("unk_token")
     if unk is None:
@@ -204,7 +210,8 @@ class WordPiece(Model):
     a word with no such cover, or longer than max_input_chars_per_word, is one unk."""
 
     def __init__(self, model):
-        self.vocab = read_vocab(model.get("vocab"), "WordPiece")
+        vocab = read_vocab(model.get("vocab"), "WordPiece")
+        self.vocab = packed_vocab(vocab)
         self.prefix = model.get("continuing_subword_prefix", "##") or ""
         self.max_chars = model.get("max_input_chars_per_word", 100)
         if not isinstance(self.max_chars, int):
@@ -212,10 +219,10 @@ class WordPiece(Model):
         self.unk_token = model.get("unk_token", "[UNK]")
         if isinstance(self.unk_token, str):
             check_unk_length(self.unk_token, "WordPiece")
-        self.longest = max((len(t) for t in self.vocab), default=0)
+        self.longest = max(map(len, vocab), default=0)
         # the lengths to look up at a word's start, and after it (without the prefix)
-        self.first = lengths_by_first(self.vocab)
-        self.next = lengths_by_first([t for t in self.vocab if t.startswith(self.prefix)],
+        self.first = lengths_by_first(vocab)
+        self.next = lengths_by_first([t for t in vocab if t.startswith(self.prefix)],
                                      len(self.prefix))
 
     def _unk(self, piece):
@@ -233,6 +240,8 @@ class WordPiece(Model):
         if n > self.max_chars:
             return self._unk(piece)
         vocab, prefix, out, start = self.vocab, self.prefix, [], 0
+        # the table's filter, read inline: most lengths looked up are no entry
+        filt, mask, find = vocab.filter, vocab.mask, vocab.slot
         work, budget = 0, WORK_FLOOR + WORK_PER_CHAR * n
         while start < n:
             table = self.first if start == 0 else self.next
@@ -242,8 +251,12 @@ class WordPiece(Model):
                     continue
                 work += length
                 sub = piece[start:end] if start == 0 else prefix + piece[start:end]
-                if sub in vocab:
-                    out.append((vocab[sub], start, end))
+                h = hash(sub)
+                if not filt[h & mask]:
+                    continue
+                k = find(sub, h)
+                if k >= 0:
+                    out.append((vocab.id_at(k), start, end))
                     break
             else:
                 return self._unk(piece)
@@ -257,7 +270,7 @@ class WordLevel(Model):
     """One id per piece: the piece's, else unk's."""
 
     def __init__(self, model):
-        self.vocab = read_vocab(model.get("vocab"), "WordLevel")
+        self.vocab = packed_vocab(read_vocab(model.get("vocab"), "WordLevel"))
         self.unk_token = model.get("unk_token", "<unk>")
 
     def tokens(self, piece):
