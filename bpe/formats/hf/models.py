@@ -324,6 +324,7 @@ class Unigram(Model):
         token_to_id, scores, unk = self.token_to_id, self.scores, self.unk
         # the table's filter, read inline: most substrings are no piece and stop at it
         filt, mask, find = token_to_id.filter, token_to_id.mask, token_to_id.slot
+        slot_ids = token_to_id.ids  # None: a slot is its id (the file's own list)
         work, budget = 0, WORK_FLOOR + WORK_PER_CHAR * n
         for i in range(n):
             here, single = score[i], False
@@ -335,9 +336,11 @@ class Unigram(Model):
                 h = hash(sub)
                 if not filt[h & mask]:
                     continue
-                idx = find(sub, h)  # the slot, which is the id here
+                idx = find(sub, h)
                 if idx < 0:
                     continue
+                if slot_ids is not None:
+                    idx = slot_ids[idx]
                 candidate = scores[idx] + here
                 end = i + length
                 if start[end] is None or candidate > score[end]:
