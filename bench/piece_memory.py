@@ -40,7 +40,7 @@ from bpe.formats.hf.bytelevel import bytes_to_unicode  # noqa: E402
 from helpers.hostile_parts import html_vocab  # noqa: E402
 
 CORPORA = "/work/shared/corpora"
-KINDS = ("unigram", "metaspace", "wordpiece", "bpe", "bytelevel")
+KINDS = ("unigram", "metaspace", "wordpiece", "wordlevel", "bpe", "bytelevel")
 
 
 def document(kind, n):
@@ -59,6 +59,11 @@ def document(kind, n):
         doc["model"] = {"type": "WordPiece", "unk_token": "<unk>",
                         "continuing_subword_prefix": "##",
                         "max_input_chars_per_word": 100,
+                        "vocab": {p: i for i, p in enumerate(pieces)}}
+        doc["pre_tokenizer"] = {"type": "Whitespace"}
+        return json.dumps(doc).encode()
+    if kind == "wordlevel":
+        doc["model"] = {"type": "WordLevel", "unk_token": "<unk>",
                         "vocab": {p: i for i, p in enumerate(pieces)}}
         doc["pre_tokenizer"] = {"type": "Whitespace"}
         return json.dumps(doc).encode()

@@ -14,9 +14,9 @@ from helpers.hostile_parts import html_vocab
 PIECES = 20_000  # enough for consume's difference to show
 BIG = 100_000    # the file (3.6 MB, 36 bytes a piece), for the bounds
 # Measured over the parse and the build of the 100,000-piece file (bench/piece_memory.py,
-# bench/results/piecemem.md, eighth round): 87 B/piece live after the load (the model's
-# PieceIds ~40: the packed text, an offset, its hash table and filter; a score 8, the
-# packed bytes and offset ~26, the kept JSON text zlib'd ~8); 254 at the peak with
+# bench/results/piecemem.md, eighth round): 83 B/piece live after the load (the model's
+# PieceIds ~36: the packed text, a 4-byte offset, its hash table and filter; a score 8, the
+# packed bytes and offset ~26, the kept JSON text zlib'd ~8); 250 at the peak with
 # consume=True, the parse's own lists and strs. main before (8302e71, a dict with a str and
 # an int per piece): 179 live, 284 at the peak, which both bounds refuse.
 LIVE_PER_PIECE = 100

@@ -39,8 +39,10 @@ class PieceIds(Mapping):
         """pieces: the strs in slot order (a list; a piece may repeat, the later slot wins);
         ids: their ids (an iterable of ints), or None when slot k is id k."""
         self.text = "".join(pieces)
-        self.offsets = array("q", accumulate(map(len, pieces), initial=0))
-        self.ids = None if ids is None else array("q", ids)
+        # 4 bytes each: a file's text is far below 4 GB and ids below 2**31 (budgets.MAX_ID
+        # is 10,000,000); past that array raises OverflowError rather than wrapping
+        self.offsets = array("I", accumulate(map(len, pieces), initial=0))
+        self.ids = None if ids is None else array("i", ids)
         if self.ids is not None and len(self.ids) != len(pieces):
             raise ValueError(f"{len(pieces)} pieces but {len(self.ids)} ids")
         self._build()
