@@ -1,7 +1,8 @@
 """bpe.formats.hf.piece_ids: a PieceIds reads exactly as the dict {piece: id} built the old
 way (d[piece] = idx in order, a later duplicate winning), on hypothesis' pieces with
 duplicates, empty strings, non-BMP characters and tables so full that probes collide; it
-pickles by its packed text (the table built again); the filter lets every piece through."""
+pickles by its packed text (the table built again); the filter lets every piece through;
+and decode reads the same strings from it as token_strings gives."""
 import pickle
 
 from hypothesis import given, settings
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 
 from bpe.formats.hf import piece_ids
 from bpe.formats.hf.piece_ids import PieceIds
+from bpe.hf_tokenizer import tokenizer_from_hf
 
 # few letters, so pieces repeat; a non-BMP one, so the packed text is 4 bytes a character
 PIECE = st.text(alphabet=st.sampled_from("ab\u00e9\u2581\U0001f600"), max_size=4)
@@ -94,3 +96,27 @@ def test_keys_of_other_types_are_missing_and_unhashable_ones_refused():
         pass
     else:
         raise AssertionError("a list key is unhashable, as in a dict")
+
+
+def test_decode_reads_the_same_strings_as_token_strings():
+    # a Unigram file with a duplicate piece (id 2 shadowed by id 5) and special tokens: decode
+    # reads the packed table by id, and must give what the old list from token_strings gave
+    pieces = ["<unk>", "\u2581a", "b", "\u2581ab", "<s>", "b", "\U0001f600"]
+    document = {"version": "1.0", "added_tokens": [
+        {"id": 4, "content": "<s>", "special": True, "single_word": False, "lstrip": False,
+         "rstrip": False, "normalized": False}],
+        "normalizer": None, "post_processor": None,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581",
+                          "prepend_scheme": "always", "split": True},
+        "decoder": {"type": "Metaspace", "replacement": "\u2581",
+                    "prepend_scheme": "always", "split": True},
+        "model": {"type": "Unigram", "unk_id": 0,
+                  "vocab": [[p, -1.0 - i] for i, p in enumerate(pieces)]}}
+    tok = tokenizer_from_hf(document)
+    strings = tok.token_strings()
+    assert 2 not in strings and strings[5] == "b" and strings[4] == "<s>"
+    known = [idx for idx in range(8) if idx in tok.vocab]
+    assert 2 not in known and 7 not in known
+    for ids in (known, known[::-1] * 3, [1, 4, 4, 6], [6, 5, 1]):
+        assert tok.decode(ids) == tok.decoder([strings[idx] for idx in ids])
+    assert tok.decode([1, 4, 2, 5]) == tok.decode([1, 4, 5])  # a shadowed id is skipped
