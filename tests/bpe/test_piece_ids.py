@@ -54,8 +54,8 @@ def test_unigram_slots_read_as_the_old_dict(pieces, probes):
     table = PieceIds(pieces)  # slot k is id k, as Unigram's list gives
     old = _old_dict(pieces, range(len(pieces)))
     _check(table, old, probes)
-    listed = table.pieces_by_id()
-    assert listed == [table.piece(idx) for idx in range(len(pieces))]
+    every = list(range(len(pieces))) * 2
+    assert table.strings(every) == [table.piece(idx) for idx in every]
     again = pickle.loads(pickle.dumps(table))
     _check(again, old, probes)
 
@@ -72,6 +72,8 @@ def test_a_dict_vocab_reads_as_itself(vocab, probes, sparse):
     table = PieceIds(list(old), list(old.values()))
     _check(table, old, probes)
     assert pickle.loads(pickle.dumps(table)) == old
+    asked = ids + [0, 1, 7, 10**6]
+    assert table.strings(asked) == [table.piece(idx) for idx in asked]
 
 
 def test_a_full_table_probes_past_collisions(monkeypatch):

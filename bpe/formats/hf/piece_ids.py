@@ -108,7 +108,7 @@ class PieceIds(Mapping):
 
     def _slot_of(self, key):
         h = hash(key)  # unhashable: the TypeError a dict gives
-        if type(key) is not str and not isinstance(key, str):
+        if not isinstance(key, str):
             return -1
         if not self.filter[h & self.mask]:
             return -1
@@ -182,25 +182,6 @@ class PieceIds(Mapping):
             return [self.piece(idx) for idx in ids]
         text, offsets = self.text, self.offsets
         return [text[offsets[k]:offsets[k + 1]] for k in slots]
-
-    def pieces_by_id(self):
-        """[piece(idx) for idx in range(top)] for dense ids, without a call per id: None
-        where no piece has the id. None itself when the ids are too sparse for a list."""
-        text, offsets = self.text, self.offsets
-        n = len(offsets) - 1
-        if self.by_id is None:
-            out = [text[offsets[k]:offsets[k + 1]] for k in range(n)]
-            top = n
-        elif isinstance(self.by_id, dict):
-            return None
-        else:
-            top = len(self.by_id)
-            out = [None] * top
-            for k, idx in enumerate(self.ids):
-                out[idx] = text[offsets[k]:offsets[k + 1]]
-        for k in self.shadowed:
-            out[k if self.ids is None else self.ids[k]] = None
-        return out
 
     def ids_by_slot(self):
         """Every slot's id (shadowed ones too), in slot order."""
