@@ -153,7 +153,8 @@ def trained(kind, folder):
 def measure_encode(kind, folder, chars):
     with open(os.path.join(CORPORA, "tinyshakespeare.txt"), encoding="utf-8") as f:
         text = f.read()[:chars]
-    tok = loading.load_hf_bytes(open(trained(kind, folder), "rb").read(), f"{kind}.json")
+    with open(trained(kind, folder), "rb") as f:
+        tok = loading.load_hf_bytes(f.read(), f"{kind}.json")
     best, ids = [], None
     for _ in range(3):
         t = time.process_time()
@@ -198,7 +199,7 @@ def main():
     for kind in ENCODE_KINDS if args.encode else args.kinds:
         out = subprocess.run([sys.executable, __file__, "--child", kind, "--pieces",
                               str(args.pieces), "--checkout", args.checkout, *extra],
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, check=False)
         if out.returncode:
             sys.exit(f"the {kind} child failed:\n{out.stderr}")
         row = json.loads(out.stdout)
