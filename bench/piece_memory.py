@@ -9,12 +9,19 @@ not get worse.
     .venv/bin/python bench/piece_memory.py --kinds unigram --pieces 20000
     .venv/bin/python bench/piece_memory.py --checkout /work/main   # main's bpe, to compare
 
-Each kind runs in its own child process (so one's leftovers cannot count in another's
+    .venv/bin/python bench/piece_memory.py --encode        # encode CPU, trained files
+    .venv/bin/python bench/piece_memory.py --encode --checkout /work/main
+
+--encode times encode (CPU, best of 3) of tinyshakespeare's first --chars characters with a
+T5-like Unigram (8,000 pieces, Metaspace) and a BERT-like WordPiece (30,000) that
+`tokenizers` trains on the whole corpus (kept in --files, so every checkout reads the same
+files). Each kind runs in its own child process (so one's leftovers cannot count in another's
 numbers). Prints one table row per kind. It measures; it asserts nothing (the counted
 bounds are tests/bpe/test_hf_load_memory.py's)."""
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -32,7 +39,8 @@ from bpe import loading  # noqa: E402
 from bpe.formats.hf.bytelevel import bytes_to_unicode  # noqa: E402
 from helpers.hostile_parts import html_vocab  # noqa: E402
 
-KINDS = ("unigram", "metaspace", "wordpiece", "bpe", "bytelevel")
+CORPORA = "/work/shared/corpora"
+KINDS = ("unigram", "metaspace", "wordpiece", "wordlevel", "bpe", "bytelevel")
 
 
 def document(kind, n):
@@ -51,6 +59,11 @@ def document(kind, n):
         doc["model"] = {"type": "WordPiece", "unk_token": "<unk>",
                         "continuing_subword_prefix": "##",
                         "max_input_chars_per_word": 100,
+                        "vocab": {p: i for i, p in enumerate(pieces)}}
+        doc["pre_tokenizer"] = {"type": "Whitespace"}
+        return json.dumps(doc).encode()
+    if kind == "wordlevel":
+        doc["model"] = {"type": "WordLevel", "unk_token": "<unk>",
                         "vocab": {p: i for i, p in enumerate(pieces)}}
         doc["pre_tokenizer"] = {"type": "Whitespace"}
         return json.dumps(doc).encode()
@@ -108,6 +121,61 @@ def measure(kind, n):
             "decode_tokens_bytes_100k_cpu_ms": round(tokens_cpu * 1000, 1)}
 
 
+ENCODE_KINDS = ("unigram_t5like", "wordpiece_bertlike")
+
+
+def trained(kind, folder):
+    """The path of a tokenizer.json `tokenizers` trained on tinyshakespeare (made once)."""
+    path = os.path.join(folder, f"{kind}.json")
+    if os.path.exists(path):
+        return path
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    with open(os.path.join(CORPORA, "tinyshakespeare.txt"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if kind == "unigram_t5like":
+        tok = Tokenizer(models.Unigram())
+        tok.normalizer = normalizers.NFKC()
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.UnigramTrainer(vocab_size=8000, special_tokens=["<unk>"],
+                                          unk_token="<unk>", show_progress=False)
+    else:
+        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.normalizer = normalizers.BertNormalizer()
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        trainer = trainers.WordPieceTrainer(vocab_size=30000, special_tokens=["[UNK]"],
+                                            show_progress=False)
+    tok.train_from_iterator(lines, trainer)
+    os.makedirs(folder, exist_ok=True)
+    tok.save(path)
+    return path
+
+
+def measure_encode(kind, folder, chars):
+    with open(os.path.join(CORPORA, "tinyshakespeare.txt"), encoding="utf-8") as f:
+        text = f.read()[:chars]
+    with open(trained(kind, folder), "rb") as f:
+        tok = loading.load_hf_bytes(f.read(), f"{kind}.json")
+    best, ids = [], None
+    for _ in range(3):
+        t = time.process_time()
+        ids = tok.encode(text)
+        best.append(time.process_time() - t)
+    # the model alone on every distinct word (encode caches words, so its time is mostly
+    # the pipeline's): the lookups this change touches
+    words = sorted(set(re.findall(r"\w+|[^\w\s]", text)))
+    if kind == "unigram_t5like":
+        words = ["\u2581" + w for w in words]
+    model = []
+    for _ in range(3):
+        t = time.process_time()
+        for word in words:
+            tok.model.tokens(word)
+        model.append(time.process_time() - t)
+    return {"kind": kind, "chars": chars, "tokens": len(ids), "pieces": len(tok.model.vocab),
+            "encode_cpu_s": round(min(best), 3), "distinct_words": len(words),
+            "model_tokens_cpu_s": round(min(model), 3)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -115,15 +183,25 @@ def main():
     parser.add_argument("--pieces", type=int, default=100_000)
     parser.add_argument("--checkout", default=ROOT, help="the checkout whose bpe is measured "
                         "(default: this one)")
+    parser.add_argument("--encode", action="store_true", help="time encode on trained "
+                        "Unigram and WordPiece files instead")
+    parser.add_argument("--chars", type=int, default=2_000_000)
+    parser.add_argument("--files", default="/tmp/piece_memory_files",
+                        help="where --encode keeps its trained files")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.child, args.pieces)))
+        row = measure_encode(args.child, args.files, args.chars) if args.encode else \
+            measure(args.child, args.pieces)
+        print(json.dumps(row))
         return
-    for kind in args.kinds:
+    extra = ["--encode", "--chars", str(args.chars), "--files", args.files] if args.encode else []
+    for kind in ENCODE_KINDS if args.encode else args.kinds:
         out = subprocess.run([sys.executable, __file__, "--child", kind, "--pieces",
-                              str(args.pieces), "--checkout", args.checkout],
-                             capture_output=True, text=True, check=True)
+                              str(args.pieces), "--checkout", args.checkout, *extra],
+                             capture_output=True, text=True, check=False)
+        if out.returncode:
+            sys.exit(f"the {kind} child failed:\n{out.stderr}")
         row = json.loads(out.stdout)
         print(json.dumps({"checkout": os.path.basename(args.checkout.rstrip("/")), **row}),
               flush=True)

@@ -30,6 +30,7 @@ from .formats.hf.document_text import compress_document, document_from_bytes
 from .formats.hf.models import BPE
 from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
 from .formats.hf.parts import flatten
+from .formats.hf.piece_ids import PieceIds
 from .formats.hf.tokenizer_json import read_document
 from .pretrained import Pretrained
 from .regex import RegexTokenizer
@@ -311,10 +312,23 @@ class HFTokenizer(Pretrained, Tokenizer):
                 specials = set(self.special_tokens.values())
                 ids = [idx for idx in ids if idx not in specials]
             return Tokenizer.decode(self, ids, errors=errors)
-        strings = self._strings()
         if skip_special_tokens:
             ids = [idx for idx in ids if idx not in self.inverse_special_tokens]
-        return self.decoder([strings[idx] for idx in ids])
+        return self.decoder(self._strings_of(ids))
+
+    def _strings_of(self, ids):
+        """token_strings()[idx] for each of ids (this file's ids): from a packed model's
+        table itself with the special tokens on top (issue 32: a list of every piece's str,
+        6.6 MB for 100,000 pieces, was made on the first decode), else from _strings."""
+        pieces = getattr(self.model, "vocab", None)
+        if not isinstance(pieces, PieceIds):
+            strings = self._strings()
+            return [strings[idx] for idx in ids]
+        specials = self.inverse_special_tokens
+        if not specials or specials.keys().isdisjoint(ids):
+            return pieces.strings(ids)
+        piece = pieces.piece
+        return [specials[idx] if idx in specials else piece(idx) for idx in ids]
 
     def _known(self, ids):
         """The ids of this file's tokens among ids, in order (tokenizers' decode skips the

@@ -26,6 +26,7 @@ import base64
 from .formats.hf.lookups import lengths_by_first
 from .formats.hf.models import Unigram
 from .formats.hf.parts import Normalizer
+from .formats.hf.piece_ids import PieceIds
 from .formats.hf.precompiled import Precompiled
 
 SPACE = "\u2581"  # llama.cpp's escaped space (escape_whitespaces is always on for t5)
@@ -115,13 +116,13 @@ class LlamaCppUnigram(Unigram):
     def __init__(self, tokens, scores, types, unk):
         super().__init__({"vocab": [[t, s] for t, s in zip(tokens, scores)], "unk_id": unk})
         matched = (1, 4, 5)  # normal, user-defined, unused: what llama.cpp's trie holds
-        self.token_to_id = {t: i for i, (t, kind) in enumerate(zip(tokens, types))
-                            if kind in matched}
+        kept = [i for i, kind in enumerate(types) if kind in matched]
+        pieces = [tokens[i] for i in kept]
+        self.token_to_id = PieceIds(pieces, kept)  # a later duplicate wins, as a dict's
         self.scores = [0.0 if kind == 4 else float(s) for s, kind in zip(scores, types)]
         normal = [s for s, kind in zip(scores, types) if kind == 1]
         self.unk_score = min(normal, default=0.0) - UNK_PENALTY
-        self.lengths = {ch: lengths[::-1]
-                        for ch, lengths in lengths_by_first(self.token_to_id).items()}
+        self.lengths = {ch: lengths[::-1] for ch, lengths in lengths_by_first(pieces).items()}
 
     def tokens(self, piece):
         # by the path's own node: an unknown run whose text is also a piece stays unknown

@@ -14,12 +14,13 @@ from helpers.hostile_parts import html_vocab
 PIECES = 20_000  # enough for consume's difference to show
 BIG = 100_000    # the file (3.6 MB, 36 bytes a piece), for the bounds
 # Measured over the parse and the build of the 100,000-piece file (bench/piece_memory.py,
-# bench/results/piecemem.md): 177 B/piece live after the load (piece str 66, the model's
-# dict entry and its id as an int, a score 8, the packed bytes and offset ~26, the kept
-# JSON text zlib'd ~8); 284 at the peak with consume=True. main before (96f9622, the
-# sixth round's dicts): 282 live, 377 at the peak, which these bounds refuse.
-LIVE_PER_PIECE = 200
-PEAK_PER_PIECE = 320
+# bench/results/piecemem.md, eighth round): 83 B/piece live after the load (the model's
+# PieceIds ~36: the packed text, a 4-byte offset, its hash table and filter; a score 8, the
+# packed bytes and offset ~26, the kept JSON text zlib'd ~8); 250 at the peak with
+# consume=True, the parse's own lists and strs. main before (8302e71, a dict with a str and
+# an int per piece): 179 live, 284 at the peak, which both bounds refuse.
+LIVE_PER_PIECE = 100
+PEAK_PER_PIECE = 275
 
 
 def _measured(data, consume, pieces=PIECES):

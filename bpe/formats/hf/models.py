@@ -13,6 +13,7 @@ from heapq import heapify, heappop, heappush
 
 from ... import budgets
 from .lookups import WORK_FLOOR, WORK_PER_CHAR, lengths_by_first, over_budget
+from .piece_ids import PieceIds
 
 
 def read_vocab(vocab, kind):
@@ -27,6 +28,12 @@ def read_vocab(vocab, kind):
                              "vocab")
         owners[idx] = token
     return vocab
+
+
+def packed_vocab(vocab):
+    """A checked {token: id} dict as a PieceIds (issue 32: no str or int object per piece
+    kept), in the dict's order."""
+    return PieceIds(list(vocab), vocab.values())
 
 
 def _unk(model, vocab, kind):
@@ -203,7 +210,8 @@ class WordPiece(Model):
     a word with no such cover, or longer than max_input_chars_per_word, is one unk."""
 
     def __init__(self, model):
-        self.vocab = read_vocab(model.get("vocab"), "WordPiece")
+        vocab = read_vocab(model.get("vocab"), "WordPiece")
+        self.vocab = packed_vocab(vocab)
         self.prefix = model.get("continuing_subword_prefix", "##") or ""
         self.max_chars = model.get("max_input_chars_per_word", 100)
         if not isinstance(self.max_chars, int):
@@ -211,10 +219,10 @@ class WordPiece(Model):
         self.unk_token = model.get("unk_token", "[UNK]")
         if isinstance(self.unk_token, str):
             check_unk_length(self.unk_token, "WordPiece")
-        self.longest = max((len(t) for t in self.vocab), default=0)
+        self.longest = max(map(len, vocab), default=0)
         # the lengths to look up at a word's start, and after it (without the prefix)
-        self.first = lengths_by_first(self.vocab)
-        self.next = lengths_by_first([t for t in self.vocab if t.startswith(self.prefix)],
+        self.first = lengths_by_first(vocab)
+        self.next = lengths_by_first([t for t in vocab if t.startswith(self.prefix)],
                                      len(self.prefix))
 
     def _unk(self, piece):
@@ -232,6 +240,8 @@ class WordPiece(Model):
         if n > self.max_chars:
             return self._unk(piece)
         vocab, prefix, out, start = self.vocab, self.prefix, [], 0
+        # the table's filter, read inline: most lengths looked up are no entry
+        filt, mask, find = vocab.filter, vocab.mask, vocab.slot
         work, budget = 0, WORK_FLOOR + WORK_PER_CHAR * n
         while start < n:
             table = self.first if start == 0 else self.next
@@ -241,8 +251,12 @@ class WordPiece(Model):
                     continue
                 work += length
                 sub = piece[start:end] if start == 0 else prefix + piece[start:end]
-                if sub in vocab:
-                    out.append((vocab[sub], start, end))
+                h = hash(sub)
+                if not filt[h & mask]:
+                    continue
+                k = find(sub, h)
+                if k >= 0:
+                    out.append((vocab.id_at(k), start, end))
                     break
             else:
                 return self._unk(piece)
@@ -256,7 +270,7 @@ class WordLevel(Model):
     """One id per piece: the piece's, else unk's."""
 
     def __init__(self, model):
-        self.vocab = read_vocab(model.get("vocab"), "WordLevel")
+        self.vocab = packed_vocab(read_vocab(model.get("vocab"), "WordLevel"))
         self.unk_token = model.get("unk_token", "<unk>")
 
     def tokens(self, piece):
@@ -281,17 +295,19 @@ class Unigram(Model):
 
     def __init__(self, model):
         vocab = budgets.expect(model.get("vocab"), list, 'the Unigram model\'s "vocab"')
-        self.token_to_id, self.scores = {}, array("d")
+        pieces, self.scores = [], array("d")
         for idx, entry in enumerate(vocab):
             if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
                     and isinstance(entry[1], (int, float)) and not isinstance(entry[1], bool)):
                 raise ValueError(f"Unigram vocab entry {idx} is {str(entry)[:40]}; expected "
                                  "[piece, score]")
             budgets.check_id(idx, f"Unigram vocab entry {idx}")
-            self.token_to_id[entry[0]] = idx  # a later duplicate wins, as there
+            pieces.append(entry[0])
             self.scores.append(float(entry[1]))
-        # one piece -> id dict under both names (100,000 pieces: 3.7 MB saved on upload)
-        self.vocab = self.token_to_id
+        # slot k is id k; a later duplicate wins, as there. Packed (issue 32: a dict with a
+        # str and an int per piece was 130 of a 100,000-piece file's 169 B a piece), and
+        # one table under both names
+        self.token_to_id = self.vocab = PieceIds(pieces)
         self.unk = model.get("unk_id")
         if self.unk is not None and not (isinstance(self.unk, int) and 0 <= self.unk < len(vocab)):
             raise ValueError(f"the Unigram model's unk_id {self.unk!r} is not an entry of its "
@@ -299,14 +315,16 @@ class Unigram(Model):
         self.byte_fallback = bool(model.get("byte_fallback"))
         self.unk_score = min(self.scores, default=math.inf) - UNK_PENALTY
         # first character -> the lengths of the pieces starting with it, shortest first
-        self.lengths = {ch: lengths[::-1]
-                        for ch, lengths in lengths_by_first(self.token_to_id).items()}
+        self.lengths = {ch: lengths[::-1] for ch, lengths in lengths_by_first(pieces).items()}
 
     def segment(self, s):
         """The best path as [(start, end, is_unk)] (unks fused)."""
         n = len(s)
         score, start, node = [0.0] * (n + 1), [None] * (n + 1), [0] * (n + 1)
         token_to_id, scores, unk = self.token_to_id, self.scores, self.unk
+        # the table's filter, read inline: most substrings are no piece and stop at it
+        filt, mask, find = token_to_id.filter, token_to_id.mask, token_to_id.slot
+        slot_ids = token_to_id.ids  # None: a slot is its id (the file's own list)
         work, budget = 0, WORK_FLOOR + WORK_PER_CHAR * n
         for i in range(n):
             here, single = score[i], False
@@ -314,9 +332,15 @@ class Unigram(Model):
                 if length > n - i:
                     break
                 work += length
-                idx = token_to_id.get(s[i:i + length])
-                if idx is None:
+                sub = s[i:i + length]
+                h = hash(sub)
+                if not filt[h & mask]:
                     continue
+                idx = find(sub, h)
+                if idx < 0:
+                    continue
+                if slot_ids is not None:
+                    idx = slot_ids[idx]
                 candidate = scores[idx] + here
                 end = i + length
                 if start[end] is None or candidate > score[end]:
