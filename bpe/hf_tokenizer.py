@@ -314,16 +314,20 @@ class HFTokenizer(Pretrained, Tokenizer):
             return Tokenizer.decode(self, ids, errors=errors)
         if skip_special_tokens:
             ids = [idx for idx in ids if idx not in self.inverse_special_tokens]
-        return self.decoder(self._strings_of(ids))
+        return self.decoder(self.token_strings_of(ids))
 
-    def _strings_of(self, ids):
-        """token_strings()[idx] for each of ids (this file's ids): from a packed model's
+    def token_strings_of(self, ids):
+        """token_strings().get(idx) for each of ids, without that dict: from a packed model's
         table itself with the special tokens on top (issue 32: a list of every piece's str,
-        6.6 MB for 100,000 pieces, was made on the first decode), else from _strings."""
+        6.6 MB for 100,000 pieces, was made on the first decode, and the view's hover card
+        kept an id -> str dict of them all), else from decode's kept list. None for an id
+        with no string."""
         pieces = getattr(self.model, "vocab", None)
         if not isinstance(pieces, PieceIds):
             strings = self._strings()
-            return [strings[idx] for idx in ids]
+            if isinstance(strings, dict):
+                return [strings.get(idx) for idx in ids]
+            return [strings[idx] if 0 <= idx < len(strings) else None for idx in ids]
         specials = self.inverse_special_tokens
         if not specials or specials.keys().isdisjoint(ids):
             return pieces.strings(ids)

@@ -300,35 +300,37 @@ def counts(text, ids):
 
 
 def vocab_pieces(tok):
-    """{id: the token as the tokenizer's vocabulary writes it}, or None when it writes
-    tokens as their bytes (ranks, minbpe): a tokenizer.json's own strings (token_strings),
-    a SentencePiece model's pieces (from its public model_proto). A huge piece (a 25 MB
-    unk_token) is cut, as in rows. lab.derived keeps one per tokenizer."""
-    if hasattr(tok, "token_strings"):
-        pieces = tok.token_strings()
-    elif getattr(tok, "model_proto", None):
-        import sentencepiece as spm  # third-party, and only a SentencePiece model has one
-        sp = spm.SentencePieceProcessor(model_proto=tok.model_proto)
-        pieces = {idx: sp.id_to_piece(idx) for idx in range(sp.get_piece_size())}
-    else:
+    """{id: the piece} of a SentencePiece model (from its public model_proto), or None for
+    any other tokenizer: a tokenizer.json gives its strings by id itself
+    (token_strings_of, read from its packed table: no dict of every piece), and ranks and
+    minbpe write tokens as their bytes. lab.derived keeps one per tokenizer."""
+    if hasattr(tok, "token_strings_of") or not getattr(tok, "model_proto", None):
         return None
-    return {idx: piece if len(piece) <= TOKEN_SHOW_BYTES else piece[:TOKEN_SHOW_BYTES] + "…"
-            for idx, piece in pieces.items()}
+    import sentencepiece as spm  # third-party, and only a SentencePiece model has one
+    sp = spm.SentencePieceProcessor(model_proto=tok.model_proto)
+    return {idx: sp.id_to_piece(idx) for idx in range(sp.get_piece_size())}
 
 
 def piece_strings(tok, ids, pieces=None):
     """Each token of ids as the tokenizer's vocabulary writes it (WordPiece "##ing",
     SentencePiece and Metaspace "▁the", byte-level "Ġthe"), for the hover card; None when
     the vocabulary has no strings of its own (its tokens are bytes: GPT-4's ranks, minbpe).
-    An id the vocabulary lacks gives "". U+0003 becomes "␃" (the view's wire format joins
-    strings with it). pieces: vocab_pieces(tok) when the caller keeps it (lab.derived).
+    An id the vocabulary lacks gives "". A huge piece (a 25 MB unk_token) is cut, as in
+    rows. U+0003 becomes "␃" (the view's wire format joins strings with it). pieces:
+    vocab_pieces(tok) when the caller keeps it (lab.derived).
 
     >>> from bpe import BasicTokenizer
     >>> piece_strings(BasicTokenizer(), [104, 105]) is None
     True
     """
-    if pieces is None:
-        pieces = vocab_pieces(tok)
-    if pieces is None:
-        return None
-    return [pieces.get(idx, "").replace("\x03", "\u2403") for idx in ids]
+    if hasattr(tok, "token_strings_of"):
+        strings = tok.token_strings_of(ids)
+    else:
+        if pieces is None:
+            pieces = vocab_pieces(tok)
+        if pieces is None:
+            return None
+        strings = [pieces.get(idx) for idx in ids]
+    return [("" if piece is None else piece if len(piece) <= TOKEN_SHOW_BYTES
+             else piece[:TOKEN_SHOW_BYTES] + "…").replace("\x03", "\u2403")
+            for piece in strings]

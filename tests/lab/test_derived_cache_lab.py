@@ -9,14 +9,14 @@ import weakref
 
 import pytest
 
-from bpe import RanksTokenizer, RegexTokenizer, evaluate, load, methods
+from bpe import RanksTokenizer, RegexTokenizer, evaluate, load, methods, reference
 from bpe.formats.ranks import mergeable_ranks
 from bpe.replay import merge_parents
 from helpers.app import ROOT
 from lab import derived
 from lab.token_view import browser_vocab
 from lab.train import panels
-from viz.rows import vocab_pieces
+from viz.rows import piece_strings, vocab_pieces
 
 TEXT = "the cat sat on the mat, the lab " * 20
 
@@ -153,12 +153,17 @@ def test_a_ranks_tokenizer_is_keyed_without_recovering_its_merges():
 
 
 def test_the_hover_cards_pieces_follow_the_same_rule():
-    """The view's vocabulary strings (viz.rows.vocab_pieces) live in the one cache too:
-    built once per content and name, fresh for another tokenizer."""
-    assert derived.pieces(trained()) is None  # minbpe writes its tokens as bytes
+    """A SentencePiece model's vocabulary strings (viz.rows.vocab_pieces) live in the one
+    cache too, built once. A tokenizer.json keeps no such dict: its hover strings are read
+    by id from its own packed table (issue 32), and minbpe writes its tokens as bytes."""
+    assert derived.pieces(trained()) is None
     wordpiece = methods.train("wordpiece", [TEXT], 60)
-    pieces = derived.pieces(wordpiece)
-    assert pieces == vocab_pieces(wordpiece) and derived.pieces(wordpiece) is pieces
-    assert any(piece.startswith("##") for piece in pieces.values())
-    other = methods.train("wordpiece", ["a different corpus altogether " * 20], 60)
-    assert derived.pieces(other) is not pieces
+    assert derived.pieces(wordpiece) is None
+    ids = wordpiece.encode("the matt")  # mat ##t
+    shown = piece_strings(wordpiece, ids, derived.pieces(wordpiece))
+    assert shown == [wordpiece.token_strings()[idx] for idx in ids]
+    assert any(piece.startswith("##") for piece in shown)
+    mistral = reference.load_reference("mistral_v1")
+    pieces = derived.pieces(mistral)
+    assert pieces == vocab_pieces(mistral) and derived.pieces(mistral) is pieces
+    assert pieces[mistral.encode_ordinary(" world")[-1]] == "\u2581world"
