@@ -252,14 +252,13 @@ def upload_bytes(upload):
     deep copy (Streamlit's register_widget deep-copies widget values, and BytesIO's
     __setstate__ writes the bytes into a buffer of its own), so its getvalue() was a second
     copy of the file, held by the session for as long as the tokenizer (issue 32: 3.5 MB of
-    a 3.6 MB tokenizer.json). Outside a script run, or once the manager no longer has the
-    file, the UploadedFile's own bytes are the same bytes, only not shared."""
-    ctx = get_script_run_ctx()
-    records = ctx.uploaded_file_mgr.get_files(ctx.session_id, [upload.file_id]) \
-        if ctx is not None and ctx.uploaded_file_mgr is not None else []
-    if records and len(records[0].data) == upload.size:
-        return records[0].data
-    return bytes(upload.getvalue())
+    a 3.6 MB tokenizer.json). Outside a script run, once the manager no longer has the file,
+    or for an upload that is no UploadedFile (a file-like with name and getvalue, as the
+    lesson pages hand over), its own bytes are the same bytes, only not shared."""
+    ctx, file_id = get_script_run_ctx(), getattr(upload, "file_id", None)
+    records = ctx.uploaded_file_mgr.get_files(ctx.session_id, [file_id]) \
+        if None not in (ctx, file_id) and ctx.uploaded_file_mgr is not None else []
+    return records[0].data if records else bytes(upload.getvalue())
 
 
 def held_upload_bytes():
