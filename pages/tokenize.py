@@ -34,7 +34,7 @@ from lab.token_view import (
 )
 from viz.marks import spans_holding
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
-from viz.rows import VIEW_TOKEN_LIMIT, counts, piece_strings, view_row
+from viz.rows import VIEW_TOKEN_LIMIT, box_row, counts, piece_strings, view_row
 from viz.tokens import parse_ids
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
@@ -173,9 +173,10 @@ def page():
         elif ids is not None and checks_only:
             rows = [ids_only_row(ids)]
         elif ids is not None:
-            row = once("row", (run, whitespace), lambda: view_row(
-                tok.decode_tokens_bytes(ids), ids, whitespace=whitespace))
-            rows = [dict(row, color_by="id" if by_id else "position",  # its text: the box's
+            row = once("row", (run, whitespace), lambda: box_row(
+                tok.decode_tokens_bytes(ids), ids, text, whitespace=whitespace))
+            # its text: the box's, unless the tokens cover other bytes (box_row)
+            rows = [dict(row, color_by="id" if by_id else "position",
                          **unknown_marks(tok, row))]
             # the vocabulary's own strings ("##ing", "▁the"), for the hover card
             pieces = once("pieces", run, lambda: piece_strings(tok, ids, derived.pieces(tok)))

@@ -12,7 +12,7 @@ each span starts in the text; these functions read that from the row. No streaml
 """
 from itertools import accumulate
 
-from viz.rows import view_row
+from viz.rows import covered_text, view_row
 
 
 def span_token_starts(row):
@@ -44,11 +44,6 @@ def tokens_row(tok, ids, *, whitespace="markers", **keys):
     (['h', '·'], 'h ', 'raw bytes')
     """
     token_bytes = tok.decode_tokens_bytes(ids)
-    row = view_row(token_bytes, ids, whitespace=whitespace)
-    joined = b"".join(token_bytes)
-    try:
-        row["text"] = joined.decode("utf-8")
-    except UnicodeDecodeError:
-        row["hex"] = joined.hex()
+    row = covered_text(view_row(token_bytes, ids, whitespace=whitespace), b"".join(token_bytes))
     row.update(keys)
     return row

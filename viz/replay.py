@@ -14,7 +14,7 @@ import pandas as pd
 
 from bpe.replay import merge_applications, split_below
 from viz.marks import spans_holding, tokens_row
-from viz.rows import view_row
+from viz.rows import covered_text, view_row
 from viz.tree import dropped_note, merged_vocab
 from viz.vocab import visible
 
@@ -67,12 +67,7 @@ def step_row(tok, ids):
         return tokens_row(tok, ids, color_by="id")
     vocab = merged_vocab(tok)
     token_bytes = [vocab[idx] for idx in ids]
-    row = view_row(token_bytes, ids, whitespace="markers")
-    joined = b"".join(token_bytes)
-    try:
-        row["text"] = joined.decode("utf-8")
-    except UnicodeDecodeError:
-        row["hex"] = joined.hex()
+    row = covered_text(view_row(token_bytes, ids, whitespace="markers"), b"".join(token_bytes))
     row["color_by"] = "id"
     return row
 

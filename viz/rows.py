@@ -299,6 +299,43 @@ def counts(text, ids):
              "Higher is better compression."]]
 
 
+def covered_text(row, joined):
+    """row with the bytes its tokens cover, for the hover card's text, offsets and hex:
+    "text" when they are UTF-8, else "hex". Returns row.
+
+    >>> covered_text({}, b"h\\xff")
+    {'hex': '68ff'}
+    """
+    try:
+        row["text"] = joined.decode("utf-8")
+    except UnicodeDecodeError:
+        row["hex"] = joined.hex()
+    return row
+
+
+def box_row(token_bytes, ids, text, *, whitespace=None):
+    """view_row of the ids a box's text encodes to. The hover card reads the box's text
+    at the tokens' byte offsets, so where the tokens cover other bytes than the text (a
+    Metaspace tokenizer.json's "▁" before the first word, a normalizer's changes) the row
+    carries its own (covered_text); else nothing more is sent. Not when a token is over
+    TOKEN_SHOW_BYTES: view_row then cuts the long tokens, and their whole bytes (200 unk
+    tokens of a 2 MB unk_token: 400 MB) must not be sent beside.
+
+    >>> "text" in box_row([b"h", b"i"], [104, 105], "hi")
+    False
+    >>> box_row([b" h", b"i"], [1, 105], "hi")["text"]
+    ' hi'
+    """
+    token_bytes = list(token_bytes)
+    row = view_row(token_bytes, ids, whitespace=whitespace)
+    if max(map(len, token_bytes), default=0) > TOKEN_SHOW_BYTES:
+        return row
+    joined = b"".join(token_bytes)
+    if joined != text.encode("utf-8", "surrogatepass"):
+        covered_text(row, joined)
+    return row
+
+
 def vocab_pieces(tok):
     """{id: the piece} of a SentencePiece model (from its public model_proto), or None for
     any other tokenizer: a tokenizer.json gives its strings by id itself

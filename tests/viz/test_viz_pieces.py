@@ -42,3 +42,30 @@ def test_the_wire_separator_never_reaches_the_view():
             return [{0: "a\x03b"}.get(idx) for idx in ids]
 
     assert piece_strings(Odd(), [0, 1]) == ["a\u2403b", ""]
+
+
+def test_the_hover_card_reads_each_tokens_own_bytes_when_they_are_not_the_texts():
+    """A Metaspace tokenizer.json writes "▁" before the first word, so its tokens cover one
+    byte more than the box holds: the card, which reads the row's text (else the box's) at
+    the tokens' byte offsets, showed each token's right-hand neighbour ("e" for "t" in
+    "Byte"). box_row gives such a row its own text; GPT-4's rows send nothing more."""
+    pytest.importorskip("tokenizers")
+    import bpe
+    from helpers.hf_families import unigram_metaspace
+    from viz.rows import box_row
+    tok = bpe.load_bytes(unigram_metaspace().to_str().encode(), "tokenizer.json")
+    text = "Byte pair encoding"
+    ids = tok.encode(text)
+    token_bytes = tok.decode_tokens_bytes(ids)
+    row = box_row(token_bytes, ids, text)
+    read = row.get("text", text).encode()  # what the card reads
+    offsets = [sum(row["nb"][:k]) for k in range(len(ids) + 1)]
+    assert [read[a:b] for a, b in zip(offsets, offsets[1:])] == token_bytes
+    assert read != text.encode()  # the premise: the tokens' bytes are not the text's
+
+
+def test_a_row_whose_tokens_are_the_text_sends_no_second_copy(gpt4):
+    from viz.rows import box_row
+    text = "Byte pair encoding"
+    ids = gpt4.encode(text)
+    assert "text" not in box_row(gpt4.decode_tokens_bytes(ids), ids, text)
