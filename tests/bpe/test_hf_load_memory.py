@@ -10,6 +10,7 @@ import pytest
 from bpe import budgets
 from bpe.hf_tokenizer import tokenizer_from_hf
 from helpers.hostile_parts import html_vocab
+from helpers.hf_documents import metaspace_unigram
 
 PIECES = 20_000  # enough for consume's difference to show
 BIG = 100_000    # the file (3.6 MB, 36 bytes a piece), for the bounds
@@ -63,18 +64,7 @@ def test_consume_lowers_the_peak_and_only_when_asked_empties_the_parse():
 @pytest.mark.parametrize("consume", [False, True])
 def test_the_vocab_is_the_pieces_bytes_through_special_token_changes(consume):
     pieces = ["<unk>", "\u2581a", "b", "\u2581ab", "<s>", "</s>"]
-    document = {"version": "1.0", "added_tokens": [
-        {"id": 4, "content": "<s>", "special": True, "single_word": False, "lstrip": False,
-         "rstrip": False, "normalized": False},
-        {"id": 5, "content": "</s>", "special": True, "single_word": False, "lstrip": False,
-         "rstrip": False, "normalized": False}],
-        "normalizer": None, "post_processor": None,
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581",
-                          "prepend_scheme": "always", "split": True},
-        "decoder": {"type": "Metaspace", "replacement": "\u2581",
-                    "prepend_scheme": "always", "split": True},
-        "model": {"type": "Unigram", "unk_id": 0,
-                  "vocab": [[p, -1.0 - i] for i, p in enumerate(pieces)]}}
+    document = metaspace_unigram(pieces, [(4, "<s>"), (5, "</s>")])
     tok = tokenizer_from_hf(document, consume=consume)
     # computed here from the pieces, not by the tokenizer's own build
     plain = {i: p.replace("\u2581", " ").encode() for i, p in enumerate(pieces[:4])}

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from bpe.formats.hf import piece_ids
 from bpe.formats.hf.piece_ids import PieceIds
 from bpe.hf_tokenizer import tokenizer_from_hf
+from helpers.hf_documents import metaspace_unigram
 
 # few letters, so pieces repeat; a non-BMP one, so the packed text is 4 bytes a character
 PIECE = st.text(alphabet=st.sampled_from("ab\u00e9\u2581\U0001f600"), max_size=4)
@@ -97,16 +98,7 @@ def test_decode_reads_the_same_strings_as_token_strings():
     # a Unigram file with a duplicate piece (id 2 shadowed by id 5) and special tokens: decode
     # reads the packed table by id, and must give what the old list from token_strings gave
     pieces = ["<unk>", "\u2581a", "b", "\u2581ab", "<s>", "b", "\U0001f600"]
-    document = {"version": "1.0", "added_tokens": [
-        {"id": 4, "content": "<s>", "special": True, "single_word": False, "lstrip": False,
-         "rstrip": False, "normalized": False}],
-        "normalizer": None, "post_processor": None,
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581",
-                          "prepend_scheme": "always", "split": True},
-        "decoder": {"type": "Metaspace", "replacement": "\u2581",
-                    "prepend_scheme": "always", "split": True},
-        "model": {"type": "Unigram", "unk_id": 0,
-                  "vocab": [[p, -1.0 - i] for i, p in enumerate(pieces)]}}
+    document = metaspace_unigram(pieces, [(4, "<s>")])
     tok = tokenizer_from_hf(document)
     strings = tok.token_strings()
     assert 2 not in strings and strings[5] == "b" and strings[4] == "<s>"
