@@ -34,6 +34,11 @@ PATTERN_BUDGET = 50_000      # units of compiled program (~250 bytes each at mos
 # error arrives later in wall time (measured: a 2 s limit ended after 11 s at load 20)
 MATCH_SECONDS = 1.0          # CPU seconds for one findall over a text of up to 1 MB
 MATCH_SECONDS_PER_MB = 1.0   # and this much more per MB (a sane pattern runs at >10 MB/s)
+# and a pass of a file's steps this much more per MB of text: its steps are Python loops over
+# the pieces (a Sequence of WhitespaceSplit, Punctuation and Digits took 3.9 s of CPU on 1.1
+# MB of Shakespeare on a busy 2-core machine, where the pass's budget was 2.2 s, and was
+# stopped as if it backtracked); backtracking blows up on tens of characters, not per MB
+STEPS_SECONDS_PER_MB = 4.0
 
 _PRESET_HINT = "or pick a preset (gpt2, gpt4, gpt4o)"
 _QUANTIFIER = re.compile(r"\{(\d*)(?:,(\d*))?\}")
@@ -375,12 +380,13 @@ def runaway(pattern, seconds, n_chars, what="split pattern"):
 def steps_seconds(n_chars):
     """The time every limited match of one pass of a file's steps (a normalizer or
     pre-tokenizer Sequence, a decoder) may take together over a text of n_chars: twice one
-    match's, as honest steps each run far below it (>10 MB/s) and a file has few of them.
+    match's, as honest steps each run far below it (>10 MB/s) and a file has few of them,
+    plus STEPS_SECONDS_PER_MB for each MB, as the steps' own Python runs inside the budget too.
 
-    >>> steps_seconds(100)
-    2.0
+    >>> steps_seconds(100), steps_seconds(1_000_000)
+    (2.0004, 6.0)
     """
-    return 2 * match_seconds(n_chars)
+    return 2 * match_seconds(n_chars) + STEPS_SECONDS_PER_MB * n_chars / 1_000_000
 
 
 def match_seconds(n_chars):
