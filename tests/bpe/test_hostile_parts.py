@@ -112,7 +112,8 @@ def test_an_honest_sequence_over_a_megabyte_stays_within_its_pass_budget():
     """The pass's budget also covers the steps' own Python, which grows with the text: a
     Sequence of WhitespaceSplit, Punctuation and Digits over 1.1 MB of Shakespeare took 3.9 s
     of CPU on a busy 2-core machine, past the 2.2 s it had (no MB term then), and was stopped
-    as a pattern that "backtracks catastrophically". It must run in well under its budget."""
+    as a pattern that "backtracks catastrophically" (6.6 s inside the full suite on 2 cores).
+    It must run within its budget: no sentence, however busy the machine."""
     from bpe.formats.hf.pipeline import Pipeline
     from bpe.patterns import safety
     from helpers.app import read_corpus
@@ -124,7 +125,7 @@ def test_an_honest_sequence_over_a_megabyte_stays_within_its_pass_budget():
     pieces = pipeline.pre_tokenize(text)
     cpu = time.process_time() - start
     assert len(pieces) > 200_000
-    assert cpu < safety.steps_seconds(len(text)) / 1.5, (cpu, safety.steps_seconds(len(text)))
+    assert cpu < safety.steps_seconds(len(text)), (cpu, safety.steps_seconds(len(text)))
 
 # ------------------------------------------------------------------ templates
 @pytest.mark.parametrize("idx", [2 ** 70, -1, 10 ** 8])
