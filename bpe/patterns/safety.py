@@ -34,12 +34,10 @@ PATTERN_BUDGET = 50_000      # units of compiled program (~250 bytes each at mos
 # error arrives later in wall time (measured: a 2 s limit ended after 11 s at load 20)
 MATCH_SECONDS = 1.0          # CPU seconds for one findall over a text of up to 1 MB
 MATCH_SECONDS_PER_MB = 1.0   # and this much more per MB (a sane pattern runs at >10 MB/s)
-# and a pass of a file's steps this much more per MB of text: its steps are Python loops over
-# the pieces (a Sequence of WhitespaceSplit, Punctuation and Digits took 3.9 s of CPU on 1.1
-# MB of Shakespeare on a busy 2-core machine, 6.6 s inside the full test suite, where the
-# pass's budget was 2.2 s, and was stopped as if it backtracked); backtracking blows up on
-# tens of characters, not per MB. In the app a page run's action (lab.guard, 10 s) still
-# bounds everything inside it.
+# and a pass of a file's steps this much more per MB: the steps are Python loops over the
+# pieces (an honest 3-step Sequence took 3.9-6.6 s of CPU on 1.1 MB under load, and its
+# 2.2 s budget stopped it as if it backtracked); backtracking blows up on tens of
+# characters, not per MB. In the app lab.guard's 10 s page action still bounds it all.
 STEPS_SECONDS_PER_MB = 10.0
 
 _PRESET_HINT = "or pick a preset (gpt2, gpt4, gpt4o)"

@@ -304,9 +304,8 @@ class Unigram(Model):
             budgets.check_id(idx, f"Unigram vocab entry {idx}")
             pieces.append(entry[0])
             self.scores.append(float(entry[1]))
-        # slot k is id k; a later duplicate wins, as there. Packed (issue 32: a dict with a
-        # str and an int per piece was 130 of a 100,000-piece file's 169 B a piece), and
-        # one table under both names
+        # slot k is id k, a later duplicate wins (as there); packed, as a dict's str and int
+        # per piece were 130 of 169 B a piece (issue 32); one table under both names
         self.token_to_id = self.vocab = PieceIds(pieces)
         self.unk = model.get("unk_id")
         if self.unk is not None and not (isinstance(self.unk, int) and 0 <= self.unk < len(vocab)):
