@@ -253,16 +253,25 @@ def parse_json(text, where):
     ...
     ValueError: tokenizer.json: nests deeper than 64 levels; is it a tokenizer.json?
     """
-    deepest = _json_depth(text)
-    if deepest > MAX_JSON_DEPTH:
-        raise ValueError(f"{where}: nests deeper than {MAX_JSON_DEPTH} levels; is it a "
-                         "tokenizer.json?")
+    if _json_depth(text) > MAX_JSON_DEPTH:
+        raise too_deep(where)
     try:
         return json.loads(text)
     except RecursionError:
         raise ValueError(f"{where}: nests too deeply; is it a tokenizer.json?") from None
     except json.JSONDecodeError as e:
-        raise ValueError(f"{where} is not valid JSON ({e.msg} at line {e.lineno})") from None
+        raise not_json(where, e.msg, e.lineno) from None
+
+
+def too_deep(where):
+    """The ValueError for JSON nested deeper than MAX_JSON_DEPTH."""
+    return ValueError(f"{where}: nests deeper than {MAX_JSON_DEPTH} levels; is it a "
+                      "tokenizer.json?")
+
+
+def not_json(where, msg, line):
+    """The ValueError for malformed JSON (json's own msg, at line)."""
+    return ValueError(f"{where} is not valid JSON ({msg} at line {line})")
 
 
 # subtle: a string is matched as an unrolled loop, runs of plain characters at a time; the

@@ -26,6 +26,7 @@ from .decode import MAX_ID
 from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
 from .formats.hf.decoders import PostProcessor, byte_of
+from .formats.hf.document_parse import parse_document
 from .formats.hf.document_text import compress_document, document_from_bytes
 from .formats.hf.models import BPE
 from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
@@ -433,7 +434,7 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
 def rebuild_hf(document_zlib, name, special_tokens):
     """An HFTokenizer again from its tokenizer.json (document_bytes' form, zlib-compressed:
     HFTokenizer.document_zlib) and special tokens (for pickle)."""
-    tok = tokenizer_from_hf(document_from_bytes(zlib.decompress(document_zlib)), source=name,
-                            consume=True)
+    document = parse_document(zlib.decompress(document_zlib), name, errors="surrogatepass")
+    tok = tokenizer_from_hf(document, source=name, consume=True)
     tok.register_special_tokens(special_tokens)
     return tok

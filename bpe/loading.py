@@ -34,9 +34,10 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from . import budgets, reference
+from . import reference
 from .basic import BasicTokenizer
 from .formats import gguf, gpt2
+from .formats.hf.document_parse import parse_document
 from .formats.kinds import (KINDS, as_text, bounded, detect, extension_kind, gunzip,
                             read_file)
 from .formats.method_file import parse_method_file
@@ -312,12 +313,7 @@ def _load_folder(path, pattern, special_tokens):
 def load_hf_bytes(data, source="tokenizer.json"):
     """tokenizer_from_hf on a file's bytes; ValueError naming the file for anything that is
     not a tokenizer.json we can read (not UTF-8, not JSON, nested too deep, a wrong shape)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{source} is not UTF-8 text, so not a tokenizer.json file") from None
-    parsed = budgets.parse_json(text, source)
-    del text  # its decoded str (the file's size again) is not needed beside the parse
+    parsed = parse_document(data, source)  # a Unigram vocab stays text until it is read
     try:
         # the parse is ours alone: its model lists may go once the model is built from them
         return tokenizer_from_hf(parsed, source=source, consume=True)

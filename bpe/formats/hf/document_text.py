@@ -6,6 +6,8 @@ import json
 import zlib
 from itertools import islice
 
+from .document_parse import VocabText
+
 
 def document_bytes(document):
     """A tokenizer.json dict as the UTF-8 bytes of json.dumps(document, ensure_ascii=False)
@@ -34,7 +36,13 @@ def json_chunks(value, slice_items=10_000):
     >>> "".join(json_chunks({"a": [1, 2.5, "▁x"], "b": None}, slice_items=1))
     '{"a": [1, 2.5, "▁x"], "b": null}'
     """
-    if isinstance(value, (dict, list)) and len(value) > slice_items:
+    if isinstance(value, VocabText):  # read from its file a slice at a time
+        yield "["
+        for i, entries in enumerate(value.slices()):
+            text = json.dumps(entries, ensure_ascii=False)
+            yield text[1:-1] if i == 0 else ", " + text[1:-1]
+        yield "]"
+    elif isinstance(value, (dict, list)) and len(value) > slice_items:
         is_dict = isinstance(value, dict)
         items = iter(value.items() if is_dict else value)
         yield "{" if is_dict else "["

@@ -12,6 +12,7 @@ from array import array
 from heapq import heapify, heappop, heappush
 
 from ... import budgets
+from .document_parse import VocabText, read_unigram_vocab
 from .lookups import WORK_FLOOR, WORK_PER_CHAR, lengths_by_first, over_budget
 from .piece_ids import PieceIds
 
@@ -294,27 +295,19 @@ class Unigram(Model):
     fused; an unk's text as <0xXX> byte pieces when byte_fallback has them all."""
 
     def __init__(self, model):
-        vocab = budgets.expect(model.get("vocab"), list, 'the Unigram model\'s "vocab"')
-        pieces, self.scores = [], array("d")
-        for idx, entry in enumerate(vocab):
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
-                    and isinstance(entry[1], (int, float)) and not isinstance(entry[1], bool)):
-                raise ValueError(f"Unigram vocab entry {idx} is {str(entry)[:40]}; expected "
-                                 "[piece, score]")
-            budgets.check_id(idx, f"Unigram vocab entry {idx}")
-            pieces.append(entry[0])
-            self.scores.append(float(entry[1]))
+        text, offsets, self.scores = read_unigram_vocab(model.get("vocab"))
         # slot k is id k, a later duplicate wins (as there); packed, as a dict's str and int
         # per piece were 130 of 169 B a piece (issue 32); one table under both names
-        self.token_to_id = self.vocab = PieceIds(pieces)
+        self.token_to_id = self.vocab = PieceIds.from_packed(text, offsets)
+        count = len(offsets) - 1
         self.unk = model.get("unk_id")
-        if self.unk is not None and not (isinstance(self.unk, int) and 0 <= self.unk < len(vocab)):
+        if self.unk is not None and not (isinstance(self.unk, int) and 0 <= self.unk < count):
             raise ValueError(f"the Unigram model's unk_id {self.unk!r} is not an entry of its "
                              "vocab")
         self.byte_fallback = bool(model.get("byte_fallback"))
         self.unk_score = min(self.scores, default=math.inf) - UNK_PENALTY
         # first character -> the lengths of the pieces starting with it, shortest first
-        self.lengths = {ch: lengths[::-1] for ch, lengths in lengths_by_first(pieces).items()}
+        self.lengths = {ch: lengths[::-1] for ch, lengths in lengths_by_first(self.vocab).items()}
 
     def segment(self, s):
         """The best path as [(start, end, is_unk)] (unks fused)."""
@@ -386,7 +379,7 @@ def model_from_json(model):
     WordLevel)."""
     kind = model.get("type")
     if kind is None:  # tokenizers guesses from the fields
-        kind = "Unigram" if isinstance(model.get("vocab"), list) else (
+        kind = "Unigram" if isinstance(model.get("vocab"), (list, VocabText)) else (
             "BPE" if "merges" in model else "WordPiece")
     if kind == "BPE":
         return BPE(model)

@@ -47,6 +47,16 @@ class PieceIds(Mapping):
             raise ValueError(f"{len(pieces)} pieces but {len(self.ids)} ids")
         self._build()
 
+    @classmethod
+    def from_packed(cls, text, offsets, ids=None):
+        """PieceIds(pieces, ids) of the pieces text[offsets[k]:offsets[k + 1]] (offsets: an
+        array("I") from 0), for a builder that packs pieces as they come (a Unigram file's
+        slices, issue 32) and for pickle."""
+        out = cls.__new__(cls)
+        out.text, out.offsets, out.ids = text, offsets, ids
+        out._build()
+        return out
+
     def _build(self):
         """The hash table, the filter and the duplicates, from text, offsets and ids."""
         text, offsets = self.text, self.offsets
@@ -212,7 +222,4 @@ class PieceItems(ItemsView):
 def _piece_ids(text, offsets, ids):
     """A PieceIds again from its packed parts (for pickle): the table is built anew, as
     this process hashes strs its own way."""
-    out = PieceIds.__new__(PieceIds)
-    out.text, out.offsets, out.ids = text, offsets, ids
-    out._build()
-    return out
+    return PieceIds.from_packed(text, offsets, ids)
