@@ -1,8 +1,9 @@
 """bpe.formats.hf.document_parse reads a tokenizer.json's bytes as json.loads does, leaving a
-Unigram vocab as text read a slice at a time (issue 32): the same dict on hypothesis fuzz
-(escapes, quotes, lone surrogates, non-BMP, any layout, slices of one run each), the same
-sentence and line as the whole parse for every malformed file, the whole parse (and json's
-meaning) where a key is repeated or escaped, and a loaded or pickled tokenizer the same."""
+Unigram, WordPiece or WordLevel vocab as text read a slice at a time (issue 32): the same dict
+on hypothesis fuzz (escapes, quotes, lone surrogates, non-BMP, repeated pieces, any layout,
+slices of one run each), the same table or sentence from bpe.formats.hf.vocabs as from the
+whole parse, the same sentence and line for every malformed file, json's meaning where a key
+is repeated or escaped, and a loaded or pickled tokenizer the same."""
 import json
 import math
 import pickle
@@ -16,6 +17,7 @@ from bpe import budgets
 from bpe.formats.hf import document_parse
 from bpe.formats.hf.document_parse import VocabText, parse_document
 from bpe.formats.hf.document_text import document_bytes
+from bpe.formats.hf.vocabs import read_piece_ids
 from bpe.hf_tokenizer import tokenizer_from_hf
 from bpe.loading import load_hf_bytes
 from helpers.hf_documents import metaspace_unigram
@@ -39,7 +41,7 @@ def small_slices():
 def whole(value):
     """value with every VocabText read into the list it stands for."""
     if isinstance(value, VocabText):
-        return list(value)
+        return list(value) if value.is_list else dict(value)
     if isinstance(value, dict):
         return {key: whole(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -155,3 +157,55 @@ def test_entries_are_counted_across_slices(small_slices, unk_id, fine):
     else:
         with pytest.raises(ValueError, match="unk_id 5 is not an entry of its vocab"):
             load_hf_bytes(data, "m.json")
+
+
+def outcome(make):
+    """(the table's items in order, None) or (None, the ValueError's sentence)."""
+    try:
+        return list(make().items()), None
+    except ValueError as e:
+        return None, e.args[0]
+
+
+ids = st.integers(0, 12) | st.sampled_from([10_000_001, -1, 1.5, True, None, "7"])
+separators = st.sampled_from([(", ", ": "), (",", ":"), (",\n  ", " : "), ("\t,", ":\r\n")])
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs=st.lists(st.tuples(st.sampled_from(["a", "##a", '"q', "\ud800"]) | pieces, ids),
+                      max_size=9),
+       kind=st.sampled_from(["WordPiece", "WordLevel", "BPE"]), sep=separators)
+def test_an_object_vocab_is_json_loads_and_the_same_table(pairs, kind, sep):
+    # written by hand: json.dumps cannot repeat a key, and a file can
+    vocab = "{" + sep[0].join(json.dumps(piece) + sep[1] + json.dumps(idx)
+                              for piece, idx in pairs) + "}"
+    data = ('{"model": {"type": "%s", "vocab": %s, "unk_token": "a"}}' % (kind, vocab)).encode()
+    plain = json.loads(data)
+    with small():
+        parsed = parse_document(data)
+        assert whole(parsed) == plain
+        numbers = all(type(idx) in (int, float) for _, idx in pairs)
+        streamed = isinstance(parsed["model"]["vocab"], VocabText)
+        assert streamed == (numbers and kind != "BPE")  # BPE keeps json's dict
+        got = outcome(lambda: read_piece_ids(parsed["model"]["vocab"], kind))
+    assert got == outcome(lambda: read_piece_ids(plain["model"]["vocab"], kind))
+
+
+def test_a_loaded_wordpiece_file_is_the_whole_parses(small_slices):
+    pieces = ["[UNK]", "a", "b", "##b", "ab", "##c", '"q', "\U0001F600", "a"]  # "a" again
+    document = {"model": {"type": "WordPiece", "unk_token": "[UNK]",
+                          "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
+                          "vocab": {}},
+                "pre_tokenizer": {"type": "WhitespaceSplit"}, "decoder": None}
+    text = json.dumps(document).replace(
+        '"vocab": {}', '"vocab": {' + ", ".join(f'{json.dumps(p)}: {i}'
+                                                for i, p in enumerate(pieces)) + "}")
+    data = text.encode()
+    tok = load_hf_bytes(data, "w.json")
+    want = tokenizer_from_hf(json.loads(data), source="w.json")
+    sample = 'abbc ab "q \U0001F600 a zz'
+    assert tok.encode(sample) == want.encode(sample)
+    assert tok.vocab == want.vocab and tok.model.vocab == want.model.vocab
+    assert tok.document == json.loads(data)  # the repeated "a" read back as json reads it
+    again = pickle.loads(pickle.dumps(tok))
+    assert again.encode(sample) == want.encode(sample)

@@ -54,9 +54,21 @@ def test_a_big_unigram_file_costs_a_bounded_number_of_bytes_per_piece():
     assert peak <= PEAK_PER_PIECE * BIG, f"{peak / BIG:.0f} B/piece at the load's peak"
 
 
-def test_a_big_unigram_file_loads_from_its_bytes_within_a_few_times_its_size():
-    data = html_vocab(BIG)
-    load_hf_bytes(html_vocab(100), "warm.json")
+def as_wordpiece(data):
+    """The Unigram file data as a WordPiece file of the same pieces ({piece: id})."""
+    document = json.loads(data)
+    pieces = [piece for piece, _ in document["model"]["vocab"]]
+    document["model"] = {"type": "WordPiece", "unk_token": "<unk>",
+                         "vocab": {piece: idx for idx, piece in enumerate(pieces)}}
+    return json.dumps(document).encode()
+
+
+@pytest.mark.parametrize("kind", ["Unigram", "WordPiece"])
+def test_a_big_file_loads_from_its_bytes_within_a_few_times_its_size(kind):
+    # WordPiece, 29 B a piece in its file: 111 B/piece at the peak, 221 on 99cb572
+    shape = as_wordpiece if kind == "WordPiece" else bytes
+    data = shape(html_vocab(BIG))
+    load_hf_bytes(shape(html_vocab(100)), "warm.json")
     tracemalloc.start()
     try:
         start = tracemalloc.get_traced_memory()[0]

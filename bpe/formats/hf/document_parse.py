@@ -1,24 +1,26 @@
-"""A tokenizer.json's bytes parsed, its Unigram vocab read a slice at a time (issue 32).
+"""A tokenizer.json's bytes parsed, its model's vocab read a slice at a time (issue 32).
 
 json.loads of a Unigram file builds a list, a str and a float per piece, all alive before
 the model is built from them: for 100,000 HTML-shaped pieces, 17.9 MB of objects beside a
-3.6 MB file, which set the app's peak when a visitor opened one. parse_document gives the
-dict json.loads gives, except that the model's "vocab" list is a VocabText: the file's bytes
-of that list, cut every SLICE_BYTES, which json reads one slice at a time whenever it is
-iterated. The kept text and the model each read it once; neither holds every entry at once.
+3.6 MB file, which set the app's peak when a visitor opened one (a WordPiece or WordLevel
+file's {piece: id} object, a str, an int and a dict slot per piece, likewise).
+parse_document gives the dict json.loads gives, except that such a model's "vocab" is a
+VocabText: the file's bytes of it, cut every SLICE_BYTES, which json reads one slice at a
+time whenever it is iterated. The kept text and the model each read it once
+(bpe.formats.hf.vocabs packs it as it comes); neither holds every entry at once. A BPE
+model keeps its vocab as a dict, so it gets json's dict.
 
 The slices are found by a regex over the bytes that matches entries of the usual shape,
-["piece", number], each but the last followed by its comma (a UTF-8 sequence never holds
-'"', '\\\\', '[', ']' or ','). Each slice is still read by json, so whatever json refuses is
-refused, at its own line. A vocab of any other shape, a "model" or "vocab" key written
-twice or with an escape (json keeps the last), and every other file are parsed whole, with
-budgets' messages: the same dict either way, only the memory differs.
+["piece", number] or "piece": number, each but the last followed by its comma (a UTF-8
+sequence never holds '"', '\\\\', '[', ']', '{', '}', ':' or ','). Each slice is still read by
+json, so whatever json refuses is refused, at its own line. A vocab of any other shape, a
+"model" or "vocab" key written twice or with an escape (json keeps the last), and every
+other file are parsed whole, with budgets' messages: the same dict either way, only the
+memory differs.
 """
 import json
 import re
-from array import array
 from functools import lru_cache
-from itertools import accumulate
 
 from ... import budgets
 
@@ -35,36 +37,47 @@ _WS = rb'[ \t\r\n]*'
 _COLON = re.compile(_WS + rb':')
 _NUMBER = rb'-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
 _ENTRY = rb'\[' + _WS + _STRING + _WS + rb',' + _WS + _NUMBER + _WS + rb'\]'
-_LAST = re.compile(_WS + _ENTRY + _WS + rb'\]')  # the last entry and the list's "]"
-_EMPTY = re.compile(_WS + rb'\]')
+_MEMBER = _STRING + _WS + rb':' + _WS + _NUMBER
+# per kind of vocab ("[": Unigram's list, "{": a {piece: id} object): an entry, and the
+# list's or object's closing bracket
+_SHAPES = {ord("["): (_ENTRY, rb'\]'), ord("{"): (_MEMBER, rb'\}')}
 _OPEN, _QUOTE = b"[{", ord('"')
+# the model types that read a VocabText; any other gets the list or dict json would give
+STREAMED = {ord("["): {None, "Unigram"}, ord("{"): {"WordPiece", "WordLevel"}}
 
 
-@lru_cache(maxsize=4)
-def _run(entries):
-    """1 to entries entries, each followed by its comma."""
-    return re.compile(rb'(?:%s%s%s,){1,%d}' % (_WS, _ENTRY, _WS, entries))
+@lru_cache(maxsize=8)
+def _patterns(opening, entries):
+    """(1 to entries entries each followed by its comma, the last entry and the closing
+    bracket, no entry and the closing bracket) of the vocab that opens with opening."""
+    entry, close = _SHAPES[opening]
+    return (re.compile(rb'(?:%s%s%s,){1,%d}' % (_WS, entry, _WS, entries)),
+            re.compile(_WS + entry + _WS + close), re.compile(_WS + close))
 
 
 class VocabText:
-    """A Unigram model's "vocab" list as its file's bytes: iterating yields its entries
-    ([piece, score] lists, as json gives them) in order, read a slice at a time; slices()
-    yields each slice's list. Not a list: a caller that changes a document reads it whole
-    (HFTokenizer.document)."""
+    """A model's "vocab" as its file's bytes, read a slice at a time: Unigram's list
+    (is_list; iterating yields its [piece, score] lists) or a {piece: id} object (iterating
+    yields its (piece, id) pairs in the file's order, a repeated piece as often as the file
+    gives it: dict() of them is json's dict). slices() yields each slice's list of them. Not
+    a list or dict: a caller that changes a document reads it whole (HFTokenizer.document)."""
 
-    __slots__ = ("data", "spans", "source", "errors")
+    __slots__ = ("data", "errors", "is_list", "source", "spans")
 
-    def __init__(self, data, spans, source, errors):
+    def __init__(self, data, spans, source, errors, is_list=True):
         self.data, self.spans, self.source, self.errors = data, spans, source, errors
+        self.is_list = is_list
 
     def slices(self):
+        brackets, hook = ("[]", None) if self.is_list else ("{}", list)
         for a, b in self.spans:
             try:
                 text = self.data[a:b].decode("utf-8", self.errors)
             except UnicodeDecodeError:
                 raise not_utf8(self.source) from None
             try:
-                yield json.loads("[" + text.rstrip(" \t\r\n,") + "]")
+                yield json.loads(brackets[0] + text.rstrip(" \t\r\n,") + brackets[1],
+                                 object_pairs_hook=hook)
             except json.JSONDecodeError as e:  # an escape or a character json refuses
                 line = self.data.count(b"\n", 0, a) + e.lineno
                 raise budgets.not_json(self.source, e.msg, line) from None
@@ -72,31 +85,6 @@ class VocabText:
     def __iter__(self):
         for entries in self.slices():
             yield from entries
-
-
-def read_unigram_vocab(vocab):
-    """A Unigram "vocab" (a VocabText, or a list of [piece, score]) as (its pieces in one
-    str, their offsets in it: an array("I") from 0, their scores: an array("d")), packed a
-    slice at a time, so a VocabText's entries are never all alive; ValueError naming the
-    first entry that is not [piece, score]."""
-    where = 'the Unigram model\'s "vocab"'
-    slices = vocab.slices() if isinstance(vocab, VocabText) else \
-        (budgets.expect(vocab, list, where),)
-    texts, lengths, scores, idx = [], array("I"), array("d"), 0
-    for entries in slices:
-        pieces = []
-        for entry in entries:
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
-                    and isinstance(entry[1], (int, float)) and not isinstance(entry[1], bool)):
-                raise ValueError(f"Unigram vocab entry {idx} is {str(entry)[:40]}; expected "
-                                 "[piece, score]")
-            budgets.check_id(idx, f"Unigram vocab entry {idx}")
-            pieces.append(entry[0])
-            scores.append(float(entry[1]))
-            idx += 1
-        texts.append("".join(pieces))
-        lengths.extend(map(len, pieces))
-    return "".join(texts), array("I", accumulate(lengths, initial=0)), scores
 
 
 def not_utf8(source):
@@ -115,11 +103,19 @@ def parse_document(data, source="tokenizer.json", errors="strict"):
     if found is not None:
         start, end, spans = found
         # the vocab's lines are kept as newlines, so json's line numbers stay the file's
-        rest = data[:start] + b"[" + b"\n" * data.count(b"\n", start, end) + b"]" + data[end:]
+        pair = b"[]" if data[start] == _OPEN[0] else b"{}"
+        rest = data[:start] + pair[:1] + b"\n" * data.count(b"\n", start, end) + pair[1:] \
+            + data[end:]
         document = _loads(rest, source, errors)
         model = document.get("model") if isinstance(document, dict) else None
-        if isinstance(model, dict) and model.get("vocab") == []:
-            model["vocab"] = VocabText(data, spans, source, errors)
+        opening = data[start]
+        if isinstance(model, dict) and model.get("vocab") in ([], {}):
+            vocab = VocabText(data, spans, source, errors, is_list=opening == _OPEN[0])
+            kind = model.get("type")
+            if (kind is None or isinstance(kind, str)) and kind in STREAMED[opening]:
+                model["vocab"] = vocab
+            else:  # what json gives: a BPE model keeps its vocab dict as it is
+                model["vocab"] = list(vocab) if vocab.is_list else dict(vocab)
             return document
         # unreachable while _scan's checks hold; the whole parse is still the same dict
     return _loads(data, source, errors)
@@ -165,13 +161,12 @@ def _scan(data):
                         return deepest, None
                 if depth == 2:
                     in_model = c == _OPEN[1] and keys[1] == b'"model"'
-                elif depth == 3 and c == _OPEN[0] and in_model and keys[2] == b'"vocab"' \
-                        and found is None:
-                    entries = _entries(data, m.end())
+                elif depth == 3 and in_model and keys[2] == b'"vocab"' and found is None:
+                    entries = _entries(data, m.end(), c)
                     if entries is not None:
                         spans, end = entries
                         found, pos, depth = (m.start(), end, spans), end, 2
-                        deepest = max(deepest, 4 if spans else 3)
+                        deepest = max(deepest, 4 if spans and c == _OPEN[0] else 3)
                         break
                 if depth < 3:
                     keys[depth] = None
@@ -182,20 +177,20 @@ def _scan(data):
     return deepest, found
 
 
-def _entries(data, pos):
-    """(spans, the end of the list) of the entries from pos (just after a list's "["), or
-    None when they are not all ["piece", number]."""
-    empty = _EMPTY.match(data, pos)
-    if empty:
-        return [], empty.end()
-    spans, run, start, slice_bytes = [], _run(RUN_ENTRIES), pos, SLICE_BYTES
+def _entries(data, pos, opening):
+    """(spans, the end of the vocab) of the entries from pos (just after the vocab's opening
+    bracket), or None when they are not all ["piece", number] (or "piece": number)."""
+    run, last, empty = _patterns(opening, RUN_ENTRIES)
+    if m := empty.match(data, pos):
+        return [], m.end()
+    spans, start, slice_bytes = [], pos, SLICE_BYTES
     while m := run.match(data, pos):
         pos = m.end()
         if pos - start >= slice_bytes:
             spans.append((start, pos))
             start = pos
-    last = _LAST.match(data, pos)
-    if last is None:
+    m = last.match(data, pos)
+    if m is None:
         return None
-    spans.append((start, last.end() - 1))  # - 1: the list's own "]" is not an entry's
-    return spans, last.end()
+    spans.append((start, m.end() - 1))  # - 1: the closing bracket is not an entry's
+    return spans, m.end()

@@ -37,11 +37,13 @@ def json_chunks(value, slice_items=10_000):
     '{"a": [1, 2.5, "▁x"], "b": null}'
     """
     if isinstance(value, VocabText):  # read from its file a slice at a time
-        yield "["
+        yield "[" if value.is_list else "{"
         for i, entries in enumerate(value.slices()):
-            text = json.dumps(entries, ensure_ascii=False)
+            # subtle: a piece an object repeats in two slices is written twice, as the file
+            # has it; json reads the text back to the same dict
+            text = json.dumps(entries if value.is_list else dict(entries), ensure_ascii=False)
             yield text[1:-1] if i == 0 else ", " + text[1:-1]
-        yield "]"
+        yield "]" if value.is_list else "}"
     elif isinstance(value, (dict, list)) and len(value) > slice_items:
         is_dict = isinstance(value, dict)
         items = iter(value.items() if is_dict else value)

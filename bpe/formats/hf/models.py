@@ -12,29 +12,10 @@ from array import array
 from heapq import heapify, heappop, heappush
 
 from ... import budgets
-from .document_parse import VocabText, read_unigram_vocab
+from .document_parse import VocabText
 from .lookups import WORK_FLOOR, WORK_PER_CHAR, lengths_by_first, over_budget
 from .piece_ids import PieceIds
-
-
-def read_vocab(vocab, kind):
-    """A {token: id} vocab checked: ids in budget, none given twice."""
-    if not isinstance(vocab, dict):
-        raise ValueError(f"the {kind} model needs a 'vocab' object (token -> id)")
-    owners = {}
-    for token, idx in vocab.items():
-        budgets.check_id(idx, f'"vocab" {token[:40]!r}')
-        if idx in owners:
-            raise ValueError(f"id {idx} is given to both {owners[idx]!r} and {token!r} in the "
-                             "vocab")
-        owners[idx] = token
-    return vocab
-
-
-def packed_vocab(vocab):
-    """A checked {token: id} dict as a PieceIds (issue 32: no str or int object per piece
-    kept), in the dict's order."""
-    return PieceIds(list(vocab), vocab.values())
+from .vocabs import read_piece_ids, read_unigram_vocab, read_vocab
 
 
 def _unk(model, vocab, kind):
@@ -211,8 +192,7 @@ class WordPiece(Model):
     a word with no such cover, or longer than max_input_chars_per_word, is one unk."""
 
     def __init__(self, model):
-        vocab = read_vocab(model.get("vocab"), "WordPiece")
-        self.vocab = packed_vocab(vocab)
+        self.vocab = vocab = read_piece_ids(model.get("vocab"), "WordPiece")
         self.prefix = model.get("continuing_subword_prefix", "##") or ""
         self.max_chars = model.get("max_input_chars_per_word", 100)
         if not isinstance(self.max_chars, int):
@@ -223,7 +203,7 @@ class WordPiece(Model):
         self.longest = max(map(len, vocab), default=0)
         # the lengths to look up at a word's start, and after it (without the prefix)
         self.first = lengths_by_first(vocab)
-        self.next = lengths_by_first([t for t in vocab if t.startswith(self.prefix)],
+        self.next = lengths_by_first((t for t in vocab if t.startswith(self.prefix)),
                                      len(self.prefix))
 
     def _unk(self, piece):
@@ -271,7 +251,7 @@ class WordLevel(Model):
     """One id per piece: the piece's, else unk's."""
 
     def __init__(self, model):
-        self.vocab = packed_vocab(read_vocab(model.get("vocab"), "WordLevel"))
+        self.vocab = read_piece_ids(model.get("vocab"), "WordLevel")
         self.unk_token = model.get("unk_token", "<unk>")
 
     def tokens(self, piece):

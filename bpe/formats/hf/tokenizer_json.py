@@ -25,7 +25,8 @@ from .. import atomic
 from .added_tokens import FLAGS, AddedToken, AddedTokens
 from .bytelevel import ByteLevelBPE, bytes_to_unicode
 from .decoders import PostProcessor, decoder_from_json
-from .models import model_from_json, read_vocab
+from .models import model_from_json
+from .vocabs import read_vocab
 from .parts import flatten
 from .parts import hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
 from .pipeline import Pipeline
