@@ -17,9 +17,14 @@ PIP := $(BIN)/python -m pip install -q --no-warn-conflicts
 # MALLOC_ARENA_MAX=2: glibc gives each server thread a heap arena of its own and keeps what
 # is freed there, so every visitor's thread grew the server for good; with two arenas, three
 # visits with a 100k-piece upload left +78, +10, +5 MB instead of +108, +53, +52
-# (bench/results/memory.md). tests/helpers/app.py serves the app the same way.
+# (bench/results/memory.md). MALLOC_MMAP_THRESHOLD_=131072: a block of 128 KB or more is
+# always its own mapping, given back when freed (glibc otherwise raises the threshold after
+# the first such free, and a file's transient buffers then stay in the heap): the server's
+# own peak for that upload +23 -> +18 MB, for ~3% more CPU where big buffers come and go.
+# tests/helpers/app.py serves the app the same way.
+MALLOC := MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 run: setup
-	MALLOC_ARENA_MAX=2 $(BIN)/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+	$(MALLOC) $(BIN)/streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 test: setup-dev
 	@command -v chromium >/dev/null || { \

@@ -27,7 +27,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-quic"]
 SCREENSHOTS = ROOT / "screenshots"
 # the environment `make run` serves the app in (the Makefile says why)
-SERVED_AS = {"MALLOC_ARENA_MAX": "2"}
+SERVED_AS = {"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": "131072"}
 
 
 def free_port():
