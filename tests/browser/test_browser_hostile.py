@@ -9,6 +9,7 @@
 
 Few and focused: the whole catalogue (10 app attempts) is bench/hostile.py's.
 """
+import pytest
 from helpers.app import screenshot
 from helpers.hostile_app import go, paste_live, pick, settle, upload
 from helpers.hostile_cases import model_text
@@ -21,12 +22,25 @@ def _errors(tab):
             tab.locator('[data-testid="stAlertContentError"]').all_inner_texts()]
 
 
-def test_a_backtracking_model_on_tokenize_ends_in_a_message_and_the_page_recovers(page, cl100k):
+@pytest.fixture
+def heard_page(browser, app_url):
+    """(a fresh tab on the home page, the list of frames its websocket sent): listening
+    from before its first load, which conftest's page (already loaded, its socket open)
+    could only have by loading the page a second time."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    sent = []
+    tab.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
+    tab.goto(app_url)
+    yield tab, sent
+    context.close()
+
+
+def test_a_backtracking_model_on_tokenize_ends_in_a_message_and_the_page_recovers(heard_page,
+                                                                                   cl100k):
     """Before: the box resent the text every second, each resend started a new run that
     encoded again for a second, and the page never settled (100% CPU for good)."""
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f)))
-    page.reload()
+    page, sent = heard_page
     assert settle(page, 60_000)
     upload(page, "slow.model", model_text(SLOW, "0", "97 97"))
     assert settle(page)

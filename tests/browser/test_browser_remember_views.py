@@ -1,6 +1,7 @@
 """Pages remember on return, in real Chromium: Merge replay's k and Vocabulary's search
 survive a visit to another page (lab.memory.remember), as a user moves through the app
 by its navigation links (one session, no reload)."""
+import pytest
 from playwright.sync_api import expect
 
 from helpers.app import metrics, wait_rendered
@@ -12,8 +13,28 @@ def go(tab, link):
     wait_rendered(tab)
 
 
-def test_replay_keeps_k_after_another_page(page):
-    go(page, "Merge replay")
+@pytest.fixture
+def start_on(browser, app_url):
+    """start_on(path) -> a fresh tab (its own session) that loaded the app at /path, the
+    page the test starts from, rendered: conftest's page would first load and run the
+    home page, which these tests only leave. Every later page is reached by its link."""
+    contexts = []
+
+    def start(path):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        contexts.append(context)
+        tab = context.new_page()
+        tab.goto(f"{app_url}/{path}")
+        tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
+        wait_rendered(tab)
+        return tab
+    yield start
+    for context in contexts:
+        context.close()
+
+
+def test_replay_keeps_k_after_another_page(start_on):
+    page = start_on("replay")
     exact = page.get_by_role("spinbutton", name="exact k")
     exact.fill("37")
     exact.press("Enter")
@@ -28,8 +49,8 @@ def test_replay_keeps_k_after_another_page(page):
     assert "Step 37 merges" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
 
 
-def test_vocabulary_keeps_its_search_after_another_page(page):
-    go(page, "Vocabulary")
+def test_vocabulary_keeps_its_search_after_another_page(start_on):
+    page = start_on("vocabulary")
     search = page.get_by_role("textbox", name="Search tokens")
     unfiltered = page.get_by_text("matching token").inner_text()
     search.fill("·the")  # as the table shows it: a space, then "the"
@@ -47,10 +68,10 @@ def test_vocabulary_keeps_its_search_after_another_page(page):
     assert page.get_by_text("matching token").inner_text() == caption
 
 
-def test_teaching_forms_keep_a_choice_that_was_not_yet_run(page):
+def test_teaching_forms_keep_a_choice_that_was_not_yet_run(start_on):
     """A choice made on Tie rules or Extend, then left for another page without pressing
     its button, is still there on return (no st.form holding it back from the session)."""
-    go(page, "Tie rules")
+    page = start_on("ties")
     size = page.get_by_role("spinbutton", name="Vocabulary size")
     size.fill("640")
     size.press("Tab")  # the last change before leaving, no button pressed

@@ -2,10 +2,21 @@
 change to what encoding with that many merges gives. Also opens each of the five learning
 views once, checks what only a browser shows (the Graphviz SVG, the chunk underlines) and
 saves screenshots/views_*.png."""
+import pytest
 from helpers.app import metrics, screenshot, wait_rendered
 
 from bpe.replay import encode_with_first_merges, merge_parents
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh tab (its own Streamlit session) on no page yet: each test goes straight to
+    its view. conftest's page would first load and run the home page, in a session these
+    tests leave at once (a goto starts a new one)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context.new_page()
+    context.close()
 
 
 def open_view(tab, app_url, path):

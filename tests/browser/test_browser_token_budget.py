@@ -2,6 +2,7 @@
 Screenshots: screenshots/chunker_page.png, chunker_uploaded.png."""
 import json
 
+import pytest
 from bpe import RegexTokenizer
 from bpe.formats.hf.tokenizer_json import hf_json
 from helpers.app import metrics, screenshot, wait_rendered
@@ -11,14 +12,21 @@ CORPUS = "the cat sat on the mat, and the dog sat on the log. " * 40
 
 
 
-def open_chunker(tab):
-    tab.get_by_role("link", name="Token-budget chunker", exact=True).click()
+@pytest.fixture
+def chunker(browser, app_url):
+    """A fresh tab (its own Streamlit session) straight on the chunker page, its figures
+    drawn: conftest's page would first load and run the home page, only to leave it."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.goto(f"{app_url}/token_budget")
     tab.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
     wait_rendered(tab)
+    yield tab
+    context.close()
 
 
-def test_chunker_page_shows_the_pieces(page, gpt4):
-    open_chunker(page)
+def test_chunker_page_shows_the_pieces(chunker, gpt4):
+    page = chunker
     text = page.locator('[data-testid="stTextArea"] textarea').first.input_value()
     expected = summary(chunk_text(gpt4, text, 256, prefer="sentences"))
     assert metrics(page)["Pieces"] == f"{expected['pieces']:,}"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers.app import (
     CORPORA,
     WAIT,
@@ -30,8 +31,19 @@ RUNAWAY_CORPUS = (b"b " * (PATTERN_TRIAL_CHARS // 2 + 1) + b"a" * 60
                   + b" c" * (PATTERN_TRIAL_CHARS // 10))  # no b after the a's: no match, backtracking
 
 
+@pytest.fixture
+def page(browser, app_url):
+    """A fresh tab (its own Streamlit session) straight on the Train page, as open_train
+    leaves it: conftest's page would first load and run the home page, which these tests
+    only leave (its sidebar, the one some use, is on every page)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    open_train(tab, app_url)
+    yield tab
+    context.close()
+
+
 def test_upload_train_and_see_the_results(page):
-    open_train(page)
     upload(page, ("bard.txt", SAMPLE.encode()))
     assert metrics(page)["Characters"] == f"{len(SAMPLE):,}"
     assert "held out" in page.locator('[data-testid="stMain"]').inner_text()
@@ -66,7 +78,6 @@ def test_upload_train_and_see_the_results(page):
 def test_live_progress_while_merging(page):
     """Basic training on 1 MB takes seconds of merging: the page shows it as it goes."""
     corpus = (CORPORA / "tinyshakespeare.txt").read_bytes()
-    open_train(page)
     upload(page, ("tinyshakespeare.txt", corpus))
     page.locator(".st-key-train_kind").get_by_text("Basic").click()
     page.locator(".st-key-train_vocab_size input").fill("3000")
@@ -81,7 +92,6 @@ def test_live_progress_while_merging(page):
 
 
 def test_binary_upload_gets_a_message_and_the_other_file_is_kept(page):
-    open_train(page)
     upload(page, ("photo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
            ("a.txt", RUNAWAY_CORPUS), shows="photo.png is not UTF-8 text")
     main = page.locator('[data-testid="stMain"]')
@@ -98,7 +108,6 @@ def test_an_upload_above_the_limit_is_refused_before_any_work(page, tmp_path):
     big = tmp_path / "huge.txt"
     with open(big, "wb") as f:
         f.truncate(201 * 1024 * 1024)
-    open_train(page)
     page.locator(".st-key-train_source").get_by_text("Upload text files").click()
     wait_rendered(page)
     page.locator(".st-key-train_uploads input[type=file]").set_input_files(str(big))
@@ -130,7 +139,6 @@ def test_upload_is_remembered_across_pages_then_sentencepiece_and_a_toast(page):
     corpus is still the upload, the form as left, the result under it; the end of the
     training was announced by a toast on the other page."""
     corpus = (CORPORA / "tinyshakespeare.txt").read_bytes()  # seconds of merging
-    open_train(page)
     upload(page, ("bard.txt", corpus))
     page.locator(".st-key-train_kind").get_by_text("Basic").click()
     page.locator(".st-key-train_vocab_size input").fill("2000")
@@ -158,7 +166,6 @@ def test_upload_is_remembered_across_pages_then_sentencepiece_and_a_toast(page):
 def test_every_download_loads_back_in_the_sidebar_with_the_same_ids(page):
     from bpe import RegexTokenizer, load_bytes
     from lab.jobs.corpus_text import split_held_out
-    open_train(page)
     page.locator(".st-key-train_vocab_size input").fill("400")
     page.locator(".st-key-train_name input").fill("dl")
     page.locator(".st-key-train_submit button").click()
@@ -228,9 +235,7 @@ def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, t
                                   color_scheme="light")
     tab = context.new_page()
     try:
-        tab.goto(app_url)
-        wait_rendered(tab)
-        open_train(tab)
+        open_train(tab, app_url)
         tab.locator(".st-key-train_source").get_by_text("Counts file (.counts)").click()
         tab.locator(".st-key-train_counts_upload input[type=file]").wait_for(
             state="attached", timeout=WAIT)

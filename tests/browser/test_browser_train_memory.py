@@ -6,6 +6,7 @@ Each change reruns the page, which keeps its value (lab.memory). A link clicked 
 that rerun has begun wins over it: Streamlit (1.67) merges the two requests and keeps
 only the link's widget values, which hold none of the page left behind. So these tests
 leave at a person's pace, once the change's run has finished."""
+import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -16,6 +17,26 @@ def go(tab, link):
     tab.get_by_role("link", name=link, exact=True).click()
     tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
     wait_rendered(tab)
+
+
+@pytest.fixture
+def start_on(browser, app_url):
+    """start_on(path) -> a fresh tab (its own session) that loaded the app at /path, the
+    page the test starts from, rendered: conftest's page would first load and run the
+    home page, which these tests only leave. Every later page is reached by its link."""
+    contexts = []
+
+    def start(path):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        contexts.append(context)
+        tab = context.new_page()
+        tab.goto(f"{app_url}/{path}")
+        tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
+        wait_rendered(tab)
+        return tab
+    yield start
+    for context in contexts:
+        context.close()
 
 
 def kind(tab, label):
@@ -37,8 +58,8 @@ def choose_kind(tab, label):
     assert until(checked), f"the {label} radio never took the click"
 
 
-def test_kind_chosen_last_is_kept_after_another_page(page):
-    go(page, "Train")
+def test_kind_chosen_last_is_kept_after_another_page(start_on):
+    page = start_on("train")
     choose_kind(page, "Basic")
     wait_rendered(page)
     go(page, "Vocabulary")
@@ -47,8 +68,8 @@ def test_kind_chosen_last_is_kept_after_another_page(page):
     expect(kind(page, "Regex")).not_to_be_checked()
 
 
-def test_vocab_size_then_kind_are_both_kept(page):
-    go(page, "Train")
+def test_vocab_size_then_kind_are_both_kept(start_on):
+    page = start_on("train")
     size = page.locator(".st-key-train_vocab_size input")
     size.fill("777")
     size.press("Tab")

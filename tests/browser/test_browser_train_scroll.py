@@ -1,5 +1,6 @@
 """Train brings its progress panel, then its result, into view with st.html's script, not the deprecated
 components.html iframe."""
+import pytest
 from helpers.app import until, wait_rendered
 
 WAIT = 120_000
@@ -12,9 +13,19 @@ RESULT_IN_VIEW = """() => { const r = document.getElementById("result")?.getBoun
     return !!r && r.top >= 0 && r.top < window.innerHeight; }"""
 
 
+@pytest.fixture
+def page(browser, app_url):
+    """A fresh tab (its own Streamlit session), 800 x 600 (the Train button is far below),
+    straight on the Train page: conftest's page would first load and run the home page,
+    which this test only left by the Train link."""
+    context = browser.new_context(viewport={"width": 800, "height": 600})
+    tab = context.new_page()
+    tab.goto(f"{app_url}/train")
+    yield tab
+    context.close()
+
+
 def test_a_finished_training_scrolls_its_result_into_view_without_an_iframe(page):
-    page.set_viewport_size({"width": 800, "height": 600})  # the Train button is far below
-    page.get_by_role("link", name="Train", exact=True).click()
     page.get_by_text("Train a tokenizer").first.wait_for(timeout=60_000)
     wait_rendered(page)
     page.locator(".st-key-train_vocab_size input").fill("300")

@@ -152,11 +152,16 @@ def screenshot(tab, name):
 WAIT = 120_000  # ms: a rerun that trains or reads an upload on a busy 2-core machine
 
 
-def open_train(tab):
+def open_train(tab, url=None):
     """Go to the Train page (tall enough that a screenshot shows the corpus, the form and
-    the results at once) and wait for its run."""
+    the results at once) and wait for its run: by its link in the sidebar, or with url
+    (the app's), by loading url/train in the tab (a fresh tab then runs no other page
+    first)."""
     tab.set_viewport_size({"width": 1400, "height": 2600})
-    tab.get_by_role("link", name="Train", exact=True).click()
+    if url:
+        tab.goto(f"{url}/train")
+    else:
+        tab.get_by_role("link", name="Train", exact=True).click()
     tab.get_by_text("Train a tokenizer").first.wait_for(timeout=60_000)
     wait_rendered(tab)
 
