@@ -177,3 +177,23 @@ def page(browser, app_url):
     context.close()
 
 
+@pytest.fixture
+def start_on(browser, app_url):
+    """start_on(path, width=1400, height=1000) -> a fresh tab (its own Streamlit session)
+    that loaded the app at /path, rendered: page first loads and runs the home page, which
+    a test that starts elsewhere only leaves (2-3 s a test)."""
+    contexts = []
+
+    def start(path, width=1400, height=1000):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        tab = context.new_page()
+        tab.goto(f"{app_url}/{path}")
+        tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
+        wait_rendered(tab)
+        return tab
+    yield start
+    for context in contexts:
+        context.close()
+
+

@@ -1,7 +1,6 @@
 """Pages remember on return, in real Chromium: Merge replay's k and Vocabulary's search
 survive a visit to another page (lab.memory.remember), as a user moves through the app
 by its navigation links (one session, no reload)."""
-import pytest
 from playwright.sync_api import expect
 
 from helpers.app import metrics, wait_rendered
@@ -11,26 +10,6 @@ def go(tab, link):
     tab.get_by_role("link", name=link, exact=True).click()
     tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
     wait_rendered(tab)
-
-
-@pytest.fixture
-def start_on(browser, app_url):
-    """start_on(path) -> a fresh tab (its own session) that loaded the app at /path, the
-    page the test starts from, rendered: conftest's page would first load and run the
-    home page, which these tests only leave. Every later page is reached by its link."""
-    contexts = []
-
-    def start(path):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        contexts.append(context)
-        tab = context.new_page()
-        tab.goto(f"{app_url}/{path}")
-        tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
-        wait_rendered(tab)
-        return tab
-    yield start
-    for context in contexts:
-        context.close()
 
 
 def test_replay_keeps_k_after_another_page(start_on):

@@ -13,16 +13,12 @@ CORPUS = "the cat sat on the mat, and the dog sat on the log. " * 40
 
 
 @pytest.fixture
-def chunker(browser, app_url):
-    """A fresh tab (its own Streamlit session) straight on the chunker page, its figures
-    drawn: conftest's page would first load and run the home page, only to leave it."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
-    tab.goto(f"{app_url}/token_budget")
+def chunker(start_on):
+    """A fresh tab straight on the chunker page, its figures drawn."""
+    tab = start_on("token_budget")
     tab.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
     wait_rendered(tab)
-    yield tab
-    context.close()
+    return tab
 
 
 def test_chunker_page_shows_the_pieces(chunker, gpt4):

@@ -6,7 +6,6 @@ Each change reruns the page, which keeps its value (lab.memory). A link clicked 
 that rerun has begun wins over it: Streamlit (1.67) merges the two requests and keeps
 only the link's widget values, which hold none of the page left behind. So these tests
 leave at a person's pace, once the change's run has finished."""
-import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -17,26 +16,6 @@ def go(tab, link):
     tab.get_by_role("link", name=link, exact=True).click()
     tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
     wait_rendered(tab)
-
-
-@pytest.fixture
-def start_on(browser, app_url):
-    """start_on(path) -> a fresh tab (its own session) that loaded the app at /path, the
-    page the test starts from, rendered: conftest's page would first load and run the
-    home page, which these tests only leave. Every later page is reached by its link."""
-    contexts = []
-
-    def start(path):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        contexts.append(context)
-        tab = context.new_page()
-        tab.goto(f"{app_url}/{path}")
-        tab.locator('[data-testid="stMainBlockContainer"] h1').first.wait_for(timeout=60_000)
-        wait_rendered(tab)
-        return tab
-    yield start
-    for context in contexts:
-        context.close()
 
 
 def kind(tab, label):

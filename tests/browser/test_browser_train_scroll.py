@@ -14,15 +14,9 @@ RESULT_IN_VIEW = """() => { const r = document.getElementById("result")?.getBoun
 
 
 @pytest.fixture
-def page(browser, app_url):
-    """A fresh tab (its own Streamlit session), 800 x 600 (the Train button is far below),
-    straight on the Train page: conftest's page would first load and run the home page,
-    which this test only left by the Train link."""
-    context = browser.new_context(viewport={"width": 800, "height": 600})
-    tab = context.new_page()
-    tab.goto(f"{app_url}/train")
-    yield tab
-    context.close()
+def page(start_on):
+    """A fresh tab, 800 x 600 (the Train button is far below), straight on the Train page."""
+    return start_on("train", 800, 600)
 
 
 def test_a_finished_training_scrolls_its_result_into_view_without_an_iframe(page):
