@@ -10,7 +10,7 @@ import pytest
 from bpe import budgets
 from bpe.hf_tokenizer import tokenizer_from_hf
 from bpe.loading import load_hf_bytes
-from helpers.hostile_parts import html_vocab
+from helpers.hostile_parts import html_vocab, html_wordpiece
 from helpers.hf_documents import metaspace_unigram
 
 PIECES = 20_000  # enough for consume's difference to show
@@ -54,21 +54,12 @@ def test_a_big_unigram_file_costs_a_bounded_number_of_bytes_per_piece():
     assert peak <= PEAK_PER_PIECE * BIG, f"{peak / BIG:.0f} B/piece at the load's peak"
 
 
-def as_wordpiece(data):
-    """The Unigram file data as a WordPiece file of the same pieces ({piece: id})."""
-    document = json.loads(data)
-    pieces = [piece for piece, _ in document["model"]["vocab"]]
-    document["model"] = {"type": "WordPiece", "unk_token": "<unk>",
-                         "vocab": {piece: idx for idx, piece in enumerate(pieces)}}
-    return json.dumps(document).encode()
-
-
 @pytest.mark.parametrize("kind", ["Unigram", "WordPiece"])
 def test_a_big_file_loads_from_its_bytes_within_a_few_times_its_size(kind):
     # WordPiece, 29 B a piece in its file: 111 B/piece at the peak, 221 on 99cb572
-    shape = as_wordpiece if kind == "WordPiece" else bytes
-    data = shape(html_vocab(BIG))
-    load_hf_bytes(shape(html_vocab(100)), "warm.json")
+    make = html_wordpiece if kind == "WordPiece" else html_vocab
+    data = make(BIG)
+    load_hf_bytes(make(100), "warm.json")
     tracemalloc.start()
     try:
         start = tracemalloc.get_traced_memory()[0]

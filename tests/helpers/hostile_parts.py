@@ -37,6 +37,16 @@ def html_vocab(n=100_000):
                   "vocab": [[piece, -1.0 - i / n] for i, piece in enumerate(pieces)]}}).encode()
 
 
+def html_wordpiece(n=100_000):
+    """html_vocab(n)'s pieces as a WordPiece tokenizer.json ({piece: id}, unk "<unk>"), as
+    bytes: the same visitor file for the models that keep a piece -> id object."""
+    document = json.loads(html_vocab(n))
+    pieces = [piece for piece, _ in document["model"]["vocab"]]
+    document["model"] = {"type": "WordPiece", "unk_token": "<unk>",
+                         "vocab": {piece: idx for idx, piece in enumerate(pieces)}}
+    return json.dumps(document).encode()
+
+
 def charsmap(key=b"a", replacement=b"b" * (2 << 20)):
     """A precompiled charsmap (darts-clone trie + strings, laid out as sentencepiece's own
     builder lays out one rule) with one key, key (1 byte), replaced by replacement: the
