@@ -112,8 +112,8 @@ def main():
             size, base, peak, left = visit(dirs[where], args.kind)
             mb = size / 2**20
             env = " ".join(f"{k}={v}" for k, v in served_env(dirs[where]).items())
-            rows.append(f"| {where} | {env} | {mb:.1f} MB | {base:.0f} MB | +{peak:.1f} MB | "
-                        f"+{left:.1f} MB | {peak / mb:.1f} x | {left / mb:.1f} x |")
+            rows.append(f"| {where} | {env} | {mb:.1f} MiB | {base:.0f} MiB | +{peak:.1f} MiB | "
+                        f"+{left:.1f} MiB | {peak / mb:.1f} x | {left / mb:.1f} x |")
             print(rows[-1], flush=True)
     print(f"\n{args.kind} file; load average (1 min) at the end {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
