@@ -178,7 +178,13 @@ class HFTokenizer(Pretrained, Tokenizer):
                 token = token[:-len(suffix)]
             for ch in spaces:
                 token = token.replace(ch, " ")
-            return token.encode("utf-8")
+            try:
+                return token.encode("utf-8")
+            except UnicodeEncodeError:  # JSON can write one ("\ud800"); UTF-8 cannot
+                raise ValueError(f"{self.name}: the piece {token!r:.40} holds a lone surrogate, "
+                                 "half of a character's UTF-16 pair, which is no text "
+                                 "(tokenizers refuses the file too); write the character "
+                                 "whole or remove the piece") from None
         return honest
 
     # --------------------------------------------------------------- encode

@@ -209,3 +209,19 @@ def test_a_loaded_wordpiece_file_is_the_whole_parses(small_slices):
     assert tok.document == json.loads(data)  # the repeated "a" read back as json reads it
     again = pickle.loads(pickle.dumps(tok))
     assert again.encode(sample) == want.encode(sample)
+
+
+@pytest.mark.parametrize("kind", ["Unigram", "WordPiece"])
+def test_a_lone_surrogate_piece_is_refused_with_a_sentence_as_tokenizers_refuses_it(kind):
+    from tokenizers import Tokenizer
+    document = metaspace_unigram(["<unk>", "a", "\ud800b"])
+    if kind == "WordPiece":
+        document["model"] = {"type": "WordPiece", "unk_token": "<unk>",
+                             "vocab": {"<unk>": 0, "a": 1, "\ud800b": 2}}
+    data = json.dumps(document)  # "\ud800" escaped: valid UTF-8, valid JSON
+    with pytest.raises(Exception):  # the owner library cannot read it either
+        Tokenizer.from_str(data)
+    with pytest.raises(ValueError, match=r"^s\.json: the piece '\\ud800b' holds a lone "
+                                         r"surrogate") as caught:
+        load_hf_bytes(data.encode(), "s.json")
+    assert type(caught.value) is ValueError  # a sentence, not the codec's UnicodeEncodeError
