@@ -25,12 +25,12 @@ from .basic import BasicTokenizer
 from .decode import MAX_ID
 from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
-from .formats.hf.decoders import PostProcessor, byte_of
+from .formats.hf.decoders import PostProcessor
 from .formats.hf.document_parse import parse_document
 from .formats.hf.document_text import compress_document, document_from_bytes
 from .formats.hf.models import BPE
 from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
-from .formats.hf.parts import flatten
+from .formats.hf.piece_bytes import piece_bytes, space_chars
 from .formats.hf.piece_ids import PieceIds
 from .formats.hf.tokenizer_json import read_document
 from .pretrained import Pretrained
@@ -62,7 +62,7 @@ class HFTokenizer(Pretrained, Tokenizer):
         # all of it)
         self.document_zlib = document_zlib if document_zlib is not None else \
             compress_document(document or {})
-        self.spaces = _metaspace_chars(document or {})  # read here, once, not from the text
+        self.spaces = space_chars(document or {})  # read here, once, not from the text
         self.added = added or AddedTokens({}, pipeline.normalize)
         self.decoder = decoder
         self.post = post or PostProcessor()
@@ -155,37 +155,9 @@ class HFTokenizer(Pretrained, Tokenizer):
         """(id, bytes) of the model's own tokens (not the file's added tokens), in the
         model's vocab order (a byte-level model packs its own: ByteLevelBPE.pieces)."""
         added = self.added_ids
-        honest = self._honest_bytes()
+        honest = piece_bytes(self.model, self.spaces, self.name)
         return ((idx, honest(token)) for token, idx in self.model.vocab.items()
                 if idx not in added)
-
-    def _honest_bytes(self):
-        """token string -> the bytes of text it stands for (see the module's rule)."""
-        model = self.model
-        prefix = getattr(model, "prefix", "")
-        suffix = getattr(model, "suffix", "")
-        fallback = getattr(model, "byte_fallback", False)
-        spaces = self.spaces
-
-        def honest(token):
-            if fallback:
-                byte = byte_of(token)
-                if byte is not None:
-                    return bytes([byte])
-            if prefix and token.startswith(prefix) and token != prefix:
-                token = token[len(prefix):]
-            if suffix and token.endswith(suffix) and token != suffix:
-                token = token[:-len(suffix)]
-            for ch in spaces:
-                token = token.replace(ch, " ")
-            try:
-                return token.encode("utf-8")
-            except UnicodeEncodeError:  # JSON can write one ("\ud800"); UTF-8 cannot
-                raise ValueError(f"{self.name}: the piece {token!r:.40} holds a lone surrogate, "
-                                 "half of a character's UTF-16 pair, which is no text "
-                                 "(tokenizers refuses the file too); write the character "
-                                 "whole or remove the piece") from None
-        return honest
 
     # --------------------------------------------------------------- encode
     def split(self, text):
@@ -377,24 +349,6 @@ class HFTokenizer(Pretrained, Tokenizer):
             self._token_strings = strings
             self._token_strings_for = id(self.vocab)
         return self._token_strings
-
-
-def _metaspace_chars(document):
-    """The characters this file writes for a space (Metaspace's "▁", or a Replace of " ")."""
-    out = set()
-    for key, sub in (("pre_tokenizer", "pretokenizers"), ("decoder", "decoders"),
-                     ("normalizer", "normalizers")):
-        for spec in flatten(document.get(key), sub):
-            if spec.get("type") == "Metaspace":
-                out.add(spec.get("replacement", "\u2581"))
-            elif spec.get("type") == "Replace":
-                pattern = spec.get("pattern") or {}
-                content = spec.get("content")
-                if key == "normalizer" and pattern.get("String") == " " and content:
-                    out.add(content)
-                elif key == "decoder" and content == " " and isinstance(pattern.get("String"), str):
-                    out.add(pattern["String"])
-    return [ch for ch in out if ch and ch != " "]
 
 
 def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
