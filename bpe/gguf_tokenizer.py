@@ -11,6 +11,7 @@ opens them) and parses no GGUF bytes.
 """
 import functools
 import os
+from array import array
 
 from . import sentencepiece_unigram
 from .formats.gguf_families import tokenizer_json
@@ -48,4 +49,4 @@ def rank_by_score(model, scores):
     piece it makes, equal scores equal, so among them the leftmost merges first (llama.cpp's
     queue orders by score, then position), where a tokenizer.json ranks each pair apart."""
     rank = {score: i for i, score in enumerate(sorted(set(scores), reverse=True))}
-    model.merges = {pair: (rank[scores[idx]], idx) for pair, (_, idx) in model.merges.items()}
+    model.ranks = array("i", [rank[scores[idx]] for idx in model.made])

@@ -8,12 +8,14 @@ its before/after figures (run this file: `python tests/helpers/hostile_parts.py`
 import base64
 import json
 import os
+import random
 import struct
 import subprocess
 import sys
 from pathlib import Path
 
 from bpe import RegexTokenizer
+from bpe.formats.hf.bytelevel import bytes_to_unicode
 from bpe.formats.hf.tokenizer_json import hf_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +47,47 @@ def html_wordpiece(n=100_000):
     document["model"] = {"type": "WordPiece", "unk_token": "<unk>",
                          "vocab": {piece: idx for idx, piece in enumerate(pieces)}}
     return json.dumps(document).encode()
+
+
+def bpe_merges(n=100_000, byte_level=False, as_lists=False):
+    """A BPE tokenizer.json of n merges, as compact UTF-8 bytes (as tokenizers writes a file):
+    each merge joins a random token made so far and one character of the alphabet, so its
+    vocab is the alphabet and n tokens, a merge per token as GPT-2's (~30 B a token in the
+    file: its vocab entry and its merge). Byte-level (GPT-2's alphabet in its id order, a
+    ByteLevel pre-tokenizer) or SentencePiece style (letters and "\u2581", Metaspace, byte
+    fallback); merges written "left right", or [left, right] as tokenizers >= 0.20 writes
+    them."""
+    rng = random.Random(n)
+    if byte_level:
+        alphabet = sorted(bytes_to_unicode().values())
+        extra = []
+    else:
+        alphabet = [chr(c) for c in range(ord("a"), ord("z") + 1)] + ["\u2581"]
+        extra = ["<unk>"] + [f"<0x{b:02X}>" for b in range(256)]
+    vocab = {token: idx for idx, token in enumerate(extra + alphabet)}
+    tokens, merges = list(alphabet), []
+    while len(merges) < n:
+        left, right = rng.choice(tokens), rng.choice(alphabet)
+        made = left + right
+        if made in vocab:
+            continue
+        vocab[made] = len(vocab)
+        tokens.append(made)
+        merges.append([left, right] if as_lists else f"{left} {right}")
+    model = {"type": "BPE", "dropout": None, "unk_token": None if byte_level else "<unk>",
+             "continuing_subword_prefix": None, "end_of_word_suffix": None,
+             "fuse_unk": not byte_level, "byte_fallback": not byte_level,
+             "ignore_merges": False, "vocab": vocab, "merges": merges}
+    if byte_level:
+        split = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                 "use_regex": True}
+    else:
+        split = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always",
+                 "split": True}
+    document = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                "normalizer": None, "pre_tokenizer": split, "post_processor": None,
+                "decoder": dict(split), "model": model}
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def charsmap(key=b"a", replacement=b"b" * (2 << 20)):

@@ -4,7 +4,10 @@ byte-level alphabet, the model's ids in our internal layout (byte b is b, merge 
 of lowest rank, leftmost first). Other models are bpe.formats.hf.models; this file neither
 reads files nor splits text.
 """
+from array import array
+
 from ...encode import apply_merges
+from .merge_table import MergeTable
 from .packed_vocab import PackedPieces
 
 
@@ -39,7 +42,7 @@ class ByteLevelBPE:
                 raise ValueError(f"the BPE model's {option}={model[option]!r} is not byte-level "
                                  "BPE (ByteLevel pre-tokenizer or decoder: bytes need no "
                                  "fallback, prefixes or suffixes, and dropout is random)")
-        self.vocab = vocab                        # token str -> HF id
+        self.vocab = vocab  # token str -> HF id (a PieceIds: bpe.formats.hf.vocabs)
         table = bytes_to_unicode()
         self.inverse = {ch: b for b, ch in table.items()}
         self.byte_ids = [vocab.get(table[b]) for b in range(256)]  # None: byte unknown
@@ -52,41 +55,7 @@ class ByteLevelBPE:
         self.fuse_unk = bool(model.get("fuse_unk"))
         self.ignore_merges = bool(model.get("ignore_merges"))
         self.added_ids = added_ids
-        # subtle: Llama 3's merges make some tokens twice (["Ġ", "ĠĠĠ"] and ["ĠĠ", "ĠĠ"] both
-        # make "ĠĠĠĠ"; its 280k merges make 128k tokens). Each merge keeps its own internal
-        # id, so its own rank, as tokenizers ranks pairs; merges are looked up by each
-        # part's canonical id (the first that made it), so merging never depends on which
-        # merge made a part.
-        internal = {table[b]: b for b in range(256)}  # token str -> canonical internal id
-        self.canonical = list(range(256))  # internal id -> canonical internal id
-        self.out = list(self.byte_ids)  # internal id -> HF id (None: a byte the vocab lacks)
-        pairs = []
-        # one C-level check per merge (a set's issuperset, string truthiness) rather than an
-        # all() over a generator: command-r's 254k merges spent seconds there
-        alphabet, canonical, out = _ALPHABET, self.canonical, self.out
-        for k, merge in enumerate(merges):
-            pair = merge.split(" ") if isinstance(merge, str) else merge
-            if not (isinstance(pair, list) and len(pair) == 2
-                    and isinstance(pair[0], str) and isinstance(pair[1], str)
-                    and pair[0] and pair[1]):
-                raise ValueError(f"merge {k} is {merge!r:.40}; expected 'left right' or "
-                                 "[left, right]")
-            made = pair[0] + pair[1]
-            made_id = vocab.get(made)
-            if pair[0] not in vocab or pair[1] not in vocab or made_id is None:
-                raise ValueError(f"merge {k} {pair} uses or makes a token that is not in the "
-                                 "vocab")
-            if not alphabet.issuperset(made):
-                raise ValueError(f"merge {k} {pair} has characters outside the byte-level "
-                                 "alphabet, so this is not a byte-level BPE")
-            canonical.append(internal.setdefault(made, 256 + k))
-            out.append(made_id)
-            pairs.append(pair)
-        self.merges = {}  # (canonical id, canonical id) -> internal id
-        for k, (left, right) in enumerate(pairs):  # a later duplicate pair wins, as there
-            if left in internal and right in internal:  # else no merge can ever make it
-                self.merges[(internal[left], internal[right])] = 256 + k
-        self.aliased = len(internal) < 256 + len(pairs)  # some token is made twice
+        self._read_merges(vocab, merges, table)
         # the model's tokens' bytes (not the file's added tokens'), packed once (issue 32:
         # a dict of bytes objects cost ~95 B a token): HFTokenizer's vocab is made of them,
         # and tokens() reads each token's length from them
@@ -96,15 +65,68 @@ class ByteLevelBPE:
         self.added_lengths = {idx: len(token_bytes(token))
                               for token, idx in vocab.items() if idx in added_ids}
 
+    def _read_merges(self, vocab, merges, table):
+        """canonical, out, merges (a MergeTable of canonical ids) and aliased, from the file's
+        merges (a list, or a VocabText read a slice at a time): checked, and packed as they
+        come (issue 32: no str, tuple or int object per merge kept)."""
+        # subtle: Llama 3's merges make some tokens twice (["Ġ", "ĠĠĠ"] and ["ĠĠ", "ĠĠ"] both
+        # make "ĠĠĠĠ"; its 280k merges make 128k tokens). Each merge keeps its own internal
+        # id, so its own rank, as tokenizers ranks pairs; merges are looked up by each
+        # part's canonical id (the first that made it), so merging never depends on which
+        # merge made a part. A token is known by its slot in the vocab's table.
+        slot_of = vocab.slot_of
+        canon = array("i", [-1]) * vocab.n_slots  # vocab slot -> canonical internal id
+        for b in range(256):
+            if self.byte_ids[b] is not None:
+                canon[slot_of(table[b])] = b
+        self.canonical = array("i", range(256))  # internal id -> canonical internal id
+        # internal id -> HF id (-1: a byte the vocab lacks, which no run ever holds)
+        self.out = array("i", [-1 if idx is None else idx for idx in self.byte_ids])
+        parts = array("i")  # each merge's two parts' vocab slots, until all are made
+        # one C-level check per merge (a set's issuperset, string truthiness) rather than an
+        # all() over a generator: command-r's 254k merges spent seconds there
+        alphabet, canonical, out, id_at = _ALPHABET, self.canonical, self.out, vocab.id_at
+        for k, merge in enumerate(merges):
+            pair = merge.split(" ") if isinstance(merge, str) else merge
+            if not (isinstance(pair, list) and len(pair) == 2
+                    and isinstance(pair[0], str) and isinstance(pair[1], str)
+                    and pair[0] and pair[1]):
+                raise ValueError(f"merge {k} is {merge!r:.40}; expected 'left right' or "
+                                 "[left, right]")
+            made = pair[0] + pair[1]
+            s0, s1, made_slot = slot_of(pair[0]), slot_of(pair[1]), slot_of(made)
+            if s0 < 0 or s1 < 0 or made_slot < 0:
+                raise ValueError(f"merge {k} {pair} uses or makes a token that is not in the "
+                                 "vocab")
+            if not alphabet.issuperset(made):
+                raise ValueError(f"merge {k} {pair} has characters outside the byte-level "
+                                 "alphabet, so this is not a byte-level BPE")
+            if canon[made_slot] < 0:
+                canon[made_slot] = 256 + k
+            canonical.append(canon[made_slot])
+            out.append(id_at(made_slot))
+            parts.append(s0)
+            parts.append(s1)
+        # a merge whose part no merge makes and no byte is can never apply (left -1)
+        left = array("i", [canon[s] for s in parts[::2]])
+        right = array("i", [canon[s] for s in parts[1::2]])
+        for k in range(len(left)):
+            if right[k] < 0:
+                left[k] = -1
+        del parts, canon
+        self.merges = MergeTable(left, right)  # a later merge of a pair wins, as there
+        self.aliased = canonical[256:] != array("i", range(256, len(canonical)))
+
     def is_ours(self):
         """Bytes at ids 0-255 and merge k making id 256 + k: minbpe's layout."""
         return (self.byte_ids == list(range(256)) and self.unk is None
                 and not self.ignore_merges and not self.aliased
-                and self.out[256:] == list(range(256, len(self.out)))
+                and self.out[256:] == array("i", range(256, len(self.out)))
                 and len(self.merges) == len(self.out) - 256)
 
     def merges_in_order(self):
-        return dict(self.merges)
+        """{(canonical id, canonical id): internal id} as a dict assigned in merge order."""
+        return {pair: 256 + k for pair, k in self.merges.pairs()}
 
     def token_bytes(self, token):
         """The bytes a vocab string stands for (UTF-8 of it if it is not byte-level)."""
@@ -136,13 +158,26 @@ class ByteLevelBPE:
     def merge_run(self, run):
         if not run:
             return []
-        merges, out = self.merges, self.out
+        rank_of = self.__dict__.get("_rank_of") or self._make_rank_of()
+        out = self.out
+        return [out[idx] for idx in apply_merges(run, rank_of)]
+
+    def _make_rank_of(self):
+        """rank_of(a, b) for apply_merges: the internal id the pair merges into, or None;
+        made once (a closure: not pickled, see __getstate__)."""
+        find = self.merges.finder(256, None)
         if self.aliased:
             canonical = self.canonical
-            rank_of = lambda a, b: merges.get((canonical[a], canonical[b]))  # noqa: E731
+            rank_of = lambda a, b: find(canonical[a], canonical[b])  # noqa: E731
         else:
-            rank_of = lambda a, b: merges.get((a, b))  # noqa: E731
-        return [out[idx] for idx in apply_merges(run, rank_of)]
+            rank_of = find
+        self._rank_of = rank_of
+        return rank_of
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_rank_of", None)
+        return state
 
     def ids(self, piece):
         return self.encode_bytes(piece.encode("utf-8"))

@@ -116,31 +116,35 @@ class PieceIds(Mapping):
             i = (i + 1) & mask
         return -1
 
-    def _slot_of(self, key):
+    def slot_of(self, key):
+        """key's slot, or -1 when key is no piece (a dict's meaning for any key)."""
         h = hash(key)  # unhashable: the TypeError a dict gives
-        if not isinstance(key, str):
-            return -1
-        if not self.filter[h & self.mask]:
+        if not isinstance(key, str) or not self.filter[h & self.mask]:
             return -1
         return self.slot(key, h)
+
+    @property
+    def n_slots(self):
+        """Slots 0 .. n_slots - 1 (a piece given twice has two; the table gives the later)."""
+        return len(self.offsets) - 1
 
     def id_at(self, slot):
         return slot if self.ids is None else self.ids[slot]
 
     def __getitem__(self, key):
-        s = self._slot_of(key)
+        s = self.slot_of(key)
         if s < 0:
             raise KeyError(key)
         return s if self.ids is None else self.ids[s]
 
     def get(self, key, default=None):
-        s = self._slot_of(key)
+        s = self.slot_of(key)
         if s < 0:
             return default
         return s if self.ids is None else self.ids[s]
 
     def __contains__(self, key):
-        return self._slot_of(key) >= 0
+        return self.slot_of(key) >= 0
 
     def __len__(self):
         return self.size

@@ -26,7 +26,7 @@ from .added_tokens import FLAGS, AddedToken, AddedTokens
 from .bytelevel import ByteLevelBPE, bytes_to_unicode
 from .decoders import PostProcessor, decoder_from_json
 from .models import model_from_json
-from .vocabs import read_vocab
+from .vocabs import is_list, is_object, read_piece_ids
 from .parts import flatten
 from .parts import hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
 from .pipeline import Pipeline
@@ -175,9 +175,9 @@ def read_document(data, source="tokenizer.json"):
         post = PostProcessor.from_json(data.get("post_processor"))
         if pipeline.byte_level and model.get("type", "BPE") == "BPE":
             vocab, merges = model.get("vocab"), model.get("merges")
-            if not isinstance(vocab, dict) or not isinstance(merges, list):
+            if not is_object(vocab) or not is_list(merges):
                 fail("the BPE model needs a 'vocab' object (token -> id) and a 'merges' list")
-            read_vocab(vocab, "BPE")
+            vocab = read_piece_ids(vocab, "BPE")
             hf_model = ByteLevelBPE(vocab, merges, model, set(added.values()))
             decoders = flatten(data.get("decoder"), "decoders")
             # no decoder at all is not a ByteLevel one: tokenizers joins the token strings

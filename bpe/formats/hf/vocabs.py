@@ -12,6 +12,16 @@ from .document_parse import VocabText
 from .piece_ids import PieceIds
 
 
+def is_object(vocab):
+    """Whether a parse's value is a JSON object: a dict, or a VocabText of one."""
+    return isinstance(vocab, dict) or (isinstance(vocab, VocabText) and not vocab.is_list)
+
+
+def is_list(value):
+    """Whether a parse's value is a JSON list: a list, or a VocabText of one."""
+    return isinstance(value, list) or (isinstance(value, VocabText) and value.is_list)
+
+
 def read_vocab(vocab, kind):
     """A {token: id} vocab checked: ids in budget, none given twice."""
     if isinstance(vocab, VocabText) and not vocab.is_list:
