@@ -109,16 +109,27 @@ class HFTokenizer(Pretrained, Tokenizer):
         """(int, int) -> int in this file's ids, in merge order ({} for WordPiece/Unigram)."""
         if self.layout is not None:
             out = self.layout.out
-            return {(out[p0], out[p1]): out[idx] for (p0, p1), idx in self.layout.merges.items()}
+            return {(out[p0], out[p1]): out[256 + k] for (p0, p1), k in
+                    self.layout.merges.pairs()}
         if isinstance(self.model, BPE):
-            return {pair: new for pair, (_, new) in sorted(self.model.merges.items(),
-                                                           key=lambda item: item[1][0])}
+            return self.model.merges_by_rank()
         return {}
 
     @merges.setter
     def merges(self, value):
         if value:
             raise ValueError(f"{self.name}'s merges come from its file and cannot be set")
+
+    @property
+    def packed_merges(self):
+        """What `merges` says, as the model keeps it (its MergeTable's part arrays, and a GGUF
+        file's ranks by score), or None for WordPiece/Unigram: for a digest of what this is,
+        without building a dict of every merge (issue 32: 18 MB for 100,000)."""
+        model = self.layout or self.model
+        table = getattr(model, "merges", None)
+        if table is None:
+            return None
+        return table.left, table.right, getattr(model, "ranks", None)
 
     # ---------------------------------------------------------------- vocab
     def token_strings(self):

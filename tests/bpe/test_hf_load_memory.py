@@ -10,7 +10,7 @@ import pytest
 from bpe import budgets
 from bpe.hf_tokenizer import tokenizer_from_hf
 from bpe.loading import load_hf_bytes
-from helpers.hostile_parts import html_vocab, html_wordpiece
+from helpers.hostile_parts import bpe_merges, html_vocab, html_wordpiece
 from helpers.hf_documents import metaspace_unigram
 
 PIECES = 20_000  # enough for consume's difference to show
@@ -70,6 +70,45 @@ def test_a_big_file_loads_from_its_bytes_within_a_few_times_its_size(kind):
     live, peak = _traced(lambda: load_hf_bytes(data, "html.json"), BIG)
     assert live <= LIVE_PER_PIECE * BIG, f"{live / BIG:.0f} B/piece live"
     assert peak <= BYTES_PEAK_PER_PIECE * BIG, f"{peak / BIG:.0f} B/piece peak"
+
+
+# A BPE file of 100,000 merges as GPT-2's are shaped (hostile_parts.bpe_merges: a vocab entry
+# and a merge line a token, 34-36 B in the file): 106-107 B a token live, about 3 x the file,
+# with the merges packed in a MergeTable and the vocab in a PieceIds (tenth round). Before
+# (124e902: a dict with a tuple key and ints per merge, a dict of strs for the vocab): 364-381
+# B live, which this refuses.
+BPE_LIVE_PER_TOKEN = 130
+
+
+@pytest.mark.parametrize("byte_level", [False, True], ids=["sentencepiece", "byte-level"])
+def test_a_bpe_file_with_merges_keeps_a_few_times_its_size(byte_level):
+    data = bpe_merges(BIG, byte_level=byte_level)
+    load_hf_bytes(bpe_merges(100, byte_level=byte_level), "warm.json")
+    tokens = len(json.loads(data)["model"]["vocab"])
+    live, peak = _traced(lambda: load_hf_bytes(data, "bpe.json"), tokens)
+    assert live <= BPE_LIVE_PER_TOKEN * tokens, f"{live / tokens:.0f} B/token live"
+
+
+def test_a_bpe_files_digest_builds_no_dict_of_its_merges():
+    """lab.derived.content_digest reads the packed merges: tok.merges, a dict of every merge,
+    cost 18 MB (5 x the file) and 0.6 s of CPU for 100,000 merges."""
+    from lab.derived import content_digest
+    data = bpe_merges(BIG, byte_level=True)
+    tok = load_hf_bytes(data, "bpe.json")
+    before = content_digest(tok)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        assert content_digest(tok) == before
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    assert peak <= len(data) // 2, f"{peak / len(data):.2f} x the file"
+    # and the digest still tells merges apart: one merge fewer is another tokenizer
+    document = json.loads(data)
+    document["model"]["merges"].pop()
+    other = load_hf_bytes(json.dumps(document, ensure_ascii=False).encode(), "bpe.json")
+    assert content_digest(other) != before
 
 
 def test_consume_lowers_the_peak_and_only_when_asked_empties_the_parse():
