@@ -13,7 +13,8 @@ not get worse.
     .venv/bin/python bench/piece_memory.py --encode --checkout /work/main
 
 --encode times encode (CPU, best of 3) of tinyshakespeare's first --chars characters with a
-T5-like Unigram (8,000 pieces, Metaspace) and a BERT-like WordPiece (30,000) that
+T5-like Unigram (8,000 pieces, Metaspace), a BERT-like WordPiece (30,000), a Llama-2-like
+BPE (30,000: Metaspace, byte fallback) and a GPT-2-like byte-level BPE (30,000) that
 `tokenizers` trains on the whole corpus (kept in --files, so every checkout reads the same
 files). Each kind runs in its own child process (so one's leftovers cannot count in another's
 numbers). Prints one table row per kind. It measures; it asserts nothing (the counted
@@ -37,15 +38,20 @@ sys.path[:0] = [CHECKOUT, os.path.join(CHECKOUT, "tests")]
 
 from bpe import loading  # noqa: E402
 from bpe.formats.hf.bytelevel import bytes_to_unicode  # noqa: E402
-from helpers.hostile_parts import html_vocab  # noqa: E402
+from helpers.hostile_parts import bpe_merges, html_vocab  # noqa: E402
 
 CORPORA = "/work/shared/corpora"
-KINDS = ("unigram", "metaspace", "wordpiece", "wordlevel", "bpe", "bytelevel")
+KINDS = ("unigram", "metaspace", "wordpiece", "wordlevel", "bpe", "bytelevel", "bpe_merges",
+         "bytelevel_merges")
 
 
 def document(kind, n):
     """A tokenizer.json (bytes) of n pieces of the kind, the HTML-shaped pieces of
-    html_vocab (unigram as it is; the others' vocabs made of the same strings)."""
+    html_vocab (unigram as it is; the others' vocabs made of the same strings); the *_merges
+    kinds are BPE files of n merges as GPT-2's are shaped (hostile_parts.bpe_merges: a
+    token and a merge line each, ~35 B a token)."""
+    if kind.endswith("_merges"):
+        return bpe_merges(n, byte_level=kind.startswith("bytelevel"))
     doc = json.loads(html_vocab(n))
     pieces = [p for p, _ in doc["model"]["vocab"]]
     if kind == "unigram":
@@ -121,7 +127,7 @@ def measure(kind, n):
             "decode_tokens_bytes_100k_cpu_ms": round(tokens_cpu * 1000, 1)}
 
 
-ENCODE_KINDS = ("unigram_t5like", "wordpiece_bertlike")
+ENCODE_KINDS = ("unigram_t5like", "wordpiece_bertlike", "bpe_llamalike", "bytelevel_gpt2like")
 
 
 def trained(kind, folder):
@@ -129,7 +135,7 @@ def trained(kind, folder):
     path = os.path.join(folder, f"{kind}.json")
     if os.path.exists(path):
         return path
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     with open(os.path.join(CORPORA, "tinyshakespeare.txt"), encoding="utf-8") as f:
         lines = f.read().splitlines()
     if kind == "unigram_t5like":
@@ -138,6 +144,19 @@ def trained(kind, folder):
         tok.pre_tokenizer = pre_tokenizers.Metaspace()
         trainer = trainers.UnigramTrainer(vocab_size=8000, special_tokens=["<unk>"],
                                           unk_token="<unk>", show_progress=False)
+    elif kind == "bpe_llamalike":  # SentencePiece-style BPE: Metaspace, byte fallback
+        tok = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        tok.decoder = decoders.Metaspace()
+        trainer = trainers.BpeTrainer(
+            vocab_size=30000, show_progress=False,
+            special_tokens=["<unk>"] + [f"<0x{b:02X}>" for b in range(256)])
+    elif kind == "bytelevel_gpt2like":
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(vocab_size=30000, show_progress=False,
+                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     else:
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer()
@@ -163,7 +182,7 @@ def measure_encode(kind, folder, chars):
     # the model alone on every distinct word (encode caches words, so its time is mostly
     # the pipeline's): the lookups this change touches
     words = sorted(set(re.findall(r"\w+|[^\w\s]", text)))
-    if kind == "unigram_t5like":
+    if kind in ("unigram_t5like", "bpe_llamalike"):
         words = ["\u2581" + w for w in words]
     model = []
     for _ in range(3):

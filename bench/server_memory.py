@@ -4,15 +4,19 @@ visitor file stays within a few times the file's size").
 Serves a checkout's app as its own `make run` serves it (the allocator settings of its
 Makefile's run recipe), warms it with a 100-piece file of the kind on Vocabulary, then
 uploads the issue's 3.6 MB tokenizer.json of 100,000 HTML-shaped Unigram pieces (or its
-WordPiece twin) in the same tab and opens Vocabulary. The server process's own RSS (not
-its workers': the owner-check and training workers have their own caps) is read every
+WordPiece twin, or a BPE file of 100,000 merges, SentencePiece style or byte-level:
+tests/helpers/hostile_parts.bpe_merges) in the same tab and opens Vocabulary. The server
+process's own RSS (not its workers': the owner-check and training workers have their own
+caps) is read every
 20 ms from before the upload to 3 s after the page settled: the peak and what is left,
 over the reading just before the upload. Checkouts run in turn, A B B A with --checkout
 twice, so a drift of the machine shows.
 
     .venv/bin/python bench/server_memory.py --checkout 99cb572 . . 99cb572 [--kind WordPiece]
+    .venv/bin/python bench/server_memory.py --checkout 124e902 . . 124e902 --kind ByteLevel
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -27,7 +31,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
 import helpers.app  # noqa: E402
 from helpers.app import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
 from helpers.hostile_app import go, settle, upload  # noqa: E402
-from helpers.hostile_parts import html_vocab, html_wordpiece  # noqa: E402
+from helpers.hostile_parts import bpe_merges, html_vocab, html_wordpiece  # noqa: E402
 from keystroke import checkout_dir  # noqa: E402
 
 
@@ -55,8 +59,9 @@ def rss_mb(pid):
 def visit(checkout, kind):
     """(file bytes, base MB, peak over base, left over base) for one fresh server."""
     from playwright.sync_api import sync_playwright
-    make = html_wordpiece if kind == "WordPiece" else html_vocab
-    small, big = make(100), make()
+    make = MAKERS[kind]
+    small, big = make(100), make(100_000)
+    pieces = len(json.loads(big)["model"]["vocab"])
     with streamlit_server(Path(checkout) / "app.py", env=served_env(checkout),
                           cwd=checkout) as (url, proc), \
             sync_playwright() as p:
@@ -86,17 +91,21 @@ def visit(checkout, kind):
         done.set()
         watcher.join()
         left = rss_mb(proc.pid) - base
-        shown = tab.get_by_text("100,000 matching tokens").count()
+        shown = tab.get_by_text(f"{pieces:,} matching tokens").count()
         browser.close()
     if not shown:
-        raise RuntimeError(f"{checkout}: Vocabulary did not show the 100,000 pieces")
+        raise RuntimeError(f"{checkout}: Vocabulary did not show the {pieces:,} pieces")
     return len(big), base, peak[0] - base, left
+
+
+MAKERS = {"Unigram": html_vocab, "WordPiece": html_wordpiece,
+          "BPE": bpe_merges, "ByteLevel": lambda n: bpe_merges(n, byte_level=True)}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkout", nargs="+", default=["."], metavar="DIR_OR_REV")
-    parser.add_argument("--kind", choices=["Unigram", "WordPiece"], default="Unigram")
+    parser.add_argument("--kind", choices=sorted(MAKERS), default="Unigram")
     args = parser.parse_args()
     # each checkout is served with its own Makefile's settings, none of this one's
     helpers.app.SERVED_AS = {}
