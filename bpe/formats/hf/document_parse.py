@@ -48,19 +48,20 @@ _ENTRY = rb'\[' + _WS + _STRING + _WS + rb',' + _WS + _NUMBER + _WS + rb'\]'
 _MEMBER = _STRING + _WS + rb':' + _WS + _NUMBER
 _PAIR = rb'\[' + _WS + _STRING + _WS + rb',' + _WS + _STRING + _WS + rb'\]'
 # per shape of a model's list or object: an entry, and the closing bracket. "scores":
-# Unigram's [piece, score] list; "ids": a {piece: id} object; "merges": "left right"
-# strings (tokenizers < 0.20 writes these); "pairs": ["left", "right"] lists (newer ones)
+# Unigram's [piece, score] list; "ids": a {piece: id} object; "strings": merges written
+# "left right" (tokenizers < 0.20 writes these); "pairs": merges ["left", "right"] (newer)
 _SHAPES = {"scores": (_ENTRY, rb'\]'), "ids": (_MEMBER, rb'\}'),
-           "merges": (_STRING, rb'\]'), "pairs": (_PAIR, rb'\]')}
-# the shapes each key's value is tried as, by its opening bracket (merges: strings first; a
-# mix of strings and lists is read whole, as json reads it)
-_TRIED = {(b'"vocab"', ord("[")): ("scores",), (b'"vocab"', ord("{")): ("ids",),
-          (b'"merges"', ord("[")): ("merges", "pairs")}
+           "strings": (_STRING, rb'\]'), "pairs": (_PAIR, rb'\]')}
+# per model key and opening bracket: its name in the parse, and the shapes its value is
+# tried as (merges: strings first; a mix of strings and lists is read whole, as json reads it)
+_TRIED = {(b'"vocab"', ord("[")): ("vocab", ("scores",)),
+          (b'"vocab"', ord("{")): ("vocab", ("ids",)),
+          (b'"merges"', ord("[")): ("merges", ("strings", "pairs"))}
 _OPEN, _QUOTE = b"[{", ord('"')
 # the model types that read each shape as text; any other gets the list or dict json gives
 # (a model with no "type" too, but for Unigram's list: tokenizers guesses Unigram from it)
 STREAMED = {"scores": {None, "Unigram"}, "ids": {"WordPiece", "WordLevel", "BPE"},
-            "merges": {"BPE"}, "pairs": {"BPE"}}
+            "strings": {"BPE"}, "pairs": {"BPE"}}
 
 
 @lru_cache(maxsize=8)
@@ -131,15 +132,17 @@ def parse_document(data, source="tokenizer.json", errors="strict"):
         raise budgets.too_deep(source)
     if found:
         # each list's or object's lines are kept as newlines, so json's line numbers stay
-        # the file's
-        parts, pos = [], 0
+        # the file's (memoryview: the text between is not copied once more before the join)
+        view, parts, pos = memoryview(data), [], 0
         for start, end, _, _ in sorted(found.values()):
             pair = b"[]" if data[start] == _OPEN[0] else b"{}"
-            parts += [data[pos:start], pair[:1], b"\n" * data.count(b"\n", start, end),
+            parts += [view[pos:start], pair[:1], b"\n" * data.count(b"\n", start, end),
                       pair[1:]]
             pos = end
-        document = _loads(b"".join(parts + [data[pos:]]), source, errors)
-        del parts
+        rest = b"".join(parts + [view[pos:]])
+        del parts, view
+        document = _loads(rest, source, errors)
+        del rest
         model = document.get("model") if isinstance(document, dict) else None
         if isinstance(model, dict) and all(model.get(key) in ([], {}) for key in found):
             kind = model.get("type")
@@ -198,14 +201,13 @@ def _scan(data):
                 if depth == 2:
                     in_model = c == _OPEN[1] and keys[1] == b'"model"'
                 elif depth == 3 and in_model and (keys[2], c) in _TRIED \
-                        and keys[2][1:-1].decode() not in found:
-                    for shape in _TRIED[keys[2], c]:
-                        entries = _entries(data, m.end(), shape)
-                        if entries is not None:
+                        and (name := _TRIED[keys[2], c][0]) not in found:
+                    for shape in _TRIED[keys[2], c][1]:
+                        if (entries := _entries(data, m.end(), shape)) is not None:
                             break
                     if entries is not None:
                         spans, end = entries
-                        found[keys[2][1:-1].decode()] = m.start(), end, spans, shape
+                        found[name] = m.start(), end, spans, shape
                         pos, depth = end, 2
                         # a list of lists nests one deeper than its object
                         deepest = max(deepest, 4 if spans and shape in ("scores", "pairs")
