@@ -28,7 +28,6 @@ from .formats.hf.bytelevel import ByteLevelBPE
 from .formats.hf.decoders import PostProcessor
 from .formats.hf.document_parse import parse_document
 from .formats.hf.document_text import compress_document, document_from_bytes
-from .formats.hf.models import BPE
 from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
 from .formats.hf.piece_bytes import piece_bytes, space_chars
 from .formats.hf.piece_ids import PieceIds
@@ -107,13 +106,8 @@ class HFTokenizer(Pretrained, Tokenizer):
     @property
     def merges(self):
         """(int, int) -> int in this file's ids, in merge order ({} for WordPiece/Unigram)."""
-        if self.layout is not None:
-            out = self.layout.out
-            return {(out[p0], out[p1]): out[256 + k] for (p0, p1), k in
-                    self.layout.merges.pairs()}
-        if isinstance(self.model, BPE):
-            return self.model.merges_by_rank()
-        return {}
+        by_rank = getattr(self.model, "merges_by_rank", None)
+        return {} if by_rank is None else by_rank()
 
     @merges.setter
     def merges(self, value):
@@ -122,14 +116,9 @@ class HFTokenizer(Pretrained, Tokenizer):
 
     @property
     def packed_merges(self):
-        """What `merges` says, as the model keeps it (its MergeTable's part arrays, and a GGUF
-        file's ranks by score), or None for WordPiece/Unigram: for a digest of what this is,
-        without building a dict of every merge (issue 32: 18 MB for 100,000)."""
-        model = self.layout or self.model
-        table = getattr(model, "merges", None)
-        if table is None:
-            return None
-        return table.left, table.right, getattr(model, "ranks", None)
+        """What `merges` says, as the model keeps it (None for WordPiece/Unigram): for a digest
+        of what this is, without a dict of every merge (issue 32: 18 MB for 100,000)."""
+        return getattr(self.model, "packed_merges", None)
 
     # ---------------------------------------------------------------- vocab
     def token_strings(self):
@@ -143,12 +132,10 @@ class HFTokenizer(Pretrained, Tokenizer):
         """The ids that stand for unknown text (the model's unk token), for views to mark;
         token_spans gives the text each one replaced."""
         model = self.model
-        if isinstance(model, ByteLevelBPE) or isinstance(model, BPE):
-            return {model.unk} - {None}
-        token = getattr(model, "unk_token", None)
+        token = getattr(model, "unk_token", None)  # WordPiece's, WordLevel's
         if token is not None:
             return {model.vocab[token]} if token in model.vocab else set()
-        return {model.unk} - {None}  # Unigram's unk_id
+        return {model.unk} - {None}  # BPE's unk_token's id, Unigram's unk_id
 
     def _build_vocab(self):
         # The model's pieces' bytes are packed once per model (issue 32: a dict of 100,000

@@ -1,8 +1,8 @@
 """Byte-level BPE from a tokenizer.json (GPT-2's kind), with any id layout: GPT-2's
 byte-level alphabet, the model's ids in our internal layout (byte b is b, merge k makes
 256 + k, so an id is also its priority) and the merging, as `tokenizers` merges (the pair
-of lowest rank, leftmost first). Other models are bpe.formats.hf.models; this file neither
-reads files nor splits text.
+of lowest rank, leftmost first). Other models are bpe.formats.hf.bpe_model and
+bpe.formats.hf.models; this file neither reads files nor splits text.
 """
 from array import array
 
@@ -127,6 +127,16 @@ class ByteLevelBPE:
     def merges_in_order(self):
         """{(canonical id, canonical id): internal id} as a dict assigned in merge order."""
         return {pair: 256 + k for pair, k in self.merges.pairs()}
+
+    def merges_by_rank(self):
+        """{(id, id): made id} in the file's ids, in merge order."""
+        out = self.out
+        return {(out[p0], out[p1]): out[256 + k] for (p0, p1), k in self.merges.pairs()}
+
+    @property
+    def packed_merges(self):
+        """What merges_by_rank says, as kept (the table's arrays): for a digest."""
+        return self.merges.left, self.merges.right, None
 
     def token_bytes(self, token):
         """The bytes a vocab string stands for (UTF-8 of it if it is not byte-level)."""

@@ -23,13 +23,14 @@ from ... import budgets
 from ...patterns import PATTERNS
 from .. import atomic
 from .added_tokens import FLAGS, AddedToken, AddedTokens
+from .bpe_model import BPE
 from .bytelevel import ByteLevelBPE, bytes_to_unicode
 from .decoders import PostProcessor, decoder_from_json
-from .models import model_from_json
-from .vocabs import is_list, is_object, read_piece_ids
+from .models import Unigram, WordLevel, WordPiece
 from .parts import flatten
 from .parts import hf_pattern, pattern_from_hf  # noqa: F401 (re-exported)
 from .pipeline import Pipeline
+from .vocabs import is_list, is_object, read_piece_ids
 from ..ranks import mergeable_ranks
 
 
@@ -236,3 +237,22 @@ def added_tokens_of(data):
         added[token["content"]] = token["id"]
         flags[token["content"]] = AddedToken(*(token.get(flag, False) for flag in FLAGS))
     return added, flags
+
+
+def model_from_json(model):
+    """A non-byte-level "model" of a tokenizer.json -> a Model (BPE, WordPiece, Unigram,
+    WordLevel)."""
+    kind = model.get("type")
+    if kind is None:  # tokenizers guesses from the fields
+        kind = "Unigram" if is_list(model.get("vocab")) else (
+            "BPE" if "merges" in model else "WordPiece")
+    if kind == "BPE":
+        return BPE(model)
+    if kind == "WordPiece":
+        return WordPiece(model)
+    if kind == "Unigram":
+        return Unigram(model)
+    if kind == "WordLevel":
+        return WordLevel(model)
+    raise ValueError(f"the model {kind!r} is not implemented here (only BPE, WordPiece, "
+                     "Unigram and WordLevel are)")
