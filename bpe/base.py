@@ -12,6 +12,7 @@ and minbpe's positional `encode(text, "all")` (bpe/specials.py).
 """
 import copy
 import os
+from array import array
 from itertools import chain
 
 from . import budgets, encode_stream
@@ -53,6 +54,14 @@ class Tokenizer(DecodeMethods, TrainMethods):
         for special, idx in self.special_tokens.items():
             vocab[idx] = special.encode("utf-8")
         return vocab
+
+    def merge_columns(self):
+        """(made ids, left ids, right ids) of every merge, in merge order, as three arrays:
+        what `merges` says, for a reader of every merge (the Vocabulary page) that needs no
+        dict; a tokenizer.json's are read from its packed model (issue 32)."""
+        merges = self.merges
+        return (array("q", merges.values()), array("q", [a for a, _ in merges]),
+                array("q", [b for _, b in merges]))
 
     def _reset(self):
         """Call after merges or special tokens change: rebuild what derives from them."""

@@ -18,6 +18,7 @@ token's own text (b"[UNK]"): the text it covered is token_spans' business.
 """
 import operator
 import zlib
+from array import array
 from itertools import chain
 
 from .base import CACHE_LIMIT, Tokenizer, raise_disallowed
@@ -52,13 +53,11 @@ class HFTokenizer(Pretrained, Tokenizer):
         self.model = model
         self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
         self.name = name
-        # the tokenizer.json it came from, for export and pickle, kept as its JSON text
-        # rather than as the parsed dict (issue 32: a 3.6 MB file of 100,000 pieces parsed
-        # to 18 MB of Python objects held for as long as the tokenizer), and that text
-        # zlib-compressed at the fastest level: it is read only to export, pickle or look at
-        # the file's parts (document_json), and that file's 3.6 MB keep as 0.8 MB for 31 ms
-        # of CPU once (document_zlib given: made already, when document no longer holds
-        # all of it)
+        # the tokenizer.json it came from, for export and pickle, kept as its JSON text, not
+        # the parsed dict (issue 32: 3.6 MB of file parsed to 18 MB of objects), zlib'd at the
+        # fastest level: it is read only to export, pickle or look at the file's parts
+        # (document_json); 3.6 MB keep as 0.8 MB for 31 ms of CPU once (document_zlib
+        # given: made already, when document no longer holds all of it)
         self.document_zlib = document_zlib if document_zlib is not None else \
             compress_document(document or {})
         self.spaces = space_chars(document or {})  # read here, once, not from the text
@@ -106,8 +105,11 @@ class HFTokenizer(Pretrained, Tokenizer):
     @property
     def merges(self):
         """(int, int) -> int in this file's ids, in merge order ({} for WordPiece/Unigram)."""
-        by_rank = getattr(self.model, "merges_by_rank", None)
-        return {} if by_rank is None else by_rank()
+        made, lefts, rights = self.merge_columns()
+        return dict(zip(zip(lefts, rights), made))
+
+    def merge_columns(self):  # WordPiece/Unigram models have none
+        return getattr(self.model, "merge_columns", lambda: (array("q"),) * 3)()
 
     @merges.setter
     def merges(self, value):
@@ -116,8 +118,7 @@ class HFTokenizer(Pretrained, Tokenizer):
 
     @property
     def packed_merges(self):
-        """What `merges` says, as the model keeps it (None for WordPiece/Unigram): for a digest
-        of what this is, without a dict of every merge (issue 32: 18 MB for 100,000)."""
+        """`merges` as the model keeps it, for a digest (issue 32: no dict of every merge)."""
         return getattr(self.model, "packed_merges", None)
 
     # ---------------------------------------------------------------- vocab

@@ -47,7 +47,7 @@ CARD_HELP = {
 
 def has_merges(tok):
     """True if tok was built by merges (Unigram and WordPiece keep pieces instead)."""
-    return bool(getattr(tok, "merges", None))
+    return len(tok.merge_columns()[0]) > 0  # a tokenizer.json's merges build no dict
 
 
 def token_starts(tok, text):

@@ -2,6 +2,7 @@
 merge made a visitor's BPE tokenizer.json cost ten times its size): it must mean what the
 dict it replaced meant (a pair written twice keeps its later merge and its first place), on
 fuzz, and the models built on it must encode as `tokenizers` does."""
+import json
 import pickle
 import random
 from array import array
@@ -81,3 +82,17 @@ def test_packed_merges_encode_as_tokenizers_does(kind):
         assert ours.encode(text) == theirs.encode(text, add_special_tokens=False).ids, text
     long = _text(rng, "abcdefghijklmnopqrstuvwxyz", 400)  # a long piece with no split
     assert ours.encode(long) == theirs.encode(long, add_special_tokens=False).ids
+
+
+@pytest.mark.parametrize("kind", ["sentencepiece", "byte-level"])
+def test_merge_columns_are_the_files_merges_in_its_ids(kind):
+    """HFTokenizer.merge_columns (what the Vocabulary page reads) and merges, against the
+    file itself: each merge line's made, left and right tokens through its vocab."""
+    data = bpe_merges(3_000, byte_level=kind == "byte-level")
+    model = json.loads(data)["model"]
+    vocab = model["vocab"]
+    want = [(vocab[a + b], vocab[a], vocab[b]) for a, b in (m.split(" ") for m in model["merges"])]
+    tok = load_hf_bytes(data, "m.json")
+    made, lefts, rights = tok.merge_columns()
+    assert list(zip(made, lefts, rights)) == want
+    assert tok.merges == {(a, b): m for m, a, b in want}

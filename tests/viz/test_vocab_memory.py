@@ -70,3 +70,21 @@ def test_the_page_steps_copy_only_the_rows_they_show(html_tok):
     _, peak, left = traced(steps)
     assert peak <= STEPS_PEAK_PER_PIECE * N, f"a peak of {peak / N:.1f} bytes a piece"
     assert left <= STEPS_LEFT_PER_PIECE * N, f"{left / N:.1f} bytes a piece left behind"
+
+
+# A BPE file of 100,000 merges (hostile_parts.bpe_merges, ~36 B a token in the file): the
+# table's merge columns come from the model's packed merges (HFTokenizer.merge_columns); its
+# peak was 5.7-6.1 x the file when they came from a dict of every merge and a tuple per
+# merge (124e902), 3.7-3.9 x now (bench/RESULTS.md, tenth round)
+BPE_TABLE_PEAK_PER_FILE_BYTE = 4.5
+
+
+@pytest.mark.parametrize("byte_level", [False, True], ids=["sentencepiece", "byte-level"])
+def test_a_bpe_files_table_reads_its_merges_without_a_dict(byte_level):
+    from helpers.hostile_parts import bpe_merges
+    data = bpe_merges(100_000, byte_level=byte_level)
+    tok = load_bytes(data, "bpe.json")
+    vocab.vocab_numbers(load_bytes(bpe_merges(100, byte_level=byte_level), "warm.json"))
+    frame, peak, _ = traced(lambda: vocab.vocab_numbers(tok))
+    assert frame["left"].notna().sum() == 100_000
+    assert peak <= BPE_TABLE_PEAK_PER_FILE_BYTE * len(data), f"{peak / len(data):.2f} x"

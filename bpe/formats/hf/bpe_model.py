@@ -75,17 +75,19 @@ class BPE(Model):
             self.adjacent.update(zip(made, made[1:]))
         self.merges = MergeTable(left, right)
 
-    def merges_by_rank(self):
-        """{(id, id): made id} of every pair that merges, lowest rank first."""
-        made, ranks = self.made, self.ranks
-        pairs = list(self.merges.pairs())
-        if ranks is not None:
-            pairs.sort(key=lambda item: ranks[item[1]])  # stable: equal ranks in merge order
-        return {pair: made[k] for pair, k in pairs}
+    def merge_columns(self):
+        """(made ids, left ids, right ids) of every pair that merges, lowest rank first:
+        three arrays."""
+        ks, lefts, rights = self.merges.columns()
+        if self.ranks is not None:  # stable: equal ranks in merge order
+            order = sorted(range(len(ks)), key=lambda i: self.ranks[ks[i]])
+            ks, lefts, rights = ([column[i] for i in order] for column in (ks, lefts, rights))
+        made = self.made
+        return array("q", map(made.__getitem__, ks)), array("q", lefts), array("q", rights)
 
     @property
     def packed_merges(self):
-        """What merges_by_rank says, as kept (the table's arrays, a GGUF file's ranks by
+        """What merge_columns says, as kept (the table's arrays, a GGUF file's ranks by
         score): for a digest."""
         return self.merges.left, self.merges.right, self.ranks
 

@@ -128,14 +128,17 @@ class ByteLevelBPE:
         """{(canonical id, canonical id): internal id} as a dict assigned in merge order."""
         return {pair: 256 + k for pair, k in self.merges.pairs()}
 
-    def merges_by_rank(self):
-        """{(id, id): made id} in the file's ids, in merge order."""
+    def merge_columns(self):
+        """(made ids, left ids, right ids) in the file's ids, in merge order: three arrays."""
+        ks, lefts, rights = self.merges.columns()
         out = self.out
-        return {(out[p0], out[p1]): out[256 + k] for (p0, p1), k in self.merges.pairs()}
+        # generators, not lists: no int object per merge alive at once
+        return (array("q", (out[256 + k] for k in ks)), array("q", map(out.__getitem__, lefts)),
+                array("q", map(out.__getitem__, rights)))
 
     @property
     def packed_merges(self):
-        """What merges_by_rank says, as kept (the table's arrays): for a digest."""
+        """What merge_columns says, as kept (the table's arrays): for a digest."""
         return self.merges.left, self.merges.right, None
 
     def token_bytes(self, token):

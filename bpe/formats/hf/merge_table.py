@@ -82,12 +82,22 @@ class MergeTable:
     def pairs(self):
         """((left, right), k) of each pair that merges, in the order a dict assigned in merge
         order iterates: the pair's first place, its last merge."""
-        find, left, right = self.finder(), self.left, self.right
-        for k in range(len(left)):
-            a = left[k]
-            if a >= 0 and k not in self.repeats:
-                b = right[k]
-                yield (a, b), find(a, b)
+        ks, lefts, rights = self.columns()
+        yield from zip(zip(lefts, rights), ks)
+
+    def columns(self):
+        """pairs() as three arrays ("i"): each pair's merge number, its left and its right
+        parts, without a tuple per merge (a view of 100,000 merges reads these)."""
+        left, right, repeats = self.left, self.right, self.repeats
+        keep = [k for k in range(len(left)) if left[k] >= 0 and k not in repeats]
+        lefts = array("i", [left[k] for k in keep])
+        rights = array("i", [right[k] for k in keep])
+        if repeats:  # a repeated pair's place is its first merge's, its number its last's
+            find = self.finder()
+            ks = array("i", [find(a, b) for a, b in zip(lefts, rights)])
+        else:
+            ks = array("i", keep)
+        return ks, lefts, rights
 
     def probes(self):
         """The mean slots read to find each merge (1.0: none collides); for tests and
