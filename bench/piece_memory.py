@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # first, before the project is imported
 _at = sys.argv.index("--checkout") + 1 if "--checkout" in sys.argv else None
 CHECKOUT = os.path.abspath(sys.argv[_at]) if _at and _at < len(sys.argv) else ROOT
-sys.path[:0] = [CHECKOUT, os.path.join(CHECKOUT, "tests")]
+sys.path[:0] = [CHECKOUT, os.path.join(ROOT, "tests")]  # this checkout's file builders
 
 from bpe import loading  # noqa: E402
 from bpe.formats.hf.bytelevel import bytes_to_unicode  # noqa: E402
