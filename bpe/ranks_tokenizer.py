@@ -65,7 +65,7 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
         self.name = name
         self._merges = None
         self._joinable = joinable
-        self._ordinary_vocab = None  # rank -> token, made once (vocab adds the specials)
+        self._vocab_specials = frozenset()  # the special ids in vocab (see _build_vocab)
         self._fast = None  # the pattern's fast split, if it has one (set by _set_pattern)
         Tokenizer.__init__(self)
         self._set_pattern(pattern)
@@ -112,13 +112,20 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
         return self._fast.encode(clean_text(text), self._cache.bounded(), self._words)
 
     def _build_vocab(self):
-        # subtle: registering special tokens rebuilds the vocab; inverting 200k ranks once,
-        # in C, and copying after costs a tenth of a dictcomp each time
-        if self._ordinary_vocab is None:
-            self._ordinary_vocab = dict(zip(self.ranks.values(), self.ranks.keys()))
-        vocab = dict(self._ordinary_vocab)
+        # subtle: registering special tokens rebuilds the vocab; the ranks are inverted once,
+        # in C, and each later vocab is a copy of the one before (a tenth of the inversion's
+        # cost) without its specials: no second rank -> token dict kept beside it (issue 32:
+        # 5.2 MB for 100,000 ranks, a third of a visitor's ranks file's memory)
+        old = self.__dict__.get("vocab")
+        if old is None:
+            vocab = dict(zip(self.ranks.values(), self.ranks.keys()))
+        else:
+            vocab = dict(old)
+            for idx in self.__dict__.get("_vocab_specials", ()):
+                vocab.pop(idx, None)
         for special, idx in self.special_tokens.items():
             vocab[idx] = special.encode("utf-8")
+        self._vocab_specials = frozenset(self.special_tokens.values())
         return vocab
 
     def _encode_chunk(self, text_bytes):
