@@ -51,7 +51,7 @@ class BPE(Model):
         come (issue 32: no tuple or int object per merge kept)."""
         if not is_list(merges):
             budgets.expect(merges, list, '"merges"')  # its sentence
-        vocab = self.vocab
+        find, id_at = self.vocab.finder(), self.vocab.id_at
         left, right, self.made, self.ranks = array("i"), array("i"), array("i"), None
         cut = len(self.prefix.encode("utf-8"))
         for rank, merge in enumerate(merges):
@@ -65,13 +65,13 @@ class BPE(Model):
                 made = a + b.encode("utf-8")[cut:].decode("utf-8")
             except UnicodeDecodeError:
                 made = None
-            ids = vocab.get(a), vocab.get(b), vocab.get(made)
-            if None in ids:
+            slots = find(a), find(b), -1 if made is None else find(made)
+            if -1 in slots:
                 raise ValueError(f"merge {rank} {pair} uses or makes a token that is not in "
                                  "the vocab")
-            left.append(ids[0])
-            right.append(ids[1])
-            self.made.append(ids[2])
+            left.append(id_at(slots[0]))
+            right.append(id_at(slots[1]))
+            self.made.append(id_at(slots[2]))
             self.adjacent.update(zip(made, made[1:]))
         self.merges = MergeTable(left, right)
 

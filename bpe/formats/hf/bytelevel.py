@@ -74,7 +74,7 @@ class ByteLevelBPE:
         # id, so its own rank, as tokenizers ranks pairs; merges are looked up by each
         # part's canonical id (the first that made it), so merging never depends on which
         # merge made a part. A token is known by its slot in the vocab's table.
-        slot_of = vocab.slot_of
+        slot_of = vocab.finder()  # every key a str
         canon = array("i", [-1]) * vocab.n_slots  # vocab slot -> canonical internal id
         for b in range(256):
             if self.byte_ids[b] is not None:

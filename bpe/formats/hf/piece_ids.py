@@ -116,6 +116,27 @@ class PieceIds(Mapping):
             i = (i + 1) & mask
         return -1
 
+    def finder(self):
+        """find(key) -> the slot of a str key, or -1: slot_of for a loop over many strs (a BPE
+        file's load looks up three per merge), the table's arrays bound in a closure and the
+        probe written out, so one Python call a key (Llama 3's 280k merges: 1.6 s of CPU
+        went to slot_of's two calls a key)."""
+        table, text, offsets, mask = self.table, self.text, self.offsets, self.table_mask
+        filt, fmask = self.filter, self.mask
+
+        def find(key):
+            h = hash(key)
+            if not filt[h & fmask]:
+                return -1
+            n, i = len(key), h & mask
+            while (s := table[i]) >= 0:
+                a = offsets[s]
+                if offsets[s + 1] - a == n and text.startswith(key, a):
+                    return s
+                i = (i + 1) & mask
+            return -1
+        return find
+
     def slot_of(self, key):
         """key's slot, or -1 when key is no piece (a dict's meaning for any key)."""
         h = hash(key)  # unhashable: the TypeError a dict gives
