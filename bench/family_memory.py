@@ -130,7 +130,7 @@ def main():
         print(json.dumps(measure(args.child)))
         return
     name = os.path.basename(args.checkout.rstrip("/"))
-    print(f"| checkout | kind | class | file | live / file | peak / file | load CPU |")
+    print("| checkout | kind | class | file | live / file | peak / file | load CPU |")
     print("|---|---|---|---:|---:|---:|---:|")
     for kind in args.kinds:
         out = subprocess.run([sys.executable, __file__, "--child", kind, "--checkout",

@@ -216,7 +216,7 @@ def _parse_well_formed(data):
     blocks and checked at the end; fields are paired in file order across blocks (an odd
     one is carried over), so exactly the files the whole-file checks took are taken."""
     ranks = {}
-    count = lines = spaces = n_fields = total = top = 0
+    count = lines = spaces = n_fields = total = 0
     carry = []  # a field whose rank is in the next block
     size, start = len(data), 0
     while start < size:

@@ -51,28 +51,36 @@ class BPE(Model):
         come (issue 32: no tuple or int object per merge kept)."""
         if not is_list(merges):
             budgets.expect(merges, list, '"merges"')  # its sentence
-        find, id_at = self.vocab.finder(), self.vocab.id_at
-        left, right, self.made, self.ranks = array("i"), array("i"), array("i"), None
+        find = self.vocab.finder()
+        left, right, made_slots = array("i"), array("i"), array("i")  # vocab slots, for now
         cut = len(self.prefix.encode("utf-8"))
         for rank, merge in enumerate(merges):
             pair = merge.split(" ") if isinstance(merge, str) else merge
-            if not isinstance(pair, list) or len(pair) != 2 or not all(
-                    isinstance(p, str) for p in pair):
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+                    and isinstance(pair[1], str)):
                 raise ValueError(f"merge {rank} is {merge!r:.40}; expected 'left right' or "
                                  "[left, right]")
             a, b = pair
-            try:  # tokenizers cuts the prefix's length off the right part, whatever it is
-                made = a + b.encode("utf-8")[cut:].decode("utf-8")
-            except UnicodeDecodeError:
-                made = None
+            if not cut:
+                made = a + b
+            else:
+                try:  # tokenizers cuts the prefix's length off the right part, whatever it is
+                    made = a + b.encode("utf-8")[cut:].decode("utf-8")
+                except UnicodeDecodeError:
+                    made = None
             slots = find(a), find(b), -1 if made is None else find(made)
             if -1 in slots:
                 raise ValueError(f"merge {rank} {pair} uses or makes a token that is not in "
                                  "the vocab")
-            left.append(id_at(slots[0]))
-            right.append(id_at(slots[1]))
-            self.made.append(id_at(slots[2]))
+            left.append(slots[0])
+            right.append(slots[1])
+            made_slots.append(slots[2])
             self.adjacent.update(zip(made, made[1:]))
+        ids = self.vocab.ids  # slots to ids in C (None: a slot is its id)
+        if ids is not None:
+            left, right, made_slots = (array("i", map(ids.__getitem__, column))
+                                       for column in (left, right, made_slots))
+        self.made, self.ranks = made_slots, None
         self.merges = MergeTable(left, right)
 
     def merge_columns(self):

@@ -85,7 +85,8 @@ class ByteLevelBPE:
         parts = array("i")  # each merge's two parts' vocab slots, until all are made
         # one C-level check per merge (a set's issuperset, string truthiness) rather than an
         # all() over a generator: command-r's 254k merges spent seconds there
-        alphabet, canonical, out, id_at = _ALPHABET, self.canonical, self.out, vocab.id_at
+        alphabet, canonical = _ALPHABET, self.canonical
+        made_slots = array("i")
         for k, merge in enumerate(merges):
             pair = merge.split(" ") if isinstance(merge, str) else merge
             if not (isinstance(pair, list) and len(pair) == 2
@@ -104,16 +105,18 @@ class ByteLevelBPE:
             if canon[made_slot] < 0:
                 canon[made_slot] = 256 + k
             canonical.append(canon[made_slot])
-            out.append(id_at(made_slot))
+            made_slots.append(made_slot)
             parts.append(s0)
             parts.append(s1)
+        ids = vocab.ids  # slots to ids in C (None: a slot is its id)
+        self.out += made_slots if ids is None else array("i", map(ids.__getitem__, made_slots))
         # a merge whose part no merge makes and no byte is can never apply (left -1)
         left = array("i", [canon[s] for s in parts[::2]])
         right = array("i", [canon[s] for s in parts[1::2]])
         for k in range(len(left)):
             if right[k] < 0:
                 left[k] = -1
-        del parts, canon
+        del parts, canon, made_slots
         self.merges = MergeTable(left, right)  # a later merge of a pair wins, as there
         self.aliased = canonical[256:] != array("i", range(256, len(canonical)))
 
