@@ -49,6 +49,7 @@ import importlib.util
 import itertools
 import operator
 import os
+import re
 from bisect import bisect_left
 
 from .. import budgets
@@ -204,6 +205,8 @@ _strict_b64 = functools.partial(binascii.a2b_base64, strict_mode=True)
 # _parse_well_formed reads this many bytes at a time (cut at the next line end): the
 # fields, tokens and ids of one block are alive at once, not of the whole file
 PARSE_BLOCK_BYTES = 64 << 10
+# a line with two spaces or more: three fields, or an empty one (searched a block at a time)
+_SPACES_IN_A_LINE = re.compile(rb" [^\n]* ")
 
 
 def _parse_well_formed(data):
@@ -213,8 +216,8 @@ def _parse_well_formed(data):
     speed (cl100k's 100,000 lines: ~4x faster). Blocks, not the whole file at once, so the
     peak is the ranks plus one block's fields (issue 32: all the fields of cl100k together
     were 18 x the file). The counts that make every line two fields are summed over the
-    blocks and checked at the end; fields are paired in file order across blocks (an odd
-    one is carried over), so exactly the files the whole-file checks took are taken."""
+    blocks and checked at the end, and no line may hold two spaces, so every line is two
+    fields; fields are paired in file order across blocks (an odd one is carried over)."""
     ranks = {}
     count = lines = spaces = n_fields = total = 0
     carry = []  # a field whose rank is in the next block
@@ -225,6 +228,10 @@ def _parse_well_formed(data):
         start = stop
         if len(block.translate(None, b"\t\r\x0b\x0c")) != len(block):
             return None  # only spaces and LFs separate fields
+        if _SPACES_IN_A_LINE.search(block):
+            # with the totals below, every line holds exactly one space: `a 1 b\n2\n` adds up
+            # over the file but is no ranks file (tiktoken's loader refuses it too)
+            return None
         lines += block.count(b"\n")
         spaces += block.count(b" ")
         fields = carry + block.split()
