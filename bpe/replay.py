@@ -12,18 +12,78 @@ Works for any Tokenizer with merges, GPT-4's included (its merges are recovered 
 ranks on first use). Special tokens are not replayed: give it ordinary text.
 It does not render anything; viz/ and the pages do.
 """
+from array import array
 from collections import Counter
+from collections.abc import Mapping
 from itertools import accumulate
+
+DENSE_SLOTS_PER_MERGE = 2  # made ids spread wider than this are found through a dict
 
 
 def merge_parents(tok):
-    """idx -> (p0, p1): the pair each merged token was made from.
+    """idx -> (p0, p1): the pair each merged token was made from (a MergeParents).
 
     >>> from bpe import BasicTokenizer
-    >>> merge_parents(BasicTokenizer().train("aaabdaaabac", 259))
+    >>> dict(merge_parents(BasicTokenizer().train("aaabdaaabac", 259)))
     {256: (97, 97), 257: (256, 97), 258: (257, 98)}
     """
-    return {idx: pair for pair, idx in tok.merges.items()}
+    return MergeParents(*tok.merge_columns())
+
+
+class MergeParents(Mapping):
+    """idx -> (p0, p1) read from a tokenizer's merge columns (Tokenizer.merge_columns: made,
+    left and right ids as arrays), with the meaning of {idx: pair for pair, idx in
+    merges.items()}: an id made twice (Llama 3's merges make some tokens twice) keeps its
+    first place and its last pair. Held as the columns and an array of each id's column,
+    ~28 B a merge, where a dict of tuples and ints cost ~170 (issue 32: the Merge tree and
+    Merge replay pages keep one per tokenizer, 17 MB for 100,000 merges). Read-only."""
+
+    __slots__ = ("made", "lefts", "rights", "at", "size")
+
+    def __init__(self, made, lefts, rights):
+        self.made, self.lefts, self.rights = made, lefts, rights
+        top = max(made, default=-1) + 1
+        if top <= DENSE_SLOTS_PER_MERGE * len(made) + 256:
+            at = array("i", [-1]) * top  # id -> its last column, -1: no merge made it
+            for k, idx in enumerate(made):
+                at[idx] = k
+            self.size = sum(1 for k in at if k >= 0)
+        else:
+            at = {idx: k for k, idx in enumerate(made)}
+            self.size = len(at)
+        self.at = at
+
+    def _column(self, idx):
+        at = self.at
+        if isinstance(at, dict):
+            return at.get(idx, -1)
+        return at[idx] if type(idx) is int and 0 <= idx < len(at) else -1
+
+    def __getitem__(self, idx):
+        k = self._column(idx)
+        if k < 0:
+            raise KeyError(idx)
+        return self.lefts[k], self.rights[k]
+
+    def get(self, idx, default=None):
+        k = self._column(idx)
+        return default if k < 0 else (self.lefts[k], self.rights[k])
+
+    def __contains__(self, idx):
+        return self._column(idx) >= 0
+
+    def __len__(self):
+        return self.size
+
+    def __iter__(self):  # each id at its first place, as the dict's keys
+        seen = set()
+        for idx in self.made:
+            if idx not in seen:
+                seen.add(idx)
+                yield idx
+
+    def __repr__(self):
+        return f"MergeParents({len(self):,} merges)"
 
 
 def check_replayable(parents):
