@@ -17,11 +17,9 @@ bytelevel); nothing here encodes.
 """
 from array import array
 
+from .piece_ids import power_of_two
+
 MIX = 0x9E3779B1  # Fibonacci hashing's multiplier: spreads consecutive ids over the table
-
-
-def _power_of_two(n):
-    return 1 << max(3, (n - 1).bit_length())
 
 
 class MergeTable:
@@ -36,7 +34,7 @@ class MergeTable:
             raise ValueError(f"{len(left)} left parts but {len(right)} right parts")
         self.left, self.right = left, right
         n = len(left)
-        size = _power_of_two(2 * n + 1)  # at most half full: a miss ends at an empty slot soon
+        size = power_of_two(2 * n + 1)  # at most half full: a miss ends at an empty slot soon
         table, mask = array("i", [-1]) * size, size - 1
         repeats = []
         for k in range(n):
@@ -70,10 +68,6 @@ class MergeTable:
                 i = (i + 1) & mask
             return missing
         return find
-
-    def find(self, a, b):
-        """k of the merge of the pair (a, b), or -1."""
-        return self.finder()(a, b)
 
     def __len__(self):
         """The pairs that merge (a pair written twice counts once)."""

@@ -23,7 +23,8 @@ DENSE_SLOTS_PER_PIECE = 2
 FILTER_BYTES_PER_PIECE = 4  # at least; a miss passes the filter with odds < 1 / this
 
 
-def _power_of_two(n):
+def power_of_two(n):
+    """The least power of two >= n (8 at least): an open-addressing table's size."""
     return 1 << max(3, (n - 1).bit_length())
 
 
@@ -61,9 +62,9 @@ class PieceIds(Mapping):
         """The hash table, the filter and the duplicates, from text, offsets and ids."""
         text, offsets = self.text, self.offsets
         n = len(offsets) - 1
-        size = _power_of_two(n + n // 2 + 1)
+        size = power_of_two(n + n // 2 + 1)
         table, mask = array("i", [-1]) * size, size - 1
-        fsize = _power_of_two(FILTER_BYTES_PER_PIECE * n + 1)
+        fsize = power_of_two(FILTER_BYTES_PER_PIECE * n + 1)
         filt, fmask = bytearray(fsize), fsize - 1
         later = []  # slots that repeat an earlier slot's piece (they win; the earlier loses)
         shadowed = []
