@@ -51,6 +51,21 @@ class ModelVocab(PackedVocab):
     def __reduce__(self):
         return (type(self), (self.pieces, self.specials))
 
+    def tokens_bytes(self, ids):
+        """[self[idx] for idx in ids] for a list of ints, without a Python call per id: the
+        pieces' bytes, then the special tokens' over theirs; None when some id is past the
+        model's pieces (the caller's own per-id way). The pieces' ids are 0, 1, 2, ...
+        (a model's), so a piece's slot is its id."""
+        pieces = self.pieces
+        if ids and (min(ids) < 0 or max(ids) >= len(pieces.present)):
+            return None
+        data, offsets = pieces.data, pieces.offsets
+        tokens = [data[offsets[idx]:offsets[idx + 1]] for idx in ids]
+        specials = self.specials
+        if specials and not specials.keys().isdisjoint(ids):
+            return list(map(specials.get, ids, tokens))
+        return tokens
+
 
 class _SentencePiece(Tokenizer):
     """What every sentencepiece-run tokenizer shares: the processor, vocab, encode."""
@@ -97,6 +112,16 @@ class _SentencePiece(Tokenizer):
                 yield idx, b""  # never produced from text: no bos/eos, bytes for the rest
             else:
                 yield idx, sp.id_to_piece(idx).replace(SPACE, " ").encode("utf-8")
+
+    def decode_tokens_bytes(self, ids):
+        """The bytes of each token, one entry per id (DecodeMethods' meaning): the packed
+        vocab's bulk lookup when every id is the model's."""
+        ids = list(ids)
+        if self._sp is not None and all(type(idx) is int for idx in ids):
+            found = self.vocab.tokens_bytes(ids)
+            if found is not None:
+                return found
+        return Tokenizer.decode_tokens_bytes(self, ids)
 
     @property
     def n_vocab(self):

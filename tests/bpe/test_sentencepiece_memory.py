@@ -81,13 +81,26 @@ def _same(tok):
         assert idx not in vocab and vocab.get(idx) is None
     assert pickle.loads(pickle.dumps(vocab)) == old
     assert list(pickle.loads(pickle.dumps(vocab))) == list(old)
-    ids = list(old)[::3]
-    assert tok.decode_tokens_bytes(ids) == [
-        token[1:] if k == 0 and tok.dummy_prefix and tok._sp.id_to_piece(idx).startswith(
-            SPACE) and idx not in tok.inverse_special_tokens else token
-        for k, (idx, token) in enumerate((idx, old[idx]) for idx in ids)] \
-        if isinstance(tok, SentencePieceTokenizer) else [old[idx] for idx in ids]
+    model = range(tok._sp.get_piece_size())
+    for ids in (list(old)[::3], list(old)[1::3], [*tok.special_tokens.values(), 7, 1],
+                [idx for idx in old if idx in model][2::3], []):
+        assert tok.decode_tokens_bytes(ids) == _expected(tok, old, ids)
     return old
+
+
+def _expected(tok, old, ids):
+    """The old vocab's bytes of ids, the dummy prefix dropped from the first ordinary token
+    of a loaded model whose piece starts with it (SentencePieceTokenizer's rule)."""
+    tokens = [old[idx] for idx in ids]
+    if not isinstance(tok, SentencePieceTokenizer) or not tok.dummy_prefix:
+        return tokens
+    for k, idx in enumerate(ids):
+        if idx in tok.inverse_special_tokens:
+            continue
+        if tok._sp.id_to_piece(idx).startswith(SPACE):
+            tokens[k] = tokens[k][1:]
+        break
+    return tokens
 
 
 def _changes(tok):
