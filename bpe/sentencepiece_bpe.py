@@ -22,9 +22,49 @@ to show: `merges` is empty, so the merge views have nothing to replay, and `.mod
 is refused (the SentencePiece model is `model_proto`).
 """
 from .base import Tokenizer
+from .formats.hf.packed_vocab import PackedPieces, PackedVocab
 from .text import clean_text
 
 SPACE = "\u2581"  # ▁, how SentencePiece writes a space inside a piece
+
+
+class ModelVocab(PackedVocab):
+    """A SentencePiece model's vocab (id -> bytes): every piece's bytes packed once per
+    model (PackedPieces, shared by each vocab made as the special tokens change), the
+    special tokens on top. Unlike a tokenizer.json's, a special token may have a piece's
+    id (a control piece is both): its bytes win, and the id is counted and iterated once,
+    where the dict this replaces had it (issue 32: that dict cost ~100 B a piece)."""
+
+    __slots__ = ()
+
+    def __iter__(self):
+        yield from self.pieces.iter_ids()
+        slot = self.pieces.slot
+        yield from (idx for idx in self.specials if slot(idx) is None)
+
+    def __len__(self):
+        if self._size is None:
+            slot = self.pieces.slot
+            self._size = len(self.pieces) + sum(slot(idx) is None for idx in self.specials)
+        return self._size
+
+    def __reduce__(self):
+        return (type(self), (self.pieces, self.specials))
+
+    def tokens_bytes(self, ids):
+        """[self[idx] for idx in ids] for a list of ints, without a Python call per id: the
+        pieces' bytes, then the special tokens' over theirs; None when some id is past the
+        model's pieces (the caller's own per-id way). The pieces' ids are 0, 1, 2, ...
+        (a model's), so a piece's slot is its id."""
+        pieces = self.pieces
+        if ids and (min(ids) < 0 or max(ids) >= len(pieces.present)):
+            return None
+        data, offsets = pieces.data, pieces.offsets
+        tokens = [data[offsets[idx]:offsets[idx + 1]] for idx in ids]
+        specials = self.specials
+        if specials and not specials.keys().isdisjoint(ids):
+            return list(map(specials.get, ids, tokens))
+        return tokens
 
 
 class _SentencePiece(Tokenizer):
@@ -41,32 +81,54 @@ class _SentencePiece(Tokenizer):
 
     def _load_proto(self, model_proto):
         import sentencepiece as spm
-        self._sp = spm.SentencePieceProcessor(model_proto=model_proto)
-        self.model_proto = model_proto
+        sp = spm.SentencePieceProcessor(model_proto=model_proto)
+        self._sp, self.model_proto = sp, model_proto
+        self._read_model(sp)
         self._reset()
+
+    def _read_model(self, sp):
+        """What the vocab needs from the model besides its pieces, read before the vocab
+        is built (once): nothing for a model of our own."""
 
     def _build_vocab(self):
         sp = getattr(self, "_sp", None)
         if sp is None:
             return {}
-        vocab = {}
+        made = self.__dict__.get("_pieces")
+        if made is None or made[0] is not sp:
+            made = self._pieces = (sp, PackedPieces(self._model_tokens_bytes(sp)))
+        return ModelVocab(made[1], {idx: special.encode("utf-8")
+                                    for special, idx in self.special_tokens.items()})
+
+    def _model_tokens_bytes(self, sp):
+        """(id, bytes) of every piece of the model, in id order, as they are read."""
+        unknown = self.unknown_bytes
         for idx in range(sp.get_piece_size()):
-            piece = sp.id_to_piece(idx)
             if sp.is_byte(idx):
-                vocab[idx] = bytes([int(piece[3:5], 16)])  # "<0xE2>"
+                yield idx, bytes([int(sp.id_to_piece(idx)[3:5], 16)])  # "<0xE2>"
             elif sp.is_unknown(idx):
-                vocab[idx] = self.unknown_bytes
+                yield idx, unknown
             elif sp.is_control(idx):
-                vocab[idx] = b""  # never produced from text: no bos/eos, bytes for the rest
+                yield idx, b""  # never produced from text: no bos/eos, bytes for the rest
             else:
-                vocab[idx] = piece.replace(SPACE, " ").encode("utf-8")
-        for special, idx in self.special_tokens.items():
-            vocab[idx] = special.encode("utf-8")
-        return vocab
+                yield idx, sp.id_to_piece(idx).replace(SPACE, " ").encode("utf-8")
+
+    def decode_tokens_bytes(self, ids):
+        """The bytes of each token, one entry per id (DecodeMethods' meaning): the packed
+        vocab's bulk lookup when every id is the model's."""
+        ids = list(ids)
+        if self._sp is not None and all(type(idx) is int for idx in ids):
+            found = self.vocab.tokens_bytes(ids)
+            if found is not None:
+                return found
+        return Tokenizer.decode_tokens_bytes(self, ids)
 
     @property
     def n_vocab(self):
-        return max(self.vocab) + 1 if self.vocab else 0
+        sp = self._sp
+        if sp is None:
+            return 0
+        return max([sp.get_piece_size(), *(idx + 1 for idx in self.special_tokens.values())])
 
     def encode_ordinary(self, text):
         if self._sp is None:
@@ -139,15 +201,16 @@ class SentencePieceTokenizer(_SentencePiece):
     def __init__(self, model_proto, name="sentencepiece", *, model_type="", dummy_prefix=None):
         self.name = name
         self.model_type = model_type  # "bpe", "unigram", "word", "char", as the file says
+        self.dummy_prefix = dummy_prefix  # None: asked of the model as it loads
         super().__init__(model_proto)
-        sp = self._sp
+
+    def _read_model(self, sp):
         # subtle: sentencepiece shows the unknown piece as " ⁇ " in decode; so does its bytes
         self.unknown_bytes = sp.decode([sp.unk_id()]).encode("utf-8") if sp.unk_id() >= 0 else b""
-        self.dummy_prefix = (sp.encode_as_pieces("a")[:1] == [SPACE + "a"]
-                             if dummy_prefix is None else dummy_prefix)
+        if self.dummy_prefix is None:
+            self.dummy_prefix = sp.encode_as_pieces("a")[:1] == [SPACE + "a"]
         self.special_tokens = {sp.id_to_piece(i): i for i in range(sp.get_piece_size())
                                if sp.is_control(i)}
-        self._reset()
 
     def decode_tokens_bytes(self, ids):
         ids = list(ids)

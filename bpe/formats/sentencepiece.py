@@ -60,7 +60,11 @@ def _fields(data):
     anything protobuf's wire format cannot hold."""
     pos, end = 0, len(data)
     while pos < end:
-        key, pos = _varint(data, pos)
+        key = data[pos]
+        if key < 0x80:  # one byte, as nearly every key is: no call
+            pos += 1
+        else:
+            key, pos = _varint(data, pos)
         field, wire = key >> 3, key & 7
         if field == 0:
             raise ValueError("field number 0")
@@ -72,7 +76,10 @@ def _fields(data):
                 raise ValueError("a fixed-size field runs past the end")
             value, pos = int.from_bytes(data[pos:pos + size], "little"), pos + size
         elif wire == 2:
-            size, pos = _varint(data, pos)
+            if pos < end and data[pos] < 0x80:  # a length below 128: one byte
+                size, pos = data[pos], pos + 1
+            else:
+                size, pos = _varint(data, pos)
             if pos + size > end:
                 raise ValueError("a length-delimited field runs past the end")
             value, pos = data[pos:pos + size], pos + size
@@ -159,6 +166,15 @@ def _count_pieces(data):
 
 def _piece(message, index):
     """(text, type) of one ModelProto.SentencePiece (1 its text, 3 its type, 1 normal)."""
+    if message[:1] == b"\x0a" and len(message) > 1 and message[1] < 0x80:
+        # the layout sentencepiece writes: text (shorter than 128 bytes), score, type if
+        # not normal; read in place, ~3x faster than field by field (other layouts below)
+        end = 2 + message[1]
+        rest = message[end:]
+        if end <= len(message) and rest[:1] == b"\x15" and (
+                len(rest) == 5 or len(rest) == 7 and rest[5] == 0x18 and rest[6] < 0x80):
+            kind = rest[6] if len(rest) == 7 else 1
+            return str(message[2:end], "utf-8"), kind  # UnicodeDecodeError is a ValueError
     text, kind = None, 1
     for f, w, v in _fields(message):
         if f == 1 and w == 2:
