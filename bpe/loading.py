@@ -376,7 +376,7 @@ def load_gpt2_pair(vocab_data, merges_data, *, vocab_source="encoder.json",
     del is_made
     specials += [s for s in (special_tokens or ()) if s not in specials]
     check_vocab_bytes(len(vocab.text))  # a GPT-2 character stands for one byte
-    by_text = special_ids(specials, lambda token: vocab.get(gpt2.token_text(token)),
+    by_text = special_ids(specials, lambda token, get=vocab.get: get(gpt2.token_text(token)),
                           max(slot_ids, default=-1) + 1)
     special_slots = {slot_of(gpt2.token_text(special.encode("utf-8"))) for special in by_text}
     special_slots.discard(-1)
@@ -386,12 +386,16 @@ def load_gpt2_pair(vocab_data, merges_data, *, vocab_source="encoder.json",
                 column[column.index(s)] = -1
     byte_slots = checked_bytes([-1 if (s := slot_of(gpt2.BYTE_TO_CHAR[b])) in special_slots
                                 else s for b in range(256)])
-    tables = compile_slots(slot_ids, byte_slots, left, right, made,
-                           merges.merge_at)
-    del left, right, made
+    # the vocab packed, and its strings' table let go, before the tables are built: the two
+    # were the load's peak together
     special_ids_ = set(by_text.values())
-    pieces = PackedPieces((idx, gpt2.token_bytes(key, vocab_source))
-                          for key, idx in vocab.items() if idx not in special_ids_)
+    text, offsets = vocab.text, vocab.offsets
+    del vocab, slot_of  # its hash table and filter: only its strings are read from here on
+    pieces = PackedPieces((idx, gpt2.token_bytes(text[offsets[s]:offsets[s + 1]], vocab_source))
+                          for s, idx in enumerate(slot_ids) if idx not in special_ids_)
+    del text, offsets
+    tables = compile_slots(slot_ids, byte_slots, left, right, made, merges.merge_at)
+    del left, right, made
     return VocabMergesTokenizer.from_tables(pieces, tables, by_text, pattern=pattern or "gpt2",
                                             name=vocab_source)
 

@@ -125,10 +125,13 @@ def _streamed_vocab(data, source):
         return None
     text = "".join(texts)
     del texts
-    if not _ALPHABET.issuperset(text) or len(set(ids)) != len(ids):
+    if not _ALPHABET.issuperset(text):
         return None
     vocab = PieceIds.from_packed(text, ends, ids)
-    return vocab if vocab.order is None else None  # a string given twice: json's last id
+    by_id = vocab.by_id  # id -> its slot, the last one given (a dict when ids are sparse)
+    distinct = len(by_id) if isinstance(by_id, dict) else len(by_id) - by_id.count(-1)
+    # a string given twice (json keeps its last id), or an id given twice: whole
+    return vocab if vocab.order is None and distinct == len(ids) else None
 
 
 def looks_like_merges(text):
