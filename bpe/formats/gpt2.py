@@ -103,14 +103,10 @@ def _streamed_vocab(data, source):
     """parse_vocab a slice at a time (bpe.formats.hf.document_parse's reader of a {piece: id}
     object), or None when the file is not one plain object of distinct GPT-2 strings with
     distinct ids in range: then _whole_vocab reads it and says what is wrong."""
-    if data.count(b",") + 1 > budgets.MAX_ENTRIES:
-        return None
-    opened = _OBJECT_START.match(data)
-    found = opened and document_parse._entries(data, opened.end(), "ids")
-    if not found or not found[0] or not _SPACE_TO_END.fullmatch(data, found[1]):
+    reader = _entry_slices(data, source)
+    if reader is None:
         return None
     texts, ends, ids = [], array("I", [0]), array("i")
-    reader = document_parse.VocabText(data, found[0], source, "strict", is_list=False)
     try:
         for entries in reader.slices():
             keys = [key for key, _ in entries]
@@ -132,6 +128,36 @@ def _streamed_vocab(data, source):
     distinct = len(by_id) if isinstance(by_id, dict) else len(by_id) - by_id.count(-1)
     # a string given twice (json keeps its last id), or an id given twice: whole
     return vocab if vocab.order is None and distinct == len(ids) else None
+
+
+def is_vocab_file(data, source="vocab.json"):
+    """is_vocab_json of the file's bytes parsed as JSON (False when they are not UTF-8 JSON),
+    read a slice at a time when the file has the usual shape (issue 32: json's whole dict of
+    100,000 entries is ~6.5 times the pair's two files), else parsed whole."""
+    reader = _entry_slices(data, source)
+    if reader is not None:
+        try:
+            if all(type(idx) is int for entries in reader.slices() for _, idx in entries):
+                return True
+        except ValueError:
+            pass  # json refuses a slice: the whole parse says so too
+    try:
+        return is_vocab_json(budgets.parse_json(data.decode("utf-8"), source))
+    except (UnicodeDecodeError, ValueError):
+        return False
+
+
+def _entry_slices(data, source):
+    """A document_parse.VocabText over the entries of data when it is one non-empty JSON
+    object of "string": number entries and nothing else (iterating its slices yields (str,
+    number) lists, a repeated string as often as written), else None."""
+    if data.count(b",") + 1 > budgets.MAX_ENTRIES:
+        return None
+    opened = _OBJECT_START.match(data)
+    found = opened and document_parse._entries(data, opened.end(), "ids")
+    if not found or not found[0] or not _SPACE_TO_END.fullmatch(data, found[1]):
+        return None
+    return document_parse.VocabText(data, found[0], source, "strict", is_list=False)
 
 
 def looks_like_merges(text):

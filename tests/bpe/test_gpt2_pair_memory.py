@@ -100,12 +100,16 @@ def test_fuzz_ids_equal_tokenizers(loaded, hf, text):
     assert loaded.decode(ids) == text
 
 
-@pytest.mark.parametrize("text", [
+VOCAB_TEXTS = [
     '{"a": 0, "b": 1, "a": 2}',  # a string given twice: json keeps its last id
     '{"a": 0, "b": 0}', '{"a": 0, "b": 1.0}', '{"a": 0, "b": true}', '{"a": -1}',
     '{"a": 10000001}', '{"\\u0100a": 3, "b": 4}', '{"a": 0, "\\x": 1}', '{}', '[]',
     '\ufeff{"a": 0}', '{"a": 0} x', '{"a": 0,}', '{"\u4e00": 0}', '{"a": 0, "b": 1}',
-])
+    '{"a": "x", "a": 1}', '{"a": 1, "a": "x"}', '{"model": {"vocab": {}}}',
+]
+
+
+@pytest.mark.parametrize("text", VOCAB_TEXTS)
 def test_a_vocab_read_in_slices_is_the_whole_parse(text):
     """parse_vocab's slices give what json.loads of the whole file gives (the old way,
     _whole_vocab): the same strings and ids, or the same refusal."""
@@ -131,3 +135,35 @@ def test_a_damaged_pair_says_which_merge(merges, message):
     vocab |= {"bc": 300, "<|x|>": 301}
     with pytest.raises(ValueError, match=message):
         load_gpt2_pair(json.dumps(vocab).encode(), merges.encode())
+
+
+@pytest.mark.parametrize("text", VOCAB_TEXTS)
+def test_is_vocab_file_is_is_vocab_json_of_the_parse(text):
+    data = text.encode("utf-8")
+    try:  # what bpe.formats.kinds asks: UTF-8 (a BOM is not JSON), then JSON
+        expected = gpt2.is_vocab_json(json.loads(data.decode("utf-8")))
+    except ValueError:
+        expected = False
+    assert gpt2.is_vocab_file(data) == expected
+
+
+def _peak(fn, *args):
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        out = fn(*args)
+        return out, tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+
+
+def test_is_vocab_file_reads_a_slice_at_a_time():
+    """Telling the 100,000-merge pair's encoder.json (2.3 MB) apart builds no dict of its
+    entries: a slice's objects at a time, ~1.6 MB, where json.loads of it all (what
+    bpe.formats.kinds' detect does) peaks at ~15 MB."""
+    data = pair_files(100_000)["encoder.json"]
+    gpt2.is_vocab_file(b'{"a": 0}')
+    whole, whole_peak = _peak(lambda: gpt2.is_vocab_json(json.loads(data.decode())))
+    sliced, peak = _peak(gpt2.is_vocab_file, data)
+    assert whole and sliced
+    assert peak <= whole_peak / 4, f"{peak / len(data):.2f} x the file at the peak"
