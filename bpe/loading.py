@@ -380,10 +380,16 @@ def load_gpt2_pair(vocab_data, merges_data, *, vocab_source="encoder.json",
                           max(slot_ids, default=-1) + 1)
     special_slots = {slot_of(gpt2.token_text(special.encode("utf-8"))) for special in by_text}
     special_slots.discard(-1)
-    for s in special_slots:  # subtle: a special token is no ordinary token, so no part
-        for column in (left, right, made):
-            while s in column:
-                column[column.index(s)] = -1
+    # subtle: a special token is no ordinary token, so a merge using it is refused; the
+    # first such merge in each column is marked -1 (compile_slots names the earliest -1),
+    # found in C: a bytearray read at each slot (its last byte stands for slot -1)
+    is_special = bytearray(len(slot_ids) + 1)
+    for s in special_slots:
+        is_special[s] = 1
+    for column in (left, right, made):
+        if (k := bytes(map(is_special.__getitem__, column)).find(1)) >= 0:
+            column[k] = -1
+    del is_special
     byte_slots = checked_bytes([-1 if (s := slot_of(gpt2.BYTE_TO_CHAR[b])) in special_slots
                                 else s for b in range(256)])
     # the vocab packed, and its strings' table let go, before the tables are built: the two

@@ -119,11 +119,13 @@ class VocabMergesTokenizer(Pretrained, RegexTokenizer):
 
 def _checked_vocab(vocab, special_tokens):
     """(ordinary vocab id -> bytes, specials str -> id), within the budgets."""
-    # any mapping: a tokenizer.json's vocab is a read-only PackedVocab (issue 32), and the
-    # ordinary ids below are copied into a dict of this tokenizer's own either way
+    # any mapping: a tokenizer.json's vocab is a read-only PackedVocab (issue 32); the
+    # ordinary ids are copied into a dict while the tables are compiled, then packed
     if not isinstance(vocab, Mapping):
         raise TypeError("vocab must be a dict[int, bytes], e.g. {0: b'\\x00', ..., 256: b'th'}")
-    check_special_list(special_tokens)
+    if isinstance(special_tokens, str):
+        raise TypeError("special_tokens must be a list of str, e.g. ['<|endoftext|>'], "
+                        "not one str")
     total = 0
     seen = {}
     for idx, token in vocab.items():
@@ -138,12 +140,6 @@ def _checked_vocab(vocab, special_tokens):
     special_ids_ = set(by_text.values())
     ordinary = {idx: bytes(token) for idx, token in vocab.items() if idx not in special_ids_}
     return ordinary, by_text
-
-
-def check_special_list(special_tokens):
-    if isinstance(special_tokens, str):
-        raise TypeError("special_tokens must be a list of str, e.g. ['<|endoftext|>'], "
-                        "not one str")
 
 
 def check_vocab_bytes(total):
