@@ -18,10 +18,13 @@ file (bpe.formats.gpt2 does) and does not train.
 >>> tok.encode("abcab<|end|>", allowed_special="all")
 [299, 300, 301]
 """
+from array import array
 from collections.abc import Mapping
 
 from . import budgets
 from .encode import apply_merges
+from .formats.hf.merge_table import MergeTable
+from .formats.hf.packed_vocab import PackedPieces, PackedVocab
 from .pretrained import Pretrained
 from .regex import RegexTokenizer
 
@@ -39,47 +42,85 @@ def from_vocab_merges(vocab, merges, *, special_tokens=(), pattern="gpt2", name=
 
 
 class VocabMergesTokenizer(Pretrained, RegexTokenizer):
-    """BPE by merge order over a vocab in any id layout; see the module's docstring."""
+    """BPE by merge order over a vocab in any id layout; see the module's docstring.
+
+    Held packed (issue 32): the vocab's ordinary tokens as PackedPieces, the merges as a
+    MergeTable of codes (merge k is code 256 + k), `_ids` (code -> id) and `_canon` (code ->
+    the code of the first token with its bytes) as array("i"); `merges` is made from them
+    when read, and merge_columns reads them without a dict."""
 
     made_from = "a vocab and merges"
     cannot_save = "that format's ids are 0-255, then one per merge, and these need not be"
 
     def __init__(self, vocab, merges, *, special_tokens=(), pattern="gpt2", name="vocab+merges"):
+        ordinary, specials = _checked_vocab(vocab, special_tokens)
+        pieces, tables = _compile(ordinary, merges)
+        self._setup(name, pattern, pieces, tables, specials)
+
+    @classmethod
+    def from_tables(cls, pieces, tables, specials, *, pattern="gpt2", name="vocab+merges"):
+        """The tokenizer of tables already compiled (compile_slots) over pieces (PackedPieces
+        of the ordinary tokens): a file's loader packs them without a dict of the vocab."""
+        tok = cls.__new__(cls)
+        tok._setup(name, pattern, pieces, tables, specials)
+        return tok
+
+    def _setup(self, name, pattern, pieces, tables, specials):
         self.name = name
-        vocab, specials = _checked_vocab(vocab, special_tokens)
-        self._pairs, self._ids, self._canon, merge_ids = _compile(vocab, merges, specials)
-        self._vocab_in = vocab
-        self._merge_ids = merge_ids
+        self._pieces = pieces
+        self._table, self._ids, self._canon = tables
         super().__init__(pattern)
         self.register_special_tokens(specials)
 
     @property
     def merges(self):
-        """(id, id) -> id in the vocab's ids, in merge order (for views; encode uses codes)."""
-        return self._merge_ids
+        """(id, id) -> id in the vocab's ids, in merge order (for views; encode uses codes),
+        made anew on every read (nothing kept: merge_columns serves the views that can)."""
+        made, lefts, rights = self.merge_columns()
+        return dict(zip(zip(lefts, rights), made))
 
     @merges.setter
     def merges(self, value):
         if value:
             raise ValueError(f"{self.name}'s merges come from its merge list and cannot be set")
 
+    def merge_columns(self):
+        """(made ids, left ids, right ids) of every merge that can fire, in merge order."""
+        ks, lefts, rights = self._table.columns()
+        ids = self._ids
+        return (array("q", (ids[256 + k] for k in ks)), array("q", map(ids.__getitem__, lefts)),
+                array("q", map(ids.__getitem__, rights)))
+
     def _build_vocab(self):
-        vocab = dict(getattr(self, "_vocab_in", {}))
-        for special, idx in self.special_tokens.items():
-            vocab[idx] = special.encode("utf-8")
-        return vocab
+        return PackedVocab(self._pieces, {idx: special.encode("utf-8")
+                                          for special, idx in self.special_tokens.items()})
 
     def _encode_chunk(self, text_bytes):
-        pairs, canon, ids = self._pairs, self._canon, self._ids
-        codes = apply_merges(list(text_bytes),
-                             lambda a, b: pairs.get((canon[a], canon[b])))
-        return [ids[code] for code in codes]
+        rank_of = self.__dict__.get("_rank_of") or self._make_rank_of()
+        ids = self._ids
+        return [ids[code] for code in apply_merges(list(text_bytes), rank_of)]
+
+    def _make_rank_of(self):
+        """rank_of(a, b) for apply_merges: the code the pair of codes merges into, or None;
+        made once (a closure: not pickled, see __getstate__)."""
+        find, canon = self._table.finder(256, None), self._canon
+        if canon == array("i", range(len(canon))):  # no two merges make the same bytes
+            rank_of = find
+        else:
+            rank_of = lambda a, b: find(canon[a], canon[b])  # noqa: E731
+        self._rank_of = rank_of
+        return rank_of
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_rank_of", None)
+        return state
 
 
 def _checked_vocab(vocab, special_tokens):
     """(ordinary vocab id -> bytes, specials str -> id), within the budgets."""
-    # any mapping: a tokenizer.json's vocab is a read-only PackedVocab (issue 32), and the
-    # ordinary ids below are copied into a dict of this tokenizer's own either way
+    # any mapping: a tokenizer.json's vocab is a read-only PackedVocab (issue 32); the
+    # ordinary ids are copied into a dict while the tables are compiled, then packed
     if not isinstance(vocab, Mapping):
         raise TypeError("vocab must be a dict[int, bytes], e.g. {0: b'\\x00', ..., 256: b'th'}")
     if isinstance(special_tokens, str):
@@ -94,35 +135,46 @@ def _checked_vocab(vocab, special_tokens):
         token = bytes(token)
         total += len(token)
         seen.setdefault(token, idx)  # a token listed twice: the first id, as a dict lookup
+    check_vocab_bytes(total)
+    by_text = special_ids(special_tokens, seen.get, max(vocab, default=-1) + 1)
+    special_ids_ = set(by_text.values())
+    ordinary = {idx: bytes(token) for idx, token in vocab.items() if idx not in special_ids_}
+    return ordinary, by_text
+
+
+def check_vocab_bytes(total):
+    """ValueError when the vocab's tokens hold more than budgets.MAX_VOCAB_BYTES in all."""
     if total > budgets.MAX_VOCAB_BYTES:
         raise ValueError(f"the vocab holds {total:,} bytes of tokens; the limit is "
                          f"{budgets.MAX_VOCAB_BYTES >> 20} MB (it keeps one file from exhausting "
                          "the server's memory)")
+
+
+def special_ids(special_tokens, id_of, after):
+    """special str -> id: id_of(its bytes) when the vocab has it (not None), else the ids
+    from after on, in order."""
     by_text = {}
-    after = max(vocab, default=-1) + 1
     for special in special_tokens:
         if not isinstance(special, str) or not special:
             raise ValueError(f"special token {special!r} must be a non-empty str")
         if special in by_text:
             continue
-        idx = seen.get(special.encode("utf-8"))
+        idx = id_of(special.encode("utf-8"))
         if idx is None:
             idx, after = after, after + 1
         by_text[special] = idx
-    special_ids = set(by_text.values())
-    ordinary = {idx: bytes(token) for idx, token in vocab.items() if idx not in special_ids}
-    return ordinary, by_text
+    return by_text
 
 
-def _compile(vocab, merges, specials):
-    """(pair table, code -> id, code -> canonical code, merges in ids) for the encoder."""
-    token_id = {}
+def _compile(vocab, merges):
+    """(PackedPieces of vocab, compile_slots' tables) for the ordinary vocab (id -> bytes)
+    and merges ((bytes, bytes) in order); a token's slot is its first id's place."""
+    slot_of, slot_ids = {}, array("i")
     for idx, token in vocab.items():
-        token_id.setdefault(token, idx)
-    missing = [b for b in range(256) if bytes([b]) not in token_id]
-    if missing:
-        raise ValueError(f"the vocab has no token for byte {missing[0]} ({len(missing)} bytes "
-                         "in all); a byte-level BPE needs all 256 single bytes")
+        if token not in slot_of:
+            slot_of[token] = len(slot_ids)
+            slot_ids.append(idx)
+    byte_slots = checked_bytes([slot_of.get(bytes([b]), -1) for b in range(256)])
     merges = list(merges)
     for k, merge in enumerate(merges):
         if (not isinstance(merge, (tuple, list)) or len(merge) != 2
@@ -130,29 +182,65 @@ def _compile(vocab, merges, specials):
             raise TypeError(f"merges must be a list of (bytes, bytes) pairs, in merge order; "
                             f"merge {k} is {merge!r:.60}")
     merges = [(bytes(a), bytes(b)) for a, b in merges]
-    if len(merges) > budgets.MAX_ID:
-        raise ValueError(f"{len(merges):,} merges is more than the {budgets.MAX_ID:,} ids allowed")
-    # code of each token's bytes: a byte is its value; a merge result the first merge making it
-    code_of = {bytes([b]): b for b in range(256)}
-    codes_bytes = [bytes([b]) for b in range(256)]
-    for k, (a, b) in enumerate(merges):
-        for part in (a, b, a + b):
-            if part not in token_id:
-                raise ValueError(f"merge {k} ({a!r:.40}, {b!r:.40}) uses or makes {part!r:.60}, "
-                                 "which is not in the vocab; every merge's parts and result "
-                                 "must be tokens")
-        code_of.setdefault(a + b, 256 + k)
-        codes_bytes.append(a + b)
-    canon = [code_of[token] for token in codes_bytes]
-    ids = [token_id[token] for token in codes_bytes]
-    pairs, merge_ids = {}, {}
-    for k, (a, b) in enumerate(merges):
-        if a not in code_of or b not in code_of:
-            continue  # a part no merge makes can never be formed, so this merge never fires
-        pair = (code_of[a], code_of[b])
-        if pair in pairs:
-            raise ValueError(f"merge {k} ({a!r:.40}, {b!r:.40}) is listed twice (first as merge "
-                             f"{pairs[pair] - 256}); keep one")
-        pairs[pair] = 256 + k
-        merge_ids.setdefault((token_id[a], token_id[b]), token_id[a + b])
-    return pairs, ids, canon, merge_ids
+    left = array("i", [slot_of.get(a, -1) for a, _ in merges])
+    right = array("i", [slot_of.get(b, -1) for _, b in merges])
+    made = array("i", [slot_of.get(a + b, -1) for a, b in merges])
+    del slot_of
+    tables = compile_slots(slot_ids, byte_slots, left, right, made, merges.__getitem__)
+    return PackedPieces(vocab.items()), tables
+
+
+def checked_bytes(byte_slots):
+    """byte_slots (each byte's token's slot, -1: none) as an array; ValueError if one is -1."""
+    missing = [b for b in range(256) if byte_slots[b] < 0]
+    if missing:
+        raise ValueError(f"the vocab has no token for byte {missing[0]} ({len(missing)} bytes "
+                         "in all); a byte-level BPE needs all 256 single bytes")
+    return array("i", byte_slots)
+
+
+def compile_slots(slot_ids, byte_slots, left, right, made, merge_bytes):
+    """(MergeTable of codes, code -> id, code -> canonical code) for the encoder: the one
+    compile of every vocab and merges, over slots (a token's place in the vocab, whatever
+    its id; slot_ids[slot] its id). byte_slots: byte b's slot; left, right, made: merge k's
+    parts' and result's slots, -1 where the ordinary vocab lacks it; merge_bytes(k) gives
+    merge k's (bytes, bytes) for a message. Code b is byte b, code 256 + k merge k's result;
+    a token's canonical code is the first of those with its bytes."""
+    if len(made) > budgets.MAX_ID:
+        raise ValueError(f"{len(made):,} merges is more than the {budgets.MAX_ID:,} ids allowed")
+    # the first merge with a part or result the vocab lacks, found in C
+    bad = [column.index(-1) for column in (left, right, made) if -1 in column]
+    if bad:
+        k = min(bad)
+        a, b = merge_bytes(k)
+        part = next(part for part, s in ((a, left[k]), (b, right[k]), (a + b, made[k]))
+                    if s < 0)
+        raise ValueError(f"merge {k} ({a!r:.40}, {b!r:.40}) uses or makes {part!r:.60}, "
+                         "which is not in the vocab; every merge's parts and result "
+                         "must be tokens")
+    code_of = array("i", [-1]) * len(slot_ids)  # slot -> its canonical code, -1: never made
+    for b, s in enumerate(byte_slots):
+        code_of[s] = b
+    canon = array("i", range(256))
+    for k, s in enumerate(made):
+        if code_of[s] < 0:
+            code_of[s] = 256 + k
+        canon.append(code_of[s])
+    ids = array("i", map(slot_ids.__getitem__, byte_slots))
+    ids.extend(map(slot_ids.__getitem__, made))
+    # a merge with a part no merge makes (and no byte is) can never fire: left out (-1)
+    left_codes = array("i", map(code_of.__getitem__, left))
+    right_codes = array("i", map(code_of.__getitem__, right))
+    del code_of
+    for k in range(len(left_codes)):
+        if right_codes[k] < 0:
+            left_codes[k] = -1
+    table = MergeTable(left_codes, right_codes)
+    if table.repeats:
+        k = min(table.repeats)
+        pair = left_codes[k], right_codes[k]
+        first = next(j for j in range(k) if (left_codes[j], right_codes[j]) == pair)
+        a, b = merge_bytes(k)
+        raise ValueError(f"merge {k} ({a!r:.40}, {b!r:.40}) is listed twice (first as merge "
+                         f"{first}); keep one")
+    return table, ids, canon
