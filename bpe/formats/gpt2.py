@@ -154,7 +154,7 @@ def _entry_slices(data, source):
     if data.count(b",") + 1 > budgets.MAX_ENTRIES:
         return None
     opened = _OBJECT_START.match(data)
-    found = opened and document_parse._entries(data, opened.end(), "ids")
+    found = opened and document_parse.entry_spans(data, opened.end(), "ids")
     if not found or not found[0] or not _SPACE_TO_END.fullmatch(data, found[1]):
         return None
     return document_parse.VocabText(data, found[0], source, "strict", is_list=False)

@@ -79,7 +79,7 @@ def detect(data, source="file", fallback=None):
     if stripped.startswith(b"{"):
         if _HF_MODEL.search(data):
             return "tokenizer.json"
-        if _is_vocab_json(data, source):
+        if gpt2.is_vocab_file(data, source):
             return "gpt2-vocab"
         return fallback or _unknown(source, "a JSON file, but neither a tokenizer.json (no "
                                     "\"model\" object) nor GPT-2's encoder.json (token -> id)")
@@ -142,13 +142,6 @@ def kind_of(data, filename):
 def _unknown(source, looked_like):
     raise ValueError(f"{source} is not a tokenizer file this lab can open: it looks like "
                      f"{looked_like}. Accepted: {ACCEPTED}")
-
-
-def _is_vocab_json(data, source):
-    try:
-        return gpt2.is_vocab_json(budgets.parse_json(data.decode("utf-8"), source))
-    except (UnicodeDecodeError, ValueError):
-        return False
 
 
 # ------------------------------------------------------------------ bytes

@@ -203,7 +203,7 @@ def _scan(data):
                 elif depth == 3 and in_model and (keys[2], c) in _TRIED \
                         and (name := _TRIED[keys[2], c][0]) not in found:
                     for shape in _TRIED[keys[2], c][1]:
-                        if (entries := _entries(data, m.end(), shape)) is not None:
+                        if (entries := entry_spans(data, m.end(), shape)) is not None:
                             break
                     if entries is not None:
                         spans, end = entries
@@ -222,7 +222,7 @@ def _scan(data):
     return deepest, found
 
 
-def _entries(data, pos, shape):
+def entry_spans(data, pos, shape):
     """(spans, the end of the list or object) of the entries from pos (just after its
     opening bracket), or None when they are not all of shape (_SHAPES)."""
     run, last, empty = _patterns(shape, RUN_ENTRIES)
