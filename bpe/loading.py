@@ -12,8 +12,8 @@ floor above them that turns that data into tokenizer objects:
   ValueError asks for it (no silent default: a pattern not the file's own gives other ids);
 - SentencePiece `.model` -> SentencePieceTokenizer (run by the `sentencepiece` library);
 - Hugging Face tokenizer.json -> bpe.hf_tokenizer.tokenizer_from_hf;
-- GPT-2's pair -> bpe.vocab_merges.from_vocab_merges: `load` takes either file (the other is
-  found beside it) or their folder; `load_files` takes both files' bytes;
+- GPT-2's pair -> bpe.vocab_merges.load_gpt2_pair (packed tables): `load` takes either
+  file (the other is found beside it) or their folder; `load_files` takes both files' bytes;
 - GGUF (llama.cpp's model file): only its tokenizer's metadata is read, never the tensors,
   so `load` opens a model of any size; bpe.gguf_tokenizer builds it: its gpt2, llama, bert,
   gemma4 and t5 families run as llama.cpp runs them (as a tokenizer.json, its BOS/EOS as the
@@ -38,7 +38,6 @@ from . import reference
 from .basic import BasicTokenizer
 from .formats import gguf, gpt2
 from .formats.hf.document_parse import parse_document
-from .formats.hf.packed_vocab import PackedPieces
 from .formats.kinds import (KINDS, as_text, bounded, detect, extension_kind, gunzip,
                             read_file)
 from .formats.method_file import parse_method_file
@@ -54,8 +53,7 @@ from .ranks_tokenizer import RanksTokenizer
 from .reference import LlamaTokenizer
 from .regex import RegexTokenizer
 from .sentencepiece_bpe import SentencePieceTokenizer
-from .vocab_merges import (VocabMergesTokenizer, check_vocab_bytes, checked_bytes, compile_slots,
-                           special_ids)
+from .vocab_merges import load_gpt2_pair
 
 GPT2_HALVES = ("gpt2-vocab", "gpt2-merges")
 
@@ -345,67 +343,3 @@ def load_sentencepiece(data, source="tokenizer.model", name=None):
     except RuntimeError as e:  # sentencepiece's own refusal
         why = str(e).splitlines()[-1][:200]
         raise ValueError(f"{source}: sentencepiece could not load this model ({why})") from None
-
-
-def load_gpt2_pair(vocab_data, merges_data, *, vocab_source="encoder.json",
-                   merges_source="vocab.bpe", pattern=None, special_tokens=None):
-    """The tokenizer of a GPT-2 pair (the two files' bytes): ids are the vocab's, merges
-    applied in file order, GPT-2's split pattern unless pattern says otherwise. Vocab
-    entries no merge can make, other than single bytes, are special tokens (GPT-2's
-    "<|endoftext|>"); special_tokens (str list) adds more. What from_vocab_merges makes of
-    the files' dict and list, built from slots of the packed vocab (issue 32: no dict, bytes
-    or tuple per token or merge), with its checks in its order and its messages."""
-    vocab = gpt2.parse_vocab(vocab_data, vocab_source)  # GPT-2 string -> id, packed
-    merges = gpt2.parse_merges(merges_data, merges_source)
-    left, right, made = merges.slots(vocab)
-    slot_ids = vocab.ids  # slot -> id (parse_vocab's slots are its entries, in file order)
-    slot_of = vocab.finder()
-    is_made = bytearray(len(slot_ids))
-    for s in made:
-        if s >= 0:
-            is_made[s] = 1
-    for char in gpt2.BYTE_TO_CHAR.values():
-        if (s := slot_of(char)) >= 0:
-            is_made[s] = 1
-    specials = []
-    for s in sorted((s for s in range(len(slot_ids)) if not is_made[s]), key=slot_ids.__getitem__):
-        try:
-            specials.append(gpt2.token_bytes(_key_at(vocab, s), vocab_source).decode("utf-8"))
-        except UnicodeDecodeError:
-            pass  # not text, so no special token: an ordinary token no text can reach
-    del is_made
-    specials += [s for s in (special_tokens or ()) if s not in specials]
-    check_vocab_bytes(len(vocab.text))  # a GPT-2 character stands for one byte
-    by_text = special_ids(specials, lambda token, get=vocab.get: get(gpt2.token_text(token)),
-                          max(slot_ids, default=-1) + 1)
-    special_slots = {slot_of(gpt2.token_text(special.encode("utf-8"))) for special in by_text}
-    special_slots.discard(-1)
-    # subtle: a special token is no ordinary token, so a merge using it is refused; the
-    # first such merge in each column is marked -1 (compile_slots names the earliest -1),
-    # found in C: a bytearray read at each slot (its last byte stands for slot -1)
-    is_special = bytearray(len(slot_ids) + 1)
-    for s in special_slots:
-        is_special[s] = 1
-    for column in (left, right, made):
-        if (k := bytes(map(is_special.__getitem__, column)).find(1)) >= 0:
-            column[k] = -1
-    del is_special
-    byte_slots = checked_bytes([-1 if (s := slot_of(gpt2.BYTE_TO_CHAR[b])) in special_slots
-                                else s for b in range(256)])
-    # the vocab packed, and its strings' table let go, before the tables are built: the two
-    # were the load's peak together
-    special_ids_ = set(by_text.values())
-    text, offsets = vocab.text, vocab.offsets
-    del vocab, slot_of  # its hash table and filter: only its strings are read from here on
-    pieces = PackedPieces((idx, gpt2.token_bytes(text[offsets[s]:offsets[s + 1]], vocab_source))
-                          for s, idx in enumerate(slot_ids) if idx not in special_ids_)
-    del text, offsets
-    tables = compile_slots(slot_ids, byte_slots, left, right, made, merges.merge_at)
-    del left, right, made
-    return VocabMergesTokenizer.from_tables(pieces, tables, by_text, pattern=pattern or "gpt2",
-                                            name=vocab_source)
-
-
-def _key_at(vocab, slot):
-    """The string in slot of a PieceIds."""
-    return vocab.text[vocab.offsets[slot]:vocab.offsets[slot + 1]]
