@@ -177,3 +177,22 @@ def test_the_parse_keeps_no_list_of_every_line():
     assert len(merges) == MERGES
     peak_x = (peak - start) / len(text)
     assert peak_x <= PARSE_PEAK_X_FILE, f"parse peak {peak_x:.2f} x the file"
+    lines = text.split("\n")[3:-1]
+    assert list(merges) == [tuple(map(int, line.split())) for line in lines]
+
+
+@pytest.mark.parametrize("bad, where", [
+    ("12 x", 3004), ("99999999 1", 3004), ("5000 1", 3004), ("1 2 3", 3004), ("", 3004)])
+def test_an_error_past_the_first_blocks_names_its_line(bad, where):
+    """The blocks read quickly fall back to line by line where one is wrong, so the
+    message names the line as when every line was checked in turn; a repeated pair before
+    it is named first (found once the merges are packed)."""
+    good = model_file(3000).decode()
+    with pytest.raises(ValueError, match=f"m line {where}: "):
+        parse_model(good + bad + "\n7 7\n", "m")
+    first = good.split("\n")[3]
+    with pytest.raises(ValueError, match=f"m line 2504: merge \\({first.replace(' ', ', ')}\\) "
+                                         "already made id 256"):
+        lines = good.split("\n")
+        lines[2503] = first
+        parse_model("\n".join(lines) + bad + "\n", "m")
