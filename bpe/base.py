@@ -21,7 +21,9 @@ from .encode import apply_merges
 from .chunk_cache import CACHE_LIMIT, ChunkCache  # noqa: F401 (CACHE_LIMIT re-exported)
 from .encoding import corpus as corpus_encoding
 from .formats import atomic
+from .formats.hf.packed_vocab import PackedVocab, _packed_vocab
 from .formats.model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
+from .formats.model import PackedMerges
 from .formats.model import vocab_text as _vocab_text
 from .specials import NO_SPECIALS, SpecialFinders, minbpe_policy, raise_disallowed, special_policy  # noqa: F401
 from .text import clean_text
@@ -35,7 +37,7 @@ class Tokenizer(DecodeMethods, TrainMethods):
     is_preset = False  # True when split is one of bpe.patterns' presets (counting in pieces)
 
     def __init__(self):
-        self.merges = {}          # (int, int) -> int
+        self.merges = {}          # (int, int) -> int, held packed (the merges property)
         self.merge_counts = {}    # int -> int, how often each merged pair occurred
         self.merge_ties = {}      # idx -> [pair, ...] tied at the top count (winner first);
                                   # filled by train(record_ties=True)
@@ -46,20 +48,44 @@ class Tokenizer(DecodeMethods, TrainMethods):
         self.name = self.__dict__.get("name") or type(self).__name__.removesuffix("Tokenizer").lower()
         self._reset()             # vocab (int -> bytes) and the caches derived from it
 
+    # ------------------------------------------------------------------ merges
+    @property
+    def merges(self):
+        """(int, int) -> int, merge order: a read-only PackedMerges (issue 32: a dict of
+        tuples cost ~180 B a merge). Assigning a dict (minbpe's `tok.merges = {...}`,
+        training's result) packs it at once, so every reader sees one form; call _reset
+        after, as before, for the vocab."""
+        return self._packed_merges
+
+    @merges.setter
+    def merges(self, merges):
+        self._packed_merges = PackedMerges.of(merges)
+
     # ------------------------------------------------------------------ vocab
     def _build_vocab(self):
-        vocab = {idx: bytes([idx]) for idx in range(256)}
-        for (p0, p1), idx in self.merges.items():
-            vocab[idx] = vocab[p0] + vocab[p1]
-        for special, idx in self.special_tokens.items():
-            vocab[idx] = special.encode("utf-8")
-        return vocab
+        """A PackedVocab: the 256 bytes, each merge's token, then the special tokens; the
+        merges' tokens packed once per merges (a copy with other special tokens shares
+        them), leaving out the ids _left_out names."""
+        merges = PackedMerges.of(self.merges)
+        left_out = frozenset(self._left_out())
+        made = self.__dict__.get("_pieces")
+        if made is None or made[0] is not merges or made[1] != left_out:
+            made = self._pieces = (merges, left_out, merged_pieces(merges, left_out))
+        return PackedVocab(made[2], {idx: special.encode("utf-8")
+                                     for special, idx in self.special_tokens.items()})
+
+    def _left_out(self):
+        """Ids the merges make that the vocab leaves out (Picky BPE's removed tokens)."""
+        return ()
 
     def merge_columns(self):
         """(made ids, left ids, right ids) of every merge, in merge order, as three arrays:
         what `merges` says, for a reader of every merge (the Vocabulary page) that needs no
         dict; a tokenizer.json's are read from its packed model (issue 32)."""
         merges = self.merges
+        if isinstance(merges, PackedMerges):
+            return merges.merge_columns()
+        # a subclass's own merges (a dict: an extended or a ranks tokenizer's)
         return (array("q", merges.values()), array("q", [a for a, _ in merges]),
                 array("q", [b for _, b in merges]))
 
@@ -90,14 +116,7 @@ class Tokenizer(DecodeMethods, TrainMethods):
         return tok
 
     def _set_merges(self, merges, merge_counts=None):
-        if not isinstance(merges, dict):
-            raise TypeError("merges must be a dict (int, int) -> int, e.g. {(97, 98): 256}")
-        ordered = dict(sorted(merges.items(), key=lambda item: item[1]))
-        for k, ((p0, p1), idx) in enumerate(ordered.items()):
-            if idx != 256 + k or not 0 <= p0 < idx or not 0 <= p1 < idx:
-                raise ValueError(f"merge ({p0}, {p1}) -> {idx} does not fit: merges must make "
-                                 "ids 256, 257, ... in turn, each from two ids below its own")
-        self.merges = ordered
+        self.merges = merges  # packed and checked: ids 256, 257, ... in turn
         self.merge_counts = dict(merge_counts or {})
         self.merge_ties = {}
         self._reset()
@@ -176,8 +195,7 @@ class Tokenizer(DecodeMethods, TrainMethods):
     def _encode_chunk(self, text_bytes):
         """The chunk's ids by self.merges, lowest merged id first (minbpe's rule; a
         tokenizer of ranks or of a pipeline overrides it)."""
-        merges = self.merges
-        return apply_merges(list(text_bytes), lambda a, b: merges.get((a, b)))
+        return apply_merges(list(text_bytes), self.merges.find)
 
     def encode_chunks(self, chunks):
         """The ids of chunks (str, as split gives them), through this tokenizer's chunk
@@ -353,3 +371,22 @@ class _OrdinaryIds:
 
     def __contains__(self, idx):
         return idx in self.vocab and idx not in self.specials
+
+
+def merged_pieces(merges, left_out=frozenset()):
+    """PackedPieces of the 256 bytes and each merge's token (its two parts' bytes), ids
+    in left_out left out. Each token is copied within one growing buffer from those before
+    it, so no bytes object per token is made (issue 32: ~100 B a token in a dict); the
+    buffer and its offsets become the pieces' own, in PackedVocab's dense layout."""
+    data = bytearray(range(256))
+    offsets = array("i", range(257))  # idx's bytes: data[offsets[idx]:offsets[idx + 1]]
+    for a, b in zip(merges.left, merges.right):
+        data += data[offsets[a]:offsets[a + 1]]
+        data += data[offsets[b]:offsets[b + 1]]
+        offsets.append(len(data))
+    present = bytearray(b"\1") * (256 + len(merges))
+    for idx in left_out:
+        present[idx] = 0
+    # subtle: the pickle constructor is packed_vocab's one way to make pieces from their
+    # parts (data, offsets and present as its dense layout keeps them, ids None)
+    return _packed_vocab(bytes(data), offsets, bytes(present), None, {}).pieces

@@ -4,8 +4,8 @@ A .model, a ranks file or a tokenizer.json can come from anyone. This file holds
 pure checks the loaders call first, so a hostile input ends in one ValueError that says
 what to do, instead of gigabytes or a hung thread:
 
-- `parse_id`, `check_special_ids`, `MergeTable`, `VocabBudget`: ids are ASCII digits
-  and bounded, merges and ids unique, the whole vocabulary bounded in bytes,
+- `parse_id`, `check_special_ids`, `VocabBudget`, `vocab_bytes_error`: ids are ASCII
+  digits and bounded, ids unique, the whole vocabulary bounded in bytes,
   computed incrementally so a chained file is refused before it is built; special
   tokens bounded in number, length and total length (encode compiles them to a regex).
 - `parse_json`, `expect`: a tokenizer.json's structure checked before use.
@@ -124,37 +124,6 @@ def check_special_ids(special_tokens, ordinary_ids=(), where="special tokens"):
     return special_tokens
 
 
-class MergeTable:
-    """The merges of a file, one at a time, checked: ids defined before use, no pair
-    merged twice, token lengths and total vocab bytes within budget (computed from
-    lengths, so a chained file is refused before any token is built).
-
-    >>> table = MergeTable()
-    >>> table.add((97, 97), 256, "line 4"); table.add((97, 97), 257, "line 5")
-    Traceback (most recent call last):
-    ...
-    ValueError: line 5: merge (97, 97) already made id 256; a pair is merged once
-    """
-
-    def __init__(self, budget=None):
-        self.merges = {}  # (int, int) -> int
-        self.budget = budget or VocabBudget()
-
-    def add(self, pair, idx, where):
-        p0, p1 = pair
-        if idx in self.budget.lengths:
-            raise ValueError(f"{where}: id {idx} is defined twice; each id once")
-        for p in pair:
-            if p not in self.budget.lengths:
-                raise ValueError(f"{where}: merge ({p0}, {p1}) uses id {p}, which is not "
-                                 f"defined before id {idx}")
-        if pair in self.merges:
-            raise ValueError(f"{where}: merge ({p0}, {p1}) already made id "
-                             f"{self.merges[pair]}; a pair is merged once")
-        self.budget.add(idx, self.budget.lengths[p0] + self.budget.lengths[p1], where)
-        self.merges[pair] = idx
-
-
 class VocabBudget:
     """A running total of a vocabulary's bytes, at most max_total_bytes: a file whose
     merges chain ever longer tokens is refused at the line that would pass it, before
@@ -175,11 +144,16 @@ class VocabBudget:
     def add(self, idx, n_bytes, where):
         self.total += n_bytes
         if self.total > self.max_total_bytes:
-            limit = self.max_total_bytes
-            shown = f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit:,} bytes"
-            raise ValueError(f"{where}: the vocabulary would exceed {shown} of token bytes; "
-                             "the limit keeps one file from exhausting the server's memory")
+            raise vocab_bytes_error(where, self.max_total_bytes)
         self.lengths[idx] = n_bytes
+
+
+def vocab_bytes_error(where, limit=MAX_VOCAB_BYTES):
+    """The one wording of the vocabulary's byte budget (VocabBudget's, and the .model
+    parser's, which counts its lengths in an array: bpe.formats.model)."""
+    shown = f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit:,} bytes"
+    return ValueError(f"{where}: the vocabulary would exceed {shown} of token bytes; "
+                      "the limit keeps one file from exhausting the server's memory")
 
 
 # -------------------------------------------------------------------- growth

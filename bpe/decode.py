@@ -4,6 +4,8 @@ per token, bytes, text, offsets. It reads only `self.vocab` (int -> bytes) and
 """
 import operator
 
+from .formats.hf.packed_vocab import PackedVocab
+
 MAX_ID = 2 ** 32  # ids are u32 in tiktoken: larger or negative ones are out of range
 
 
@@ -29,10 +31,15 @@ class DecodeMethods:
         ids = list(ids)
         vocab = self.vocab
         if all(type(idx) is int for idx in ids):  # the common case, at C speed
-            try:
-                return list(map(vocab.__getitem__, ids))
-            except KeyError:
-                pass
+            if isinstance(vocab, PackedVocab):  # no Python call per id (None: some id is
+                tokens = vocab.tokens_bytes(ids)  # not a piece's: the careful way below)
+                if tokens is not None:
+                    return tokens
+            else:
+                try:
+                    return list(map(vocab.__getitem__, ids))
+                except KeyError:
+                    pass
         return [self.decode_single_token_bytes(idx) for idx in ids]
 
     def decode_bytes(self, ids):
@@ -79,3 +86,4 @@ class DecodeMethods:
             offsets.append(pos)
             pos += len(token)
         return offsets
+

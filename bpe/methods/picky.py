@@ -68,11 +68,8 @@ class PickyTokenizer(RegexTokenizer):
         self._remove_times = dict(remove_times)
         self._set_merges(merges, merge_counts)
 
-    def _build_vocab(self):
-        vocab = super()._build_vocab()
-        for idx in getattr(self, "removed", ()):
-            del vocab[idx]  # subtle: built first, since later tokens are made from it
-        return vocab
+    def _left_out(self):
+        return self.removed  # subtle: still built, since later tokens are made from them
 
     def model_text(self):
         if self.removed or any(event[0] == "remove" for event in self.events):

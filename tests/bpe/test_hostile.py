@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from bpe import BasicTokenizer, RegexTokenizer, load
 from bpe.formats.atomic import SaveError, check_prefix, read_stdin_bytes, write_files
-from bpe.budgets import MAX_ID, MergeTable, VocabBudget, check_id, check_special_ids, expect, parse_id, parse_json
+from bpe.budgets import MAX_ID, VocabBudget, check_id, check_special_ids, expect, parse_id, parse_json
 from bpe.patterns.safety import MATCH_SECONDS, MATCH_SECONDS_PER_MB, MAX_PATTERN_CHARS, PATTERN_BUDGET, check_pattern, compile_checked, findall_within, match_seconds, pattern_weight
 from bpe.patterns import PATTERNS
 from helpers.hostile_cases import ROOT, mount_full
@@ -201,16 +201,18 @@ def test_special_tokens_are_bounded_in_total_length():
         BasicTokenizer().register_special_tokens(many)
 
 
-def test_merge_table_refuses_duplicates_and_undefined_ids():
-    table = MergeTable()
-    table.add((97, 97), 256, "line 4")
-    with pytest.raises(ValueError, match="already made id 256"):
-        table.add((97, 97), 257, "line 5")
-    with pytest.raises(ValueError, match="not defined before"):
-        table.add((97, 300), 257, "line 5")
-    with pytest.raises(ValueError, match="defined twice"):
-        table.add((97, 98), 256, "line 5")
-    assert table.merges == {(97, 97): 256}
+def test_the_model_parser_refuses_duplicates_and_undefined_ids():
+    """(The parse checks what budgets.MergeTable checked, with its messages; that dict of
+    every pair is gone: a repeat is found in the packed merges, issue 32.)"""
+    from bpe.formats.model import parse_model
+    with pytest.raises(ValueError, match="m line 5: merge .97, 97. already made id 256"):
+        parse_model("minbpe v1\n\n0\n97 97\n97 97\n", "m")
+    with pytest.raises(ValueError, match="m line 5: .* not defined before id 257"):
+        parse_model("minbpe v1\n\n0\n97 97\n97 300\n", "m")
+    # a repeat before another error is the error named, as when each line was checked in turn
+    with pytest.raises(ValueError, match="m line 5: merge .97, 97. already made"):
+        parse_model("minbpe v1\n\n0\n97 97\n97 97\n97 300\n", "m")
+    assert parse_model("minbpe v1\n\n0\n97 97\n", "m")[2] == {(97, 97): 256}
 
 
 def test_a_chained_model_is_refused_early_and_small():
@@ -218,12 +220,11 @@ def test_a_chained_model_is_refused_early_and_small():
     at the first line whose token takes the total past MAX_VOCAB_BYTES."""
     import tracemalloc
     from bpe.budgets import MAX_VOCAB_BYTES
+    from bpe.formats.model import parse_model
+    text = "minbpe v1\n\n0\n97 97\n" + "".join(f"{255 + i} 97\n" for i in range(1, 40_000))
     tracemalloc.start()
-    table = MergeTable()
     with pytest.raises(ValueError, match="exceed 64 MB") as e:
-        table.add((97, 97), 256, "line 4")
-        for i in range(1, 40_000):
-            table.add((255 + i, 97), 256 + i, f"line {4 + i}")
+        parse_model(text, "m")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     # token 256 + i is i + 2 bytes long: find the first i past the budget by counting
@@ -231,7 +232,7 @@ def test_a_chained_model_is_refused_early_and_small():
     while total + i + 2 <= MAX_VOCAB_BYTES:
         total += i + 2
         i += 1
-    assert f"line {4 + i}:" in str(e.value) and peak < 5_000_000
+    assert f"m line {4 + i}:" in str(e.value) and peak < 5_000_000
 
 
 def test_the_vocab_budget_counts_total_bytes():

@@ -41,7 +41,8 @@ def test_a_vocabulary_tiktoken_cannot_rank_says_so_with_the_token(monkeypatch, t
     # a merge whose token another pair also spells: (a, bc) after (ab, c) makes "abc" twice
     a, b, c = b"q"[0], b"x"[0], b"z"[0]
     n = max(tok.vocab) + 1
-    tok.merges.update({(a, b): n, (n, c): n + 1, (b, c): n + 2, (a, n + 2): n + 3})
+    # (merges are read-only, packed: issue 32; a new dict is assigned, minbpe's way)
+    tok.merges = {**tok.merges, (a, b): n, (n, c): n + 1, (b, c): n + 2, (a, n + 2): n + 3}
     tok.vocab = tok._build_vocab()
     with pytest.raises(ValueError) as refused:
         check_rank_consistent(tok)
