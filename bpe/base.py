@@ -21,7 +21,7 @@ from .encode import apply_merges
 from .chunk_cache import CACHE_LIMIT, ChunkCache  # noqa: F401 (CACHE_LIMIT re-exported)
 from .encoding import corpus as corpus_encoding
 from .formats import atomic
-from .formats.hf.packed_vocab import PackedVocab, _packed_vocab
+from .formats.hf.packed_vocab import PackedPieces, PackedVocab
 from .formats.model import MODEL_VERSION, model_text, parse_model, render_token  # noqa: F401 (re-exported)
 from .formats.model import PackedMerges
 from .formats.model import vocab_text as _vocab_text
@@ -387,6 +387,4 @@ def merged_pieces(merges, left_out=frozenset()):
     present = bytearray(b"\1") * (256 + len(merges))
     for idx in left_out:
         present[idx] = 0
-    # subtle: the pickle constructor is packed_vocab's one way to make pieces from their
-    # parts (data, offsets and present as its dense layout keeps them, ids None)
-    return _packed_vocab(bytes(data), offsets, bytes(present), None, {}).pieces
+    return PackedPieces.from_parts(bytes(data), offsets, bytes(present), None)

@@ -86,4 +86,3 @@ class DecodeMethods:
             offsets.append(pos)
             pos += len(token)
         return offsets
-

@@ -113,16 +113,6 @@ class _SentencePiece(Tokenizer):
             else:
                 yield idx, sp.id_to_piece(idx).replace(SPACE, " ").encode("utf-8")
 
-    def decode_tokens_bytes(self, ids):
-        """The bytes of each token, one entry per id (DecodeMethods' meaning): the packed
-        vocab's bulk lookup when every id is the model's."""
-        ids = list(ids)
-        if self._sp is not None and all(type(idx) is int for idx in ids):
-            found = self.vocab.tokens_bytes(ids)
-            if found is not None:
-                return found
-        return Tokenizer.decode_tokens_bytes(self, ids)
-
     @property
     def n_vocab(self):
         sp = self._sp

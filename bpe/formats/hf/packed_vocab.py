@@ -66,6 +66,16 @@ class PackedPieces:
             self.slots = {idx: k for k, idx in enumerate(ids)}
             self.ids, self.present, self.offsets = ids, None, ends
 
+    @classmethod
+    def from_parts(cls, data, offsets, present, ids):
+        """Pieces from their parts as a PackedPieces keeps them (pickle; a maker that packs its
+        own buffer, bpe.base.merged_pieces): ids None for the dense layout (present marks the
+        ids that are pieces), else the ids in order with offsets as packed."""
+        pieces = cls.__new__(cls)
+        pieces.data, pieces.offsets, pieces.present, pieces.ids = data, offsets, present, ids
+        pieces.slots = None if ids is None else {idx: k for k, idx in enumerate(ids)}
+        return pieces
+
     def __len__(self):
         return len(self.ids) if self.ids is not None else sum(self.present)
 
@@ -156,8 +166,10 @@ class PackedVocab(Mapping):
         pieces, specials = self.pieces, self.specials
         if pieces.slots is None and (not specials or specials.keys().isdisjoint(ids)):
             present = pieces.present  # the common case: only pieces' ids, checked in place
+            # subtle: a vocab with no gap (every minbpe-style one) needs only the range
+            # checked; `b"\0" in present` is one memchr, the per-id read a third of decode
             if not ids or (min(ids) >= 0 and max(ids) < len(present)
-                           and all(map(present.__getitem__, ids))):
+                           and (b"\0" not in present or all(map(present.__getitem__, ids)))):
                 return set()
         rest = set(ids).difference(specials)
         if pieces.slots is not None:
@@ -177,7 +189,4 @@ class PackedItems(ItemsView):
 
 def _packed_vocab(data, offsets, present, ids, specials):
     """A PackedVocab again from its parts (for pickle)."""
-    pieces = PackedPieces.__new__(PackedPieces)
-    pieces.data, pieces.offsets, pieces.present, pieces.ids = data, offsets, present, ids
-    pieces.slots = None if ids is None else {idx: k for k, idx in enumerate(ids)}
-    return PackedVocab(pieces, specials)
+    return PackedVocab(PackedPieces.from_parts(data, offsets, present, ids), specials)
