@@ -14,14 +14,14 @@ import os
 from array import array
 
 from . import sentencepiece_unigram
-from .formats.gguf_families import tokenizer_json
+from .formats.gguf_families import document
 from .hf_tokenizer import tokenizer_from_hf
 
 
 def tokenizer_from_gguf(info, source="file"):
     """A GGUFTokenizer (bpe.formats.gguf: data) -> the tokenizer llama.cpp runs, with its
     family and split's name as gguf_family and gguf_pre (for the app to show)."""
-    doc = tokenizer_json(info, os.path.basename(source))
+    doc = document(info, os.path.basename(source))
     scores = info.scores if info.model == "llama" else None
     return rebuild_gguf(info.model, info.pre, scores, doc, os.path.basename(source), None)
 
