@@ -102,7 +102,7 @@ class Strings(Sequence):
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
+            return list(self)[i]
         i = operator.index(i)
         n = len(self.offsets) - 1
         if i < 0:

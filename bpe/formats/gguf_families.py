@@ -146,18 +146,22 @@ class MergePairs(MergesText):
     SLICE_MERGES = 10_000
 
     def __init__(self, merges, source):
+        if not isinstance(merges, Strings):
+            merges = Strings.of(merges)
         self.merges, self.source, self.is_list = merges, source, True
-        for rank, merge in enumerate(merges):
-            if merge.find(" ", 1) < 0:
-                _bad_merge(rank, merge, source)
+        text, offsets = merges.text, merges.offsets
+        for rank, (a, b) in enumerate(zip(offsets, offsets[1:])):
+            if text.find(" ", a + 1, b) < 0:
+                _bad_merge(rank, text[a:b], source)
 
     def slices(self):
-        merges, step = self.merges, self.SLICE_MERGES
-        for start in range(0, len(merges), step):
-            part = []
-            for merge in merges[start:start + step]:
-                cut = merge.find(" ", 1)  # llama.cpp's split
-                part.append([merge[:cut], merge[cut + 1:]])
+        # subtle: read from the packed text and offsets, no str made per merge
+        text, offsets, step = self.merges.text, self.merges.offsets, self.SLICE_MERGES
+        for start in range(0, len(offsets) - 1, step):
+            part, ends = [], offsets[start + 1:start + step + 1]
+            for a, b in zip(offsets[start:start + step], ends):
+                cut = text.find(" ", a + 1, b)  # llama.cpp's split
+                part.append([text[a:cut], text[cut + 1:b]])
             yield part
 
 
