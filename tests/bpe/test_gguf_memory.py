@@ -6,11 +6,11 @@ llama-cpp-python sdist is downloaded, llama.cpp's own Llama 3 vocabulary.
 
 Measured as the app loads a file (bpe.load_bytes, after a small file's load so imports and
 compiled regexes are not counted), the file's bytes already alive:
-- forged, 100,000 merges (4.2 MB): peak 3.8 x the file after (the strings packed as read,
-  the tokenizer.json's vocab and merges made a slice at a time); 14.1 x before (4e6ce6d^:
+- forged, 100,000 merges (4.4 MB): peak 4.07 x the file after (the strings packed as read,
+  the tokenizer.json's vocab and merges made a slice at a time); 13.52 x before (4e6ce6d^:
   lists of strs, then the whole tokenizer.json as a dict and lists beside the model);
-- ggml-vocab-llama-bpe.gguf (7.8 MB): 3.9 x after, 15.4 x before.
-The bound, 5 x, refuses the old code by ~3 times.
+- ggml-vocab-llama-bpe.gguf (7.8 MB): 3.86 x after, 15.37 x before.
+The bound, 5 x, refuses the old code by 2.7 and 3.1 times.
 """
 import json
 import struct
