@@ -13,7 +13,9 @@ file's `precompiled_charsmap`.
 checked against what is left of the file (and MAX_METADATA_BYTES) before anything is
 allocated, values of other keys are skipped (seeked past, their strings never kept), and
 reading stops at the end of the metadata, so a model of many GB costs its vocabulary's
-memory only. Anything damaged or unsupported is a ValueError saying what. This module
+memory only, kept packed: a strings array as one Strings (one str and an offset per
+string), a numbers array as an array (issue 32). Anything damaged or unsupported is a
+ValueError saying what. This module
 returns data (a GGUFTokenizer) and knows nothing of what the keys mean to a tokenizer:
 bpe.formats.gguf_families maps them to a tokenizer.json, bpe.gguf_tokenizer builds it.
 
