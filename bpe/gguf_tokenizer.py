@@ -6,9 +6,10 @@ has it mapped to a tokenizer.json (gguf_families.document: a BPE model's vocab a
 merges read from the packed arrays a slice at a time) and builds that with
 bpe.hf_tokenizer, then puts back what a tokenizer.json cannot say of llama.cpp: a t5
 file's Unigram runs as llama.cpp runs it (bpe.sentencepiece_unigram), a llama file's
-merges rank by the made piece's score (equal scores equal), and the tokenizer carries `gguf_family` and `gguf_pre` for the app to show.
-`rebuild_gguf` is the same build from the document, for pickle. It reads no file (bpe.loading
-opens them) and parses no GGUF bytes.
+merges rank by the made piece's score (equal scores equal), and the tokenizer carries
+`gguf_family` and `gguf_pre` for the app to show. `rebuild_gguf` is the same build from
+the document, for pickle. It reads no file (bpe.loading opens them) and parses no GGUF
+bytes.
 """
 import functools
 import os
