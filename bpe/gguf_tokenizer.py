@@ -2,26 +2,28 @@
 tokenizer.json that bpe.formats.gguf_families writes for it.
 
 `tokenizer_from_gguf(info)` takes the data bpe.formats.gguf reads (a GGUFTokenizer),
-has it mapped to a tokenizer.json and builds that with bpe.hf_tokenizer, then puts back
-what a tokenizer.json cannot say of llama.cpp: a t5 file's Unigram runs as llama.cpp runs
-it (bpe.sentencepiece_unigram), a llama file's merges rank by the made piece's score (equal
-scores equal), and the tokenizer carries `gguf_family` and `gguf_pre` for the app to show.
-`rebuild_gguf` is the same build from the document, for pickle. It reads no file (bpe.loading
-opens them) and parses no GGUF bytes.
+has it mapped to a tokenizer.json (gguf_families.document: a BPE model's vocab and
+merges read from the packed arrays a slice at a time) and builds that with
+bpe.hf_tokenizer, then puts back what a tokenizer.json cannot say of llama.cpp: a t5
+file's Unigram runs as llama.cpp runs it (bpe.sentencepiece_unigram), a llama file's
+merges rank by the made piece's score (equal scores equal), and the tokenizer carries
+`gguf_family` and `gguf_pre` for the app to show. `rebuild_gguf` is the same build from
+the document, for pickle. It reads no file (bpe.loading opens them) and parses no GGUF
+bytes.
 """
 import functools
 import os
 from array import array
 
 from . import sentencepiece_unigram
-from .formats.gguf_families import tokenizer_json
+from .formats.gguf_families import document
 from .hf_tokenizer import tokenizer_from_hf
 
 
 def tokenizer_from_gguf(info, source="file"):
     """A GGUFTokenizer (bpe.formats.gguf: data) -> the tokenizer llama.cpp runs, with its
     family and split's name as gguf_family and gguf_pre (for the app to show)."""
-    doc = tokenizer_json(info, os.path.basename(source))
+    doc = document(info, os.path.basename(source))
     scores = info.scores if info.model == "llama" else None
     return rebuild_gguf(info.model, info.pre, scores, doc, os.path.basename(source), None)
 

@@ -13,7 +13,9 @@ file's `precompiled_charsmap`.
 checked against what is left of the file (and MAX_METADATA_BYTES) before anything is
 allocated, values of other keys are skipped (seeked past, their strings never kept), and
 reading stops at the end of the metadata, so a model of many GB costs its vocabulary's
-memory only. Anything damaged or unsupported is a ValueError saying what. This module
+memory only, kept packed: a strings array as one Strings (one str and an offset per
+string), a numbers array as an array (issue 32). Anything damaged or unsupported is a
+ValueError saying what. This module
 returns data (a GGUFTokenizer) and knows nothing of what the keys mean to a tokenizer:
 bpe.formats.gguf_families maps them to a tokenizer.json, bpe.gguf_tokenizer builds it.
 
@@ -26,8 +28,13 @@ bpe.formats.gguf_families maps them to a tokenizer.json, bpe.gguf_tokenizer buil
 'gpt2'
 """
 import io
+import operator
 import struct
+import sys
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from .. import budgets
 
@@ -57,10 +64,11 @@ class GGUFTokenizer:
     version: int
     model: str                   # llama.cpp's family: "llama", "gpt2", "bert", "t5"...
     pre: str | None = None       # the gpt2 family's split, by llama.cpp's name
-    tokens: list = field(default_factory=list)      # id -> token text
-    scores: list | None = None   # id -> score (llama, t5)
-    token_type: list | None = None  # id -> 1 normal ... 6 byte (TOKEN_TYPES)
-    merges: list | None = None   # "left right" strings, in rank order (gpt2)
+    # the arrays as read: strings a Strings, numbers an array (a list in tests)
+    tokens: Sequence = field(default_factory=list)  # id -> token text
+    scores: Sequence | None = None   # id -> score (llama, t5)
+    token_type: Sequence | None = None  # id -> 1 normal ... 6 byte (TOKEN_TYPES)
+    merges: Sequence | None = None   # "left right" strings, in rank order (gpt2)
     charsmap: bytes | None = None  # t5's precompiled_charsmap
     values: dict = field(default_factory=dict)  # every other tokenizer.ggml.* scalar
     architecture: str | None = None  # general.architecture
@@ -69,6 +77,56 @@ class GGUFTokenizer:
     def flag(self, key, default=None):
         """A tokenizer.ggml.<key> value, or default when the file does not say."""
         return self.values.get(key, default)
+
+
+class Strings(Sequence):
+    """A GGUF array of strings kept packed: every string in one str, an offset per string
+    (issue 32: Llama 3's 128k tokens and 280k merges as a list of strs were 4.6 x its file,
+    alive beside the tokenizer built from them). A read-only sequence of strs; `text` and
+    `offsets` are what PieceIds.from_packed takes, so the vocab shares the text.
+
+    >>> list(Strings("abcd", array("I", [0, 1, 4]))), Strings.of(["x", "yz"])[-1]
+    (['a', 'bcd'], 'yz')
+    """
+
+    __slots__ = ("text", "offsets")
+
+    def __init__(self, text, offsets):
+        self.text, self.offsets = text, offsets  # offsets: an array("I") from 0
+
+    @classmethod
+    def of(cls, strings):
+        """The Strings of a list of strs."""
+        return cls("".join(strings), array("I", accumulate(map(len, strings), initial=0)))
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(self)[i]
+        i = operator.index(i)
+        n = len(self.offsets) - 1
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("Strings index out of range")
+        return self.text[self.offsets[i]:self.offsets[i + 1]]
+
+    def __iter__(self):
+        text, offsets = self.text, self.offsets
+        for i in range(len(offsets) - 1):
+            yield text[offsets[i]:offsets[i + 1]]
+
+    def __eq__(self, other):
+        if isinstance(other, Strings):
+            return self.text == other.text and self.offsets == other.offsets
+        return isinstance(other, (list, tuple)) and list(self) == list(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Strings({len(self):,} strings)"
 
 
 def is_gguf(head):
@@ -124,18 +182,19 @@ def _store(out, key, kind, value, source):
             raise ValueError(f"{source}: {key} is a {TYPES[kind][0]}, not a string")
         setattr(out, name, value)
     elif name in ("tokens", "merges"):
-        if not (isinstance(value, list) and set(map(type, value)) <= {str}):
+        if not isinstance(value, Strings):
             raise ValueError(f"{source}: {key} is not an array of strings")
         setattr(out, name, value)
     elif name in ("scores", "token_type"):
-        if not (isinstance(value, list) and all(isinstance(v, (int, float)) for v in value)):
+        if not (isinstance(value, (list, array))
+                and all(isinstance(v, (int, float)) for v in value)):
             raise ValueError(f"{source}: {key} is not an array of numbers")
         setattr(out, name, value)
     elif name == "precompiled_charsmap":
-        if not (isinstance(value, list) and all(isinstance(v, int) for v in value)):
+        if not (isinstance(value, (list, array)) and all(isinstance(v, int) for v in value)):
             raise ValueError(f"{source}: {key} is not an array of bytes")
         out.charsmap = bytes(v & 0xFF for v in value)
-    elif not isinstance(value, list):
+    elif not isinstance(value, (list, array, Strings)):
         out.values[name] = value
 
 
@@ -191,17 +250,19 @@ class _Reader:
                              "damaged") from None
 
     def strings(self, count, what):
-        """count strings, as string(what) reads them, a chunk of the file at a time: each
-        string is decoded from a slice of the chunk rather than by three reads and checks of
-        its own (gemma-4's 262k tokens and 515k merges spent seconds there). A string the
-        chunk does not hold whole, or one that is not UTF-8, is read by string(), which
-        reads it or says exactly what is wrong, as it would have alone."""
-        out, stream, length = [], self.stream, _LENGTH.unpack_from
-        while len(out) < count:
+        """count strings, as string(what) reads them, as a Strings, a chunk of the file at
+        a time: each string is decoded from a slice of the chunk rather than by three reads
+        and checks of its own (gemma-4's 262k tokens and 515k merges spent seconds there),
+        and each chunk's strs are joined into one before the next (no str per string kept).
+        A string the chunk does not hold whole, or one that is not UTF-8, is read by
+        string(), which reads it or says exactly what is wrong, as it would have alone."""
+        texts, lengths = [], array("I")
+        stream, length = self.stream, _LENGTH.unpack_from
+        while len(lengths) < count:
             start = stream.tell()
             chunk = stream.read(min(CHUNK_BYTES, max(self.left(), 0)))
-            pos, end = 0, len(chunk)
-            while len(out) < count and pos + 8 <= end:
+            pos, end, out, wanted = 0, len(chunk), [], count - len(lengths)
+            while len(out) < wanted and pos + 8 <= end:
                 n = length(chunk, pos)[0]
                 if n > end - pos - 8:  # cut by the chunk's end (or by the file's)
                     break
@@ -211,9 +272,12 @@ class _Reader:
                     break
                 pos += 8 + n
             stream.seek(start + pos)
-            if len(out) < count:
+            if len(out) < wanted:
                 out.append(self.string(what))
-        return out
+            texts.append("".join(out))
+            lengths.extend(map(len, out))
+            del out
+        return Strings("".join(texts), array("I", accumulate(lengths, initial=0)))
 
     def value(self, kind, key, keep):
         if kind not in TYPES:
@@ -246,4 +310,10 @@ class _Reader:
             return None
         budgets.check_id(count, what)
         raw = self.take(size, what)
-        return list(struct.unpack(f"<{count}{fmt[1]}", raw))
+        if fmt[1] == "?":  # no array of bools
+            return list(struct.unpack(f"<{count}{fmt[1]}", raw))
+        # an array, not a list: no int or float object per item (a token_type per token)
+        values = array(fmt[1], raw)
+        if sys.byteorder == "big":
+            values.byteswap()
+        return values

@@ -19,6 +19,10 @@ import base64
 
 from .. import budgets
 from . import sentencepiece
+from .gguf import Strings
+from .hf.document_parse import MergesText, VocabText
+from .hf.piece_ids import PieceIds
+from .hf.vocabs import TableText
 
 # llama.cpp's split before a gpt2-family BPE, by the `pre` name the file carries: the
 # regexes of llm_tokenizer_bpe in llama.cpp's src/llama-vocab.cpp, applied one after the
@@ -58,15 +62,32 @@ PRE_REFUSED = {  # pre name -> why it is not opened
 
 
 def tokenizer_json(info, source="file"):
-    """A GGUFTokenizer -> the tokenizer.json (a dict) that runs as llama.cpp runs it, for
+    """A GGUFTokenizer -> the tokenizer.json (a dict) that runs as llama.cpp runs it:
+    document(info, source) with its model's vocab and merges read whole, for `tokenizers`
+    and for a look at the file's parts."""
+    doc = document(info, source)
+    model = doc["model"]
+    for key in ("vocab", "merges"):
+        if isinstance(model.get(key), VocabText):
+            model[key] = list(model[key]) if model[key].is_list else dict(model[key])
+    return doc
+
+
+def document(info, source="file"):
+    """A GGUFTokenizer -> the tokenizer.json that runs as llama.cpp runs it, for
     bpe.formats.hf.tokenizer_json to build: gpt2 (byte-level BPE with its pre's split), llama
     (SentencePiece-style BPE: merges by the made piece's score, byte fallback, a "▁" for
     each space and one in front), bert (llama.cpp's WordPiece), gemma4 (BPE over UTF-8
     characters) and t5 (Unigram; bpe.sentencepiece_unigram runs it as llama.cpp does,
-    which this form alone does not say). Control tokens are added tokens marked special; user-defined ones are
-    added tokens llama.cpp always cuts out; the BOS/EOS llama.cpp adds with add_special are
-    the post-processor. ValueError naming the family or the pre when it cannot be
-    reproduced."""
+    which this form alone does not say). Control tokens are added tokens marked special;
+    user-defined ones are added tokens llama.cpp always cuts out; the BOS/EOS llama.cpp adds
+    with add_special are the post-processor. ValueError naming the family or the pre when it
+    cannot be reproduced.
+
+    A BPE model's vocab is a TableText of the tokens packed (a PieceIds sharing their text)
+    and its merges a MergePairs made from the file's a slice at a time (issue 32: as a dict
+    and lists they were 8 x Llama 3's file beside the model built from them); json_chunks
+    writes them and the models read them as they read a tokenizer.json's slices."""
     if not info.tokens:
         raise ValueError(f"{source} is a GGUF file whose tokenizer has no tokens")
     types = info.token_type or [1] * len(info.tokens)
@@ -80,10 +101,11 @@ def tokenizer_json(info, source="file"):
                          f"{', '.join(repr(f) for f in FAMILIES)} families")
     doc = FAMILIES[info.model](info, source)
     doc["post_processor"] = _post_processor(info, source)
+    # by the types first: no str made for the many tokens that are not added ones
     doc["added_tokens"] = [
-        {"id": idx, "content": token, "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": types[idx] == 3}
-        for idx, token in enumerate(info.tokens) if types[idx] in (3, 4)]
+        {"id": idx, "content": info.tokens[idx], "single_word": False, "lstrip": False,
+         "rstrip": False, "normalized": False, "special": kind == 3}
+        for idx, kind in enumerate(types) if kind in (3, 4)]
     return doc
 
 
@@ -98,7 +120,7 @@ def _gpt2_json(info, source):
     regexes, ignore_merges = PRE_SPLITS[pre]
     if info.merges is None:
         raise ValueError(f"{source} is a GGUF byte-level BPE without tokenizer.ggml.merges")
-    merges = _split_merges(info, source)
+    merges = MergePairs(info.merges, source)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                   "use_regex": False}
     splits = [{"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated",
@@ -113,15 +135,38 @@ def _gpt2_json(info, source):
                       "merges": merges}}
 
 
-def _split_merges(info, source):
-    merges = []
-    for rank, merge in enumerate(info.merges):
-        cut = merge.find(" ", 1)  # llama.cpp's split: the first space after the first character
-        if cut < 0:
-            raise ValueError(f"{source}: GGUF merge {rank} is {merge[:40]!r}; expected "
-                             "'left right'")
-        merges.append([merge[:cut], merge[cut + 1:]])
-    return merges
+class MergePairs(MergesText):
+    """A GGUF file's merges ("left right" strings) as a tokenizer.json's "merges" list of
+    [left, right] (llama.cpp's split: at the first space after the first character), made
+    a slice at a time whenever it is iterated: a MergesText, so the document is written and
+    the model built from it without a list of every merge (issue 32). Every merge is checked
+    when it is made, so a damaged one is refused before anything is built from it."""
+
+    __slots__ = ("merges",)
+    SLICE_MERGES = 10_000
+
+    def __init__(self, merges, source):
+        if not isinstance(merges, Strings):
+            merges = Strings.of(merges)
+        self.merges, self.source, self.is_list = merges, source, True
+        text, offsets = merges.text, merges.offsets
+        for rank, (a, b) in enumerate(zip(offsets, offsets[1:])):
+            if text.find(" ", a + 1, b) < 0:
+                _bad_merge(rank, text[a:b], source)
+
+    def slices(self):
+        # subtle: read from the packed text and offsets, no str made per merge
+        text, offsets, step = self.merges.text, self.merges.offsets, self.SLICE_MERGES
+        for start in range(0, len(offsets) - 1, step):
+            part, ends = [], offsets[start + 1:start + step + 1]
+            for a, b in zip(offsets[start:start + step], ends):
+                cut = text.find(" ", a + 1, b)  # llama.cpp's split
+                part.append([text[a:cut], text[cut + 1:b]])
+            yield part
+
+
+def _bad_merge(rank, merge, source):
+    raise ValueError(f"{source}: GGUF merge {rank} is {merge[:40]!r}; expected 'left right'")
 
 
 def _llama_json(info, source):
@@ -145,7 +190,7 @@ def _llama_json(info, source):
             "model": {"type": "BPE", "dropout": None, "unk_token": info.tokens[unk],
                       "continuing_subword_prefix": None, "end_of_word_suffix": None,
                       "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
-                      "vocab": vocab, "merges": score_merges(vocab, info.scores)}}
+                      "vocab": vocab, "merges": score_merges(vocab.table, info.scores)}}
 
 
 def _gemma4_json(info, source):
@@ -166,7 +211,7 @@ def _gemma4_json(info, source):
             "model": {"type": "BPE", "dropout": None, "unk_token": None,
                       "continuing_subword_prefix": None, "end_of_word_suffix": None,
                       "fuse_unk": False, "byte_fallback": True, "ignore_merges": True,
-                      "vocab": _vocab(info), "merges": _split_merges(info, source)}}
+                      "vocab": _vocab(info), "merges": MergePairs(info.merges, source)}}
 
 
 def _bert_json(info, source):
@@ -275,8 +320,11 @@ def score_merges(vocab, scores):
 
 
 def _vocab(info):
-    """token -> id; a token listed twice keeps its last id, as llama.cpp's token_to_id."""
-    return {token: idx for idx, token in enumerate(info.tokens)}
+    """token -> id as a TableText (its table shares the tokens' packed text): a token
+    listed twice keeps its last id, as llama.cpp's token_to_id, and its first place, as a
+    dict of them did."""
+    tokens = info.tokens if isinstance(info.tokens, Strings) else Strings.of(info.tokens)
+    return TableText(PieceIds.from_packed(tokens.text, tokens.offsets))
 
 
 def _t5_json(info, source):

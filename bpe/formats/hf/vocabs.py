@@ -5,11 +5,29 @@ per piece kept, and a VocabText's entries never all alive). Nothing here encodes
 (bpe.formats.hf.models does).
 """
 from array import array
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from ... import budgets
 from .document_parse import VocabText
 from .piece_ids import PieceIds
+
+
+class TableText(VocabText):
+    """A {piece: id} vocab packed already (a PieceIds, a GGUF file's tokens) as a document's
+    "vocab": a VocabText whose slices are the table's (piece, id) items, SLICE_ITEMS at a
+    time, so the document is written a slice at a time (document_text.json_chunks) and
+    never as a dict of every piece, and read_piece_ids takes the table itself (issue 32)."""
+
+    __slots__ = ("table",)
+    SLICE_ITEMS = 10_000
+
+    def __init__(self, table):
+        self.table, self.is_list = table, False
+
+    def slices(self):
+        items = iter(self.table.items())
+        while part := list(islice(items, self.SLICE_ITEMS)):
+            yield part
 
 
 def is_object(vocab):
@@ -40,7 +58,10 @@ def read_vocab(vocab, kind):
 
 def read_piece_ids(vocab, kind):
     """A {piece: id} vocab (a dict, or a VocabText of one) checked as read_vocab checks it,
-    as a PieceIds in its order; a VocabText is packed a slice at a time."""
+    as a PieceIds in its order; a VocabText is packed a slice at a time, a TableText's
+    table is taken as it is."""
+    if isinstance(vocab, TableText):
+        return vocab.table
     if not isinstance(vocab, VocabText) or vocab.is_list:
         vocab = read_vocab(vocab, kind)
         return PieceIds(list(vocab), vocab.values())
