@@ -36,7 +36,10 @@ SITE = os.path.join(ROOT, ".venv", "lib", f"python{sys.version_info[0]}.{sys.ver
                     "site-packages")
 SDIST = os.path.join(ROOT, ".venv", "sdists", "llama_cpp_python-0.3.36.tar.gz")
 GGUF_MEMBERS = {"gguf llama-3": "ggml-vocab-llama-bpe.gguf",
-                "gguf command-r": "ggml-vocab-command-r.gguf"}
+                "gguf command-r": "ggml-vocab-command-r.gguf",
+                "gguf llama-2 (SentencePiece-style)": "ggml-vocab-llama-spm.gguf",
+                "gguf bert-bge (WordPiece)": "ggml-vocab-bert-bge.gguf",
+                "gguf nomic-bert-moe (Unigram)": "ggml-vocab-nomic-bert-moe.gguf"}
 N = 100_000
 
 
