@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from . import budgets
 from .encode import apply_merges
 from .formats import gpt2
-from .formats.hf.merge_table import MergeTable
+from .formats.hf.merge_table import LookupCache, MergeTable
 from .formats.hf.packed_vocab import PackedPieces, PackedVocab
 from .pretrained import Pretrained
 from .regex import RegexTokenizer
@@ -42,7 +42,7 @@ def from_vocab_merges(vocab, merges, *, special_tokens=(), pattern="gpt2", name=
                                 name=name)
 
 
-class VocabMergesTokenizer(Pretrained, RegexTokenizer):
+class VocabMergesTokenizer(LookupCache, Pretrained, RegexTokenizer):
     """BPE by merge order over a vocab in any id layout; see the module's docstring.
 
     Held packed (issue 32): the vocab's ordinary tokens as PackedPieces, the merges as a
@@ -97,25 +97,14 @@ class VocabMergesTokenizer(Pretrained, RegexTokenizer):
                                           for special, idx in self.special_tokens.items()})
 
     def _encode_chunk(self, text_bytes):
-        rank_of = self.__dict__.get("_rank_of") or self._make_rank_of()
         ids = self._ids
-        return [ids[code] for code in apply_merges(list(text_bytes), rank_of)]
+        return [ids[code] for code in apply_merges(list(text_bytes), self._lookup())]
 
-    def _make_rank_of(self):
-        """rank_of(a, b) for apply_merges: the code the pair of codes merges into, or None;
-        made once (a closure: not pickled, see __getstate__)."""
-        find, canon = self._table.finder(256, None), self._canon
-        if canon == array("i", range(len(canon))):  # no two merges make the same bytes
-            rank_of = find
-        else:
-            rank_of = lambda a, b: find(canon[a], canon[b])  # noqa: E731
-        self._rank_of = rank_of
-        return rank_of
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_rank_of", None)
-        return state
+    def _make_lookup(self):
+        """rank_of(a, b) for apply_merges: the code the pair of codes merges into, or None."""
+        canon = self._canon
+        aliased = canon != array("i", range(len(canon)))  # two merges make the same bytes
+        return self._table.rank_of(canon if aliased else None)
 
 
 def _checked_vocab(vocab, special_tokens):

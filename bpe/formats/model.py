@@ -282,7 +282,7 @@ class PackedMerges(Mapping):
                 raise ValueError(f"merge ({left[k]}, {right[k]}) -> {256 + k} repeats an "
                                  "earlier merge's pair; a pair is merged once")
         self.left, self.right, self.table = left, right, table
-        self.find = table.finder(256, None)
+        self.find = table.rank_of()
 
     @classmethod
     def of(cls, merges):

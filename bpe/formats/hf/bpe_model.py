@@ -9,14 +9,14 @@ from array import array
 from heapq import heapify, heappop, heappush
 
 from ... import budgets
-from .merge_table import MergeTable
+from .merge_table import LookupCache, MergeTable
 from .models import Model, read_unk
 from .vocabs import is_list, read_piece_ids
 
 LONG_PIECE = 256  # longer pieces are cut into segments merges cannot cross (BPE.tokens)
 
 
-class BPE(Model):
+class BPE(LookupCache, Model):
     """BPE over characters (not bytes): each character is a token (with the continuing
     prefix after the first, the end-of-word suffix on the last), else its UTF-8 bytes as
     <0xXX> tokens (byte_fallback), else unk (consecutive ones fused with fuse_unk), else
@@ -107,14 +107,10 @@ class BPE(Model):
         return self._merge_all(self.symbols(piece))
 
     def _merge_all(self, symbols):
-        find = self.__dict__.get("_find") or self.__dict__.setdefault(
-            "_find", self.merges.finder())
-        return merge_all(symbols, find, self.made, self.ranks)
+        return merge_all(symbols, self._lookup(), self.made, self.ranks)
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_find", None)  # a closure; made again on first use
-        return state
+    def _make_lookup(self):
+        return self.merges.finder()
 
     def _long_tokens(self, piece):
         """A long piece (a whole text, with no pre-tokenizer: Llama 2's files) cut where no

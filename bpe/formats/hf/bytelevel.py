@@ -7,7 +7,7 @@ bpe.formats.hf.models; this file neither reads files nor splits text.
 from array import array
 
 from ...encode import apply_merges
-from .merge_table import MergeTable
+from .merge_table import LookupCache, MergeTable
 from .packed_vocab import PackedPieces
 
 
@@ -31,7 +31,7 @@ def bytes_to_unicode():
 
 
 
-class ByteLevelBPE:
+class ByteLevelBPE(LookupCache):
     """The BPE model's ids: which id each byte has, and each merge's pair and result, in
     our internal ids (byte b is b, merge k makes 256 + k, so an id is also its priority)."""
 
@@ -174,26 +174,12 @@ class ByteLevelBPE:
     def merge_run(self, run):
         if not run:
             return []
-        rank_of = self.__dict__.get("_rank_of") or self._make_rank_of()
         out = self.out
-        return [out[idx] for idx in apply_merges(run, rank_of)]
+        return [out[idx] for idx in apply_merges(run, self._lookup())]
 
-    def _make_rank_of(self):
-        """rank_of(a, b) for apply_merges: the internal id the pair merges into, or None;
-        made once (a closure: not pickled, see __getstate__)."""
-        find = self.merges.finder(256, None)
-        if self.aliased:
-            canonical = self.canonical
-            rank_of = lambda a, b: find(canonical[a], canonical[b])  # noqa: E731
-        else:
-            rank_of = find
-        self._rank_of = rank_of
-        return rank_of
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_rank_of", None)
-        return state
+    def _make_lookup(self):
+        """rank_of(a, b) for apply_merges: the internal id the pair merges into, or None."""
+        return self.merges.rank_of(self.canonical if self.aliased else None)
 
     def ids(self, piece):
         return self.encode_bytes(piece.encode("utf-8"))

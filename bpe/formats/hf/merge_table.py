@@ -69,6 +69,15 @@ class MergeTable:
             return missing
         return find
 
+    def rank_of(self, canonical=None):
+        """apply_merges' rank_of over codes: 256 + k for the pair's merge k, else None; each
+        part read through canonical (code -> the first code with the same bytes) when two
+        merges make the same bytes (a byte-level vocab that writes a token twice)."""
+        find = self.finder(256, None)
+        if canonical is None:
+            return find
+        return lambda a, b: find(canonical[a], canonical[b])
+
     def __len__(self):
         """The pairs that merge (a pair written twice counts once)."""
         return self.size
@@ -116,3 +125,20 @@ class MergeTable:
 
     def __repr__(self):
         return f"MergeTable({len(self):,} merges)"
+
+
+class LookupCache:
+    """Mixed into an encoder whose hot loop looks pairs up in a MergeTable: `_lookup()` is
+    that closure, made by the encoder's `_make_lookup()` on first use and never pickled (a
+    closure cannot be; a loaded or copied encoder makes it again)."""
+
+    def _lookup(self):
+        lookup = self.__dict__.get("_lookup_fn")
+        if lookup is None:
+            lookup = self._lookup_fn = self._make_lookup()
+        return lookup
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_lookup_fn", None)
+        return state
