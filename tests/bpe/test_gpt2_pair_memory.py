@@ -4,7 +4,6 @@ bounds by tracemalloc per byte of the two files, never time; and that the packed
 still says what the files say (its merges, vocab and ids, against `tokenizers`)."""
 import json
 import re
-import tracemalloc
 
 import pytest
 import tokenizers
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 from bpe.formats import gpt2
 from bpe.loading import load_gpt2_pair
 from helpers.hostile_parts import bpe_merges
+from helpers.memory import traced
 
 MERGES = 30_000
 # Measured with load_gpt2_pair on the pair of 30,000 merges (0.94 MB): 1.39 x the files
@@ -45,15 +45,9 @@ def _load(files):
 def test_the_pair_costs_a_bounded_number_of_bytes_per_file_byte(files):
     _load(pair_files(50))  # what a first load imports or compiles is not counted
     size = sum(map(len, files.values()))
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        tok = _load(files)
-        live, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    tok, live, peak = traced(_load, files)
     assert len(tok.vocab) == MERGES + 256
-    live, peak = (live - start) / size, (peak - start) / size
+    live, peak = live / size, peak / size
     assert live <= LIVE_PER_BYTE, f"{live:.2f} x the files alive after the load"
     assert peak <= PEAK_PER_BYTE, f"{peak:.2f} x the files at the load's peak"
 
@@ -147,23 +141,13 @@ def test_is_vocab_file_is_is_vocab_json_of_the_parse(text):
     assert gpt2.is_vocab_file(data) == expected
 
 
-def _peak(fn, *args):
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        out = fn(*args)
-        return out, tracemalloc.get_traced_memory()[1] - start
-    finally:
-        tracemalloc.stop()
-
-
 def test_is_vocab_file_reads_a_slice_at_a_time():
     """Telling the 100,000-merge pair's encoder.json (2.3 MB) apart builds no dict of its
     entries: a slice's objects at a time, ~1.6 MB, where json.loads of it all (what
     bpe.formats.kinds' detect does) peaks at ~15 MB."""
     data = pair_files(100_000)["encoder.json"]
     gpt2.is_vocab_file(b'{"a": 0}')
-    whole, whole_peak = _peak(lambda: gpt2.is_vocab_json(json.loads(data.decode())))
-    sliced, peak = _peak(gpt2.is_vocab_file, data)
+    whole, _, whole_peak = traced(lambda: gpt2.is_vocab_json(json.loads(data.decode())))
+    sliced, _, peak = traced(gpt2.is_vocab_file, data)
     assert whole and sliced
     assert peak <= whole_peak / 4, f"{peak / len(data):.2f} x the file at the peak"

@@ -3,7 +3,6 @@ Unigram pieces): counted bounds by tracemalloc, in bytes per piece, never time. 
 the cheaper paths build the same vocab: the pieces' bytes packed once and shared as special
 tokens change, and consume=True lets go of the parse's lists."""
 import json
-import tracemalloc
 
 import pytest
 
@@ -12,6 +11,7 @@ from bpe.hf_tokenizer import tokenizer_from_hf
 from bpe.loading import load_hf_bytes
 from helpers.hostile_parts import bpe_merges, html_vocab, html_wordpiece
 from helpers.hf_documents import metaspace_unigram
+from helpers.memory import traced
 
 PIECES = 20_000  # enough for consume's difference to show
 BIG = 100_000    # the issue's file (3.6 MB, 36 bytes a piece), for the bounds
@@ -32,15 +32,9 @@ BYTES_PEAK_PER_PIECE = 140
 
 def _traced(load, pieces):
     """(live, peak) bytes over load() (which returns a tokenizer of pieces pieces)."""
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        tok = load()
-        live, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    tok, live, peak = traced(load)
     assert len(tok.vocab) == pieces
-    return live - start, peak - start
+    return live, peak
 
 
 def _measured(data, consume, pieces=PIECES):
@@ -101,13 +95,8 @@ def test_a_bpe_files_digest_builds_no_dict_of_its_merges():
     data = bpe_merges(BIG, byte_level=True)
     tok = load_hf_bytes(data, "bpe.json")
     before = content_digest(tok)
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        assert content_digest(tok) == before
-        peak = tracemalloc.get_traced_memory()[1] - start
-    finally:
-        tracemalloc.stop()
+    digest, _, peak = traced(content_digest, tok)
+    assert digest == before
     assert peak <= len(data) // 2, f"{peak / len(data):.2f} x the file"
     # and the digest still tells merges apart: one merge fewer is another tokenizer
     document = json.loads(data)

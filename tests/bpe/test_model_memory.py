@@ -6,7 +6,6 @@ encode gives the dict path's ids."""
 import copy
 import pickle
 import random
-import tracemalloc
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -14,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from bpe import BasicTokenizer, RegexTokenizer
 from bpe.encode import apply_merges
 from bpe.formats.model import PackedMerges, parse_model
+from helpers.memory import traced
 
 MERGES = 30_000
 # Measured (a .model of 30,000 merges, 0.25 MB, loaded from its bytes by bpe.loading as the
@@ -47,13 +47,9 @@ def test_a_model_file_loads_within_a_few_times_its_size():
     from bpe.loading import load_files
     data = model_file()
     load_files({"m.model": data})  # imports and first-use tables out of the count
-    tracemalloc.start()
-    start = tracemalloc.get_traced_memory()[0]
-    tok = load_files({"m.model": data})
-    live, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    tok, live, peak = traced(load_files, {"m.model": data})
     assert len(tok.merges) == MERGES and len(tok.vocab) == 256 + MERGES
-    live_x, peak_x = (live - start) / len(data), (peak - start) / len(data)
+    live_x, peak_x = live / len(data), peak / len(data)
     assert live_x <= LIVE_X_FILE, f"live {live_x:.2f} x the file"
     assert peak_x <= PEAK_X_FILE, f"peak {peak_x:.2f} x the file"
 
@@ -169,13 +165,9 @@ def test_the_parse_keeps_no_list_of_every_line():
     parse's lines, tuples and dicts were 31.6 x the file at its peak."""
     text = model_file().decode()
     parse_model(text)
-    tracemalloc.start()
-    start = tracemalloc.get_traced_memory()[0]
-    merges = parse_model(text)[2]
-    live, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    (_, _, merges), _, peak = traced(parse_model, text)
     assert len(merges) == MERGES
-    peak_x = (peak - start) / len(text)
+    peak_x = peak / len(text)
     assert peak_x <= PARSE_PEAK_X_FILE, f"parse peak {peak_x:.2f} x the file"
     lines = text.split("\n")[3:-1]
     assert list(merges) == [tuple(map(int, line.split())) for line in lines]

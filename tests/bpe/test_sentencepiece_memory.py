@@ -3,7 +3,6 @@ size"): counted bounds by tracemalloc, in bytes per piece, never time; and that 
 vocab (bpe.sentencepiece_bpe.ModelVocab) is the dict the old code built from sentencepiece's
 own calls, id for id and byte for byte, as the special tokens change."""
 import pickle
-import tracemalloc
 
 import pytest
 import sentencepiece as spm
@@ -11,6 +10,7 @@ import sentencepiece as spm
 from bpe.loading import load_sentencepiece
 from bpe.sentencepiece_bpe import SPACE, SentencePieceBPE, SentencePieceTokenizer
 from helpers.hostile_parts import sp_model
+from helpers.memory import traced
 
 BIG = 200_000  # pieces "p0", "p1", ... (17.4 bytes each in the file) and a few controls
 # Measured over load_sentencepiece on the BIG file (its ModelProto checked, sentencepiece's
@@ -23,22 +23,10 @@ LIVE_PER_PIECE = 30
 PEAK_PER_PIECE = 60
 
 
-def _traced(load):
-    """(tokenizer, live bytes, peak bytes) over load()."""
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        tok = load()
-        live, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return tok, live - start, peak - start
-
-
 def test_a_big_model_keeps_a_few_times_its_size():
     data = sp_model(controls=50, normal=BIG)
     load_sentencepiece(sp_model(controls=2, normal=100), "warm.model")  # imports out of count
-    tok, live, peak = _traced(lambda: load_sentencepiece(data, "big.model"))
+    tok, live, peak = traced(lambda: load_sentencepiece(data, "big.model"))
     pieces = len(tok.vocab)
     assert pieces == BIG + 54 == tok.n_vocab
     assert len(data) / pieces < 19
