@@ -70,9 +70,9 @@ def tokenizer_json(info, source="file"):
     and for a look at the file's parts."""
     doc = document(info, source)
     model = doc["model"]
-    for key in ("vocab", "merges"):
-        if isinstance(model.get(key), VocabText):
-            model[key] = list(model[key]) if model[key].is_list else dict(model[key])
+    for key, value in model.items():
+        if isinstance(value, VocabText):
+            model[key] = list(value) if value.is_list else dict(value)
     return doc
 
 
@@ -411,9 +411,39 @@ def _t5_json(info, source):
             # gguf_token_type (tokenizers ignores it) keeps what its terms cannot say:
             # which pieces are unused ones, outside the unknown's score
             "model": {"type": "Unigram", "unk_id": unk, "byte_fallback": False,
-                      "vocab": [[token, float(score)]
-                                for token, score in zip(info.tokens, info.scores)],
-                      "gguf_token_type": list(types)}}
+                      "vocab": Rows(info.tokens, info.scores, row=_piece_score),
+                      "gguf_token_type": Rows(types)}}
+
+
+def _piece_score(token, score):
+    return [token, float(score)]
+
+
+class Rows(VocabText):
+    """A document's list of one row per token, made from the GGUF file's packed arrays a
+    slice at a time whenever it is iterated: row(column[i], ...) for each i, or the column's
+    item itself (issue 32: a t5 file's 250k [piece, score] lists were 7 x its file, alive
+    through the whole build). A VocabText (is_list), so the document is written, and a
+    Unigram model built, a slice at a time; tokenizer_json gives the list.
+
+    >>> list(Rows(["a", "b"], [0, -1.5], row=_piece_score)), list(Rows([1, 3]))
+    ([['a', 0.0], ['b', -1.5]], [1, 3])
+    """
+
+    __slots__ = ("columns", "row")
+    SLICE_ROWS = 2_000
+
+    def __init__(self, *columns, row=None):
+        self.columns, self.row, self.is_list, self.source = columns, row, True, "file"
+
+    def __len__(self):
+        return len(self.columns[0])
+
+    def slices(self):
+        step, row = self.SLICE_ROWS, self.row
+        for start in range(0, len(self), step):
+            parts = [column[start:start + step] for column in self.columns]
+            yield list(parts[0]) if row is None else list(map(row, *parts))
 
 
 def _t5_spaces(info, source):
