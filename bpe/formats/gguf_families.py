@@ -19,6 +19,7 @@ import base64
 import heapq
 import math
 from array import array
+from itertools import accumulate
 
 from .. import budgets
 from . import sentencepiece
@@ -229,23 +230,26 @@ def _bert_json(info, source):
     if not (isinstance(unk, int) and 0 <= unk < len(info.tokens)):
         raise ValueError(f"{source}: the GGUF unknown_token_id {unk!r} is not a token")
     types = info.token_type or [1] * len(info.tokens)
-    vocab, owner = {}, {}
-    for idx, token in enumerate(info.tokens):
-        if types[idx] in (2, 3, 4):  # unknown, control, user-defined: their own text
-            name = token
-        elif token.startswith("\u2581"):
-            if len(token) == 1:
-                raise ValueError(f"{source}: the GGUF WordPiece token {idx} is a lone '\u2581' (a "
-                                 "word start covering no character), which a tokenizer.json "
-                                 "cannot express; not supported")
-            name = token[1:]
-        else:
-            name = "##" + token
-        if name in owner and owner[name] != token:
-            raise ValueError(f"{source}: GGUF WordPiece tokens {owner[name]!r:.40} and "
-                             f"{token!r:.40} are one token in WordPiece's terms; not supported")
-        owner[name] = token
-        vocab[name] = idx
+    # the names packed as they come (issue 32: a dict of them and one of their tokens were
+    # 5.7 x bert-bge's file); the checks' dicts only when a name repeats or one is refused
+    texts, lengths, part = [], array("I"), []
+    try:
+        for name in _bert_names(info, types, source, len(info.tokens)):
+            part.append(name)
+            if len(part) == JOIN_NAMES:
+                texts.append("".join(part))
+                lengths.extend(map(len, part))
+                part.clear()
+    except ValueError:  # a lone "▁": a clash before it is said first, as it comes first
+        _check_bert_owners(info, types, source, len(lengths) + len(part))
+        raise
+    texts.append("".join(part))
+    lengths.extend(map(len, part))
+    table = PieceIds.from_packed("".join(texts), array("I", accumulate(lengths, initial=0)))
+    del texts, part
+    if len(table) < len(info.tokens):  # a name given twice: the same token, or a clash
+        _check_bert_owners(info, types, source, len(info.tokens))
+    vocab = TableText(table)
     return {"version": "1.0",
             "normalizer": {"type": "BertNormalizer", "clean_text": True,
                            "handle_chinese_chars": True, "strip_accents": bool(strip),
@@ -258,6 +262,36 @@ def _bert_json(info, source):
                       # llama.cpp has no longest word: every word is searched
                       "max_input_chars_per_word": budgets.MAX_VOCAB_BYTES,
                       "vocab": vocab}}
+
+
+JOIN_NAMES = 4096
+
+
+def _bert_names(info, types, source, stop):
+    """The WordPiece names of the first stop tokens (_bert_json says which), in id order;
+    ValueError at a lone "▁"."""
+    for idx in range(stop):
+        token = info.tokens[idx]
+        if types[idx] in (2, 3, 4):  # unknown, control, user-defined: their own text
+            yield token
+        elif token.startswith("\u2581"):
+            if len(token) == 1:
+                raise ValueError(f"{source}: the GGUF WordPiece token {idx} is a lone '\u2581' "
+                                 "(a word start covering no character), which a "
+                                 "tokenizer.json cannot express; not supported")
+            yield token[1:]
+        else:
+            yield "##" + token
+
+
+def _check_bert_owners(info, types, source, stop):
+    """ValueError when two different tokens of the first stop have one WordPiece name."""
+    owner = {}
+    for token, name in zip(info.tokens, _bert_names(info, types, source, stop)):
+        if name in owner and owner[name] != token:
+            raise ValueError(f"{source}: GGUF WordPiece tokens {owner[name]!r:.40} and "
+                             f"{token!r:.40} are one token in WordPiece's terms; not supported")
+        owner[name] = token
 
 
 # llama.cpp's BOS/EOS (llama_vocab::impl::load): per family, the default ids and whether
