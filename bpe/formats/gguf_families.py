@@ -380,14 +380,18 @@ class ScoreMerges(MergesText):
                              "score that is not a number, so its merges have no order; the "
                              "file is damaged")
         self.table, self.source, self.is_list = table, source, True
-        find, piece = table.finder(), table.piece
+        # the table's filter read inline: most parts are no piece and stop at it
+        probe, filt, mask, piece = table.slot, table.filter, table.mask, table.piece
         made, cuts = array("i"), array("I")
         for idx in by_score(scores):
             token = piece(idx)  # None: no piece, or a later one of the same text owns it
             if token is None:
                 continue
             for cut in range(1, len(token)):
-                if find(token[:cut]) >= 0 and find(token[cut:]) >= 0:
+                left, right = token[:cut], token[cut:]
+                h, g = hash(left), hash(right)
+                if filt[h & mask] and filt[g & mask] and probe(left, h) >= 0 \
+                        and probe(right, g) >= 0:
                     made.append(idx)
                     cuts.append(cut)
         self.made, self.cuts = made, cuts
