@@ -16,7 +16,7 @@ import os
 from array import array
 
 from . import sentencepiece_unigram
-from .formats.gguf_families import document
+from .formats.gguf_families import by_score, document
 from .hf_tokenizer import tokenizer_from_hf
 
 
@@ -49,6 +49,14 @@ def rebuild_gguf(family, pre, scores, document, name, special_tokens):
 def rank_by_score(model, scores):
     """SentencePiece's merge order in an HF BPE model: a merge ranks by the score of the
     piece it makes, equal scores equal, so among them the leftmost merges first (llama.cpp's
-    queue orders by score, then position), where a tokenizer.json ranks each pair apart."""
-    rank = {score: i for i, score in enumerate(sorted(set(scores), reverse=True))}
-    model.ranks = array("i", [rank[scores[idx]] for idx in model.made])
+    queue orders by score, then position), where a tokenizer.json ranks each pair apart.
+    A score's rank is how many distinct scores of the file's tokens are higher, read off
+    the ids in score order (gguf_families.by_score: no set or dict of every score, which
+    were 5 x Llama 2's file)."""
+    rank_of, rank, last = array("i", bytes(4 * len(scores))), -1, None
+    for idx in by_score(scores):
+        score = scores[idx]
+        if score != last:
+            rank, last = rank + 1, score
+        rank_of[idx] = rank
+    model.ranks = array("i", map(rank_of.__getitem__, model.made))

@@ -46,6 +46,8 @@ PREFIX = "tokenizer.ggml."
 # strings arrays are read this many bytes at a time (below budgets.MAX_VOCAB_BYTES, so a
 # string held whole by a chunk is never too long for string())
 CHUNK_BYTES = 1 << 20
+# and joined every this many strings (a chunk of short tokens as strs was 4 x the chunk)
+JOIN_STRINGS = 4096
 _LENGTH = struct.Struct("<Q")
 
 # GGUF's value types: id -> (name, struct format of one element, or None)
@@ -103,8 +105,9 @@ class Strings(Sequence):
         return len(self.offsets) - 1
 
     def __getitem__(self, i):
-        if isinstance(i, slice):
-            return list(self)[i]
+        if isinstance(i, slice):  # only the strings sliced are made
+            text, offsets = self.text, self.offsets
+            return [text[offsets[k]:offsets[k + 1]] for k in range(*i.indices(len(self)))]
         i = operator.index(i)
         n = len(self.offsets) - 1
         if i < 0:
@@ -253,7 +256,7 @@ class _Reader:
         """count strings, as string(what) reads them, as a Strings, a chunk of the file at
         a time: each string is decoded from a slice of the chunk rather than by three reads
         and checks of its own (gemma-4's 262k tokens and 515k merges spent seconds there),
-        and each chunk's strs are joined into one before the next (no str per string kept).
+        and every JOIN_STRINGS strs are joined into one (no str per string kept).
         A string the chunk does not hold whole, or one that is not UTF-8, is read by
         string(), which reads it or says exactly what is wrong, as it would have alone."""
         texts, lengths = [], array("I")
@@ -271,6 +274,11 @@ class _Reader:
                 except UnicodeDecodeError:
                     break
                 pos += 8 + n
+                if len(out) == JOIN_STRINGS:  # joined as they come: no str per string kept
+                    texts.append("".join(out))
+                    lengths.extend(map(len, out))
+                    wanted -= len(out)
+                    out.clear()
             stream.seek(start + pos)
             if len(out) < wanted:
                 out.append(self.string(what))

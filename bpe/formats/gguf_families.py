@@ -16,6 +16,10 @@ this document); a family or split it cannot reproduce is a ValueError naming it.
 [['a', 'b']]
 """
 import base64
+import heapq
+import math
+from array import array
+from itertools import accumulate
 
 from .. import budgets
 from . import sentencepiece
@@ -67,9 +71,9 @@ def tokenizer_json(info, source="file"):
     and for a look at the file's parts."""
     doc = document(info, source)
     model = doc["model"]
-    for key in ("vocab", "merges"):
-        if isinstance(model.get(key), VocabText):
-            model[key] = list(model[key]) if model[key].is_list else dict(model[key])
+    for key, value in model.items():
+        if isinstance(value, VocabText):
+            model[key] = list(value) if value.is_list else dict(value)
     return doc
 
 
@@ -190,7 +194,7 @@ def _llama_json(info, source):
             "model": {"type": "BPE", "dropout": None, "unk_token": info.tokens[unk],
                       "continuing_subword_prefix": None, "end_of_word_suffix": None,
                       "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
-                      "vocab": vocab, "merges": score_merges(vocab.table, info.scores)}}
+                      "vocab": vocab, "merges": ScoreMerges(vocab.table, info.scores, source)}}
 
 
 def _gemma4_json(info, source):
@@ -226,23 +230,26 @@ def _bert_json(info, source):
     if not (isinstance(unk, int) and 0 <= unk < len(info.tokens)):
         raise ValueError(f"{source}: the GGUF unknown_token_id {unk!r} is not a token")
     types = info.token_type or [1] * len(info.tokens)
-    vocab, owner = {}, {}
-    for idx, token in enumerate(info.tokens):
-        if types[idx] in (2, 3, 4):  # unknown, control, user-defined: their own text
-            name = token
-        elif token.startswith("\u2581"):
-            if len(token) == 1:
-                raise ValueError(f"{source}: the GGUF WordPiece token {idx} is a lone '\u2581' (a "
-                                 "word start covering no character), which a tokenizer.json "
-                                 "cannot express; not supported")
-            name = token[1:]
-        else:
-            name = "##" + token
-        if name in owner and owner[name] != token:
-            raise ValueError(f"{source}: GGUF WordPiece tokens {owner[name]!r:.40} and "
-                             f"{token!r:.40} are one token in WordPiece's terms; not supported")
-        owner[name] = token
-        vocab[name] = idx
+    # the names packed as they come (issue 32: a dict of them and one of their tokens were
+    # 5.7 x bert-bge's file); the checks' dicts only when a name repeats or one is refused
+    texts, lengths, part = [], array("I"), []
+    try:
+        for name in _bert_names(info, types, source, len(info.tokens)):
+            part.append(name)
+            if len(part) == JOIN_NAMES:
+                texts.append("".join(part))
+                lengths.extend(map(len, part))
+                part.clear()
+    except ValueError:  # a lone "▁": a clash before it is said first, as it comes first
+        _check_bert_owners(info, types, source, len(lengths) + len(part))
+        raise
+    texts.append("".join(part))
+    lengths.extend(map(len, part))
+    table = PieceIds.from_packed("".join(texts), array("I", accumulate(lengths, initial=0)))
+    del texts, part
+    if len(table) < len(info.tokens):  # a name given twice: the same token, or a clash
+        _check_bert_owners(info, types, source, len(info.tokens))
+    vocab = TableText(table)
     return {"version": "1.0",
             "normalizer": {"type": "BertNormalizer", "clean_text": True,
                            "handle_chinese_chars": True, "strip_accents": bool(strip),
@@ -255,6 +262,36 @@ def _bert_json(info, source):
                       # llama.cpp has no longest word: every word is searched
                       "max_input_chars_per_word": budgets.MAX_VOCAB_BYTES,
                       "vocab": vocab}}
+
+
+JOIN_NAMES = 4096
+
+
+def _bert_names(info, types, source, stop):
+    """The WordPiece names of the first stop tokens (_bert_json says which), in id order;
+    ValueError at a lone "▁"."""
+    for idx in range(stop):
+        token = info.tokens[idx]
+        if types[idx] in (2, 3, 4):  # unknown, control, user-defined: their own text
+            yield token
+        elif token.startswith("\u2581"):
+            if len(token) == 1:
+                raise ValueError(f"{source}: the GGUF WordPiece token {idx} is a lone '\u2581' "
+                                 "(a word start covering no character), which a "
+                                 "tokenizer.json cannot express; not supported")
+            yield token[1:]
+        else:
+            yield "##" + token
+
+
+def _check_bert_owners(info, types, source, stop):
+    """ValueError when two different tokens of the first stop have one WordPiece name."""
+    owner = {}
+    for token, name in zip(info.tokens, _bert_names(info, types, source, stop)):
+        if name in owner and owner[name] != token:
+            raise ValueError(f"{source}: GGUF WordPiece tokens {owner[name]!r:.40} and "
+                             f"{token!r:.40} are one token in WordPiece's terms; not supported")
+        owner[name] = token
 
 
 # llama.cpp's BOS/EOS (llama_vocab::impl::load): per family, the default ids and whether
@@ -302,21 +339,74 @@ def _special_id(info, name, default, source):
     return idx
 
 
-def score_merges(vocab, scores):
-    """SentencePiece's BPE as merges: every split of a piece into two pieces, the piece of
-    higher score first (llama.cpp's and sentencepiece's order), then by the piece's id.
+def by_score(scores):
+    """Every id, highest score first, equal scores in id order (sentencepiece's and
+    llama.cpp's order of the merges a piece's score ranks), as an array("i"): sorted a
+    block of SORT_BLOCK ids at a time and the blocks merged, so no int and float object per
+    id are alive at once (issue 32: a sort of 32k ids by key was 3 x Llama 2's file).
 
-    >>> score_merges({"a": 0, "b": 1, "ab": 2, "abb": 3}, [0.0, 0.0, -1.0, -2.0])
+    >>> list(by_score([0.0, -1.0, 0.0, 2.0]))
+    [3, 0, 2, 1]
+    """
+    key, n = scores.__getitem__, len(scores)
+    blocks = [array("i", sorted(range(start, min(start + SORT_BLOCK, n)), key=key,
+                                reverse=True))  # stable: equal scores keep id order
+              for start in range(0, n, SORT_BLOCK)]
+    return array("i", heapq.merge(*blocks, key=key, reverse=True))  # stable across blocks
+
+
+SORT_BLOCK = 4096
+
+
+class ScoreMerges(MergesText):
+    """SentencePiece's BPE as a tokenizer.json's "merges" list: every split of a piece into
+    two pieces, the piece of higher score first (llama.cpp's and sentencepiece's order), then
+    by the piece's id, then by where it is cut. Kept as the made ids and cuts (two arrays)
+    and made into [left, right] a slice at a time whenever it is iterated: a MergesText, so
+    the document is written and the model built without a list of every merge (issue 32:
+    Llama 2's 61k merges and their sort keys as tuples were 26 x its file).
+
+    >>> table = PieceIds(["a", "b", "ab", "abb"])
+    >>> list(ScoreMerges(table, [0.0, 0.0, -1.0, -2.0], "x.gguf"))
     [['a', 'b'], ['ab', 'b']]
     """
-    merges = []
-    for piece, idx in vocab.items():
-        for cut in range(1, len(piece)):
-            left, right = piece[:cut], piece[cut:]
-            if left in vocab and right in vocab:
-                merges.append((-scores[idx], idx, cut, left, right))
-    merges.sort()
-    return [[left, right] for *_, left, right in merges]
+
+    __slots__ = ("table", "made", "cuts")
+    SLICE_MERGES = 2_000
+
+    def __init__(self, table, scores, source):
+        if any(map(math.isnan, scores)):
+            raise ValueError(f"{source}: a GGUF SentencePiece-style ('llama') token has a "
+                             "score that is not a number, so its merges have no order; the "
+                             "file is damaged")
+        self.table, self.source, self.is_list = table, source, True
+        # the table's filter read inline: most parts are no piece and stop at it
+        probe, filt, mask, piece = table.slot, table.filter, table.mask, table.piece
+        made, cuts = array("i"), array("I")
+        for idx in by_score(scores):
+            token = piece(idx)  # None: no piece, or a later one of the same text owns it
+            if token is None:
+                continue
+            for cut in range(1, len(token)):
+                left, right = token[:cut], token[cut:]
+                h, g = hash(left), hash(right)
+                if filt[h & mask] and filt[g & mask] and probe(left, h) >= 0 \
+                        and probe(right, g) >= 0:
+                    made.append(idx)
+                    cuts.append(cut)
+        self.made, self.cuts = made, cuts
+
+    def __len__(self):
+        return len(self.made)
+
+    def slices(self):
+        piece, made, cuts, step = self.table.piece, self.made, self.cuts, self.SLICE_MERGES
+        for start in range(0, len(made), step):
+            part = []
+            for idx, cut in zip(made[start:start + step], cuts[start:start + step]):
+                token = piece(idx)
+                part.append([token[:cut], token[cut:]])
+            yield part
 
 
 def _vocab(info):
@@ -359,9 +449,39 @@ def _t5_json(info, source):
             # gguf_token_type (tokenizers ignores it) keeps what its terms cannot say:
             # which pieces are unused ones, outside the unknown's score
             "model": {"type": "Unigram", "unk_id": unk, "byte_fallback": False,
-                      "vocab": [[token, float(score)]
-                                for token, score in zip(info.tokens, info.scores)],
-                      "gguf_token_type": list(types)}}
+                      "vocab": Rows(info.tokens, info.scores, row=_piece_score),
+                      "gguf_token_type": Rows(types)}}
+
+
+def _piece_score(token, score):
+    return [token, float(score)]
+
+
+class Rows(VocabText):
+    """A document's list of one row per token, made from the GGUF file's packed arrays a
+    slice at a time whenever it is iterated: row(column[i], ...) for each i, or the column's
+    item itself (issue 32: a t5 file's 250k [piece, score] lists were 7 x its file, alive
+    through the whole build). A VocabText (is_list), so the document is written, and a
+    Unigram model built, a slice at a time; tokenizer_json gives the list.
+
+    >>> list(Rows(["a", "b"], [0, -1.5], row=_piece_score)), list(Rows([1, 3]))
+    ([['a', 0.0], ['b', -1.5]], [1, 3])
+    """
+
+    __slots__ = ("columns", "row")
+    SLICE_ROWS = 2_000
+
+    def __init__(self, *columns, row=None):
+        self.columns, self.row, self.is_list, self.source = columns, row, True, "file"
+
+    def __len__(self):
+        return len(self.columns[0])
+
+    def slices(self):
+        step, row = self.SLICE_ROWS, self.row
+        for start in range(0, len(self), step):
+            parts = [column[start:start + step] for column in self.columns]
+            yield list(parts[0]) if row is None else list(map(row, *parts))
 
 
 def _t5_spaces(info, source):

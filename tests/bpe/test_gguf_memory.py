@@ -11,6 +11,19 @@ compiled regexes are not counted), the file's bytes already alive:
   lists of strs, then the whole tokenizer.json as a dict and lists beside the model);
 - ggml-vocab-llama-bpe.gguf (7.8 MB): 3.86 x after, 15.37 x before.
 The bound, 5 x, refuses the old code by 2.7 and 3.1 times.
+
+The llama family (SentencePiece-style: merges made from the scores, every split of a piece
+into two pieces) and the t5 family (Unigram) likewise, peaks after (b80a582) / before
+(626379c):
+- forged llama-2-like, 20,000 pieces (0.5 MB): 7.07 / 21.5 x; ggml-vocab-llama-spm.gguf
+  (Llama 2, 0.72 MB, 61k merges made): 8.43 / 28.24 x (its merges as made ids and cuts, a
+  slice at a time; ids sorted by score a block at a time). The bound, 10 x, refuses the old
+  code by 2.2 and 2.8 times. Live is 6.4 / 6.7 x: the 61k merges the file does not hold
+  (their arrays, table, ranks and kept text) cost ~2.8 x of it.
+- ggml-vocab-nomic-bert-moe.gguf (t5, 6.8 MB): the document and the tokenizer built from it
+  (before llama.cpp's Unigram replaces its model: bpe.sentencepiece_unigram, which still
+  builds lists of every piece and score) 4.27 / 11.41 x; the bound, 7 x, refuses the old
+  code by 1.6 times.
 """
 import json
 import struct
@@ -25,24 +38,30 @@ from lab.llama_cpp_ids import sdist_path
 PEAK_PER_FILE_BYTE = 5.0
 MERGES = 100_000
 LLAMA3 = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/ggml-vocab-llama-bpe.gguf"
-STRING, ARRAY, UINT32, INT32 = 8, 9, 4, 5
+STRING, ARRAY, UINT32, INT32, FLOAT32 = 8, 9, 4, 5, 6
+MODELS = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
 
 
-def _gguf(tokens, merges, token_type, pre="llama-bpe"):
-    """A GGUF file (version 3, no tensors) holding a gpt2-family tokenizer."""
+def _gguf(tokens, merges, token_type, pre="llama-bpe", scores=None):
+    """A GGUF file (version 3, no tensors) holding a gpt2-family tokenizer (merges given)
+    or a llama-family one (scores given)."""
     def string(text):
         raw = text.encode("utf-8")
         return struct.pack("<Q", len(raw)) + raw
 
     def strings(items):
         return struct.pack("<IQ", STRING, len(items)) + b"".join(map(string, items))
-    keys = [("tokenizer.ggml.model", STRING, string("gpt2")),
+    keys = [("tokenizer.ggml.model", STRING, string("gpt2" if merges is not None else "llama")),
             ("tokenizer.ggml.pre", STRING, string(pre)),
             ("tokenizer.ggml.tokens", ARRAY, strings(tokens)),
             ("tokenizer.ggml.token_type", ARRAY, struct.pack("<IQ", INT32, len(token_type))
              + struct.pack(f"<{len(token_type)}i", *token_type)),
-            ("tokenizer.ggml.merges", ARRAY, strings(merges)),
             ("tokenizer.ggml.bos_token_id", UINT32, struct.pack("<I", len(tokens) - 1))]
+    if merges is not None:
+        keys.append(("tokenizer.ggml.merges", ARRAY, strings(merges)))
+    if scores is not None:
+        keys.append(("tokenizer.ggml.scores", ARRAY, struct.pack("<IQ", FLOAT32, len(scores))
+                     + struct.pack(f"<{len(scores)}f", *scores)))
     return b"".join([b"GGUF", struct.pack("<IQQ", 3, 0, len(keys))]
                     + [string(key) + struct.pack("<I", kind) + body
                        for key, kind, body in keys])
@@ -56,18 +75,49 @@ def llama3_like(n_merges):
     return _gguf(tokens, model["merges"], [1] * (len(tokens) - 1) + [3])
 
 
-def peak_per_byte(data, name):
-    """The peak of live Python objects over bpe.load_bytes(data), per byte of data."""
+def llama2_like(n_pieces):
+    """A llama-family (SentencePiece-style) GGUF of about n_pieces pieces (bpe_merges'
+    SentencePiece-style vocab: <unk>, the 256 byte tokens, then pieces), scored as
+    sentencepiece scores them (0, then one less per piece), a control BOS last."""
+    model = json.loads(bpe_merges(n_pieces))["model"]
+    tokens = list(model["vocab"]) + ["<s>"]
+    types = [2] + [6] * 256 + [1] * (len(tokens) - 258) + [3]
+    scores = [0.0] * 257 + [-float(i) for i in range(len(tokens) - 258)] + [0.0]
+    return _gguf(tokens, None, types, scores=scores)
+
+
+def sdist_member(name):
+    """A file of llama.cpp's models folder from the llama-cpp-python sdist (skips when it
+    is not downloaded)."""
+    path = sdist_path()
+    if path is None:
+        pytest.skip("the llama-cpp-python sdist (llama.cpp's test vocabularies) is not "
+                    "downloaded: run `make test`")
+    import tarfile
+    with tarfile.open(path, "r|gz") as tar:
+        return next(tar.extractfile(member).read() for member in tar
+                    if member.name == MODELS + name)
+
+
+def load_per_byte(data, name, family="gpt2"):
+    """(live after, peak over) bpe.load_bytes(data) of Python objects, per byte of data."""
     bpe.load_bytes(llama3_like(300), "warm.gguf")
+    bpe.load_bytes(llama2_like(300), "warm.gguf")
     tracemalloc.start()
     try:
         start = tracemalloc.get_traced_memory()[0]
         tok = bpe.load_bytes(data, name)
-        peak = tracemalloc.get_traced_memory()[1]
+        live, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert tok.gguf_family == "gpt2"
-    return (peak - start) / len(data), tok
+    assert tok.gguf_family == family
+    return (live - start) / len(data), (peak - start) / len(data), tok
+
+
+def peak_per_byte(data, name):
+    """The peak of live Python objects over bpe.load_bytes(data), per byte of data."""
+    _, peak, tok = load_per_byte(data, name)
+    return peak, tok
 
 
 def test_a_forged_llama3_like_gguf_loads_within_a_few_times_its_size():
@@ -80,13 +130,50 @@ def test_a_forged_llama3_like_gguf_loads_within_a_few_times_its_size():
 
 
 def test_llama_cpps_llama3_vocabulary_loads_within_a_few_times_its_size():
-    path = sdist_path()
-    if path is None:
-        pytest.skip("the llama-cpp-python sdist (llama.cpp's test vocabularies) is not "
-                    "downloaded: run `make test`")
-    import tarfile
-    with tarfile.open(path, "r|gz") as tar:
-        data = next(tar.extractfile(member).read() for member in tar if member.name == LLAMA3)
+    data = sdist_member(LLAMA3.rsplit("/", 1)[1])
     peak, tok = peak_per_byte(data, "ggml-vocab-llama-bpe.gguf")
     assert peak <= PEAK_PER_FILE_BYTE, f"peak {peak:.2f} x the file"
     assert tok.gguf_pre == "llama-bpe"
+
+
+# llama family (SentencePiece-style): its merges are every split of a piece into two, made
+# from the scores (Llama 2's 32k tokens make 61k merges the file does not hold), so its
+# load costs more per byte than a gpt2 file's
+LLAMA_PEAK_PER_FILE_BYTE = 10.0
+
+
+def test_a_forged_llama2_like_gguf_loads_within_a_few_times_its_size():
+    data = llama2_like(20_000)
+    _, peak, tok = load_per_byte(data, "llama2-like.gguf", family="llama")
+    assert peak <= LLAMA_PEAK_PER_FILE_BYTE, f"peak {peak:.2f} x the file"
+    assert tok.encode("ab", allowed_special="all")[0] == len(tok.vocab) - 1  # the BOS
+
+
+def test_llama_cpps_llama2_vocabulary_loads_within_a_few_times_its_size():
+    data = sdist_member("ggml-vocab-llama-spm.gguf")
+    _, peak, tok = load_per_byte(data, "ggml-vocab-llama-spm.gguf", family="llama")
+    assert peak <= LLAMA_PEAK_PER_FILE_BYTE, f"peak {peak:.2f} x the file"
+    assert tok.encode(" Hello world", allowed_special="all") == [1, 29871, 15043, 3186]
+
+
+def test_a_t5_ggufs_document_and_model_build_within_a_few_times_its_size():
+    """Up to llama.cpp's Unigram (bpe.sentencepiece_unigram, built last from the document):
+    the document, its kept text and the tokenizer built from it."""
+    from bpe.formats.gguf import read_tokenizer_bytes
+    from bpe.formats.gguf_families import document
+    from bpe.hf_tokenizer import tokenizer_from_hf
+    data = sdist_member("ggml-vocab-nomic-bert-moe.gguf")
+    info = read_tokenizer_bytes(data, "nomic.gguf")
+    tokenizer_from_hf(document(info, "nomic.gguf"), source="nomic.gguf")  # imports, regexes
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        tok = tokenizer_from_hf(document(info, "nomic.gguf"), source="nomic.gguf")
+        peak = (tracemalloc.get_traced_memory()[1] - start) / len(data)
+    finally:
+        tracemalloc.stop()
+    assert peak <= T5_DOCUMENT_PEAK_PER_FILE_BYTE, f"peak {peak:.2f} x the file"
+    assert len(tok.model.scores) == len(info.tokens)
+
+
+T5_DOCUMENT_PEAK_PER_FILE_BYTE = 7.0

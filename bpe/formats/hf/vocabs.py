@@ -19,7 +19,7 @@ class TableText(VocabText):
     never as a dict of every piece, and read_piece_ids takes the table itself (issue 32)."""
 
     __slots__ = ("table",)
-    SLICE_ITEMS = 10_000
+    SLICE_ITEMS = 2_000
 
     def __init__(self, table):
         self.table, self.is_list = table, False
