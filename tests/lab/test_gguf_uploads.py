@@ -187,8 +187,13 @@ def test_a_wrong_sdist_is_not_used(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ llama.cpp's own files
-def test_llama_cpps_file_is_checked_against_its_test_ids(session):
-    name = "ggml-vocab-gpt-2.gguf"
+@pytest.mark.parametrize("name, family, pre", [
+    ("ggml-vocab-gpt-2.gguf", "gpt2", "gpt-2"),
+    # these two add a BOS (their post-processor): llama.cpp's test ids have none, and the
+    # check once compared them with it, so every Llama 2 / Llama 3 upload showed "ids !="
+    ("ggml-vocab-llama-bpe.gguf", "gpt2", "llama-bpe"),
+    ("ggml-vocab-llama-spm.gguf", "llama", "default")])
+def test_llama_cpps_file_is_checked_against_its_test_ids(session, name, family, pre):
     data = llama_cpp_file(name)
     vocab = llama_cpp_ids.find(hashlib.sha256(data).hexdigest())
     assert vocab.name == name and len(vocab.cases) == 46
@@ -196,8 +201,8 @@ def test_llama_cpps_file_is_checked_against_its_test_ids(session):
     assert check.ok and check.badge == "ids == llama.cpp's test ids (46 texts)", check
     assert check.checked == sum(len(text) for text, _ in vocab.cases)
     assert f"llama.cpp's {name} (same sha256)" in check.note
-    assert caption == f"{name}: GGUF (llama.cpp): tokenizer family ` gpt2 `, pre-tokenizer " \
-                      "` gpt-2 `", caption
+    assert caption == f"{name}: GGUF (llama.cpp): tokenizer family ` {family} `, " \
+                      f"pre-tokenizer ` {pre} `", caption
 
 
 def test_llama_cpps_file_with_other_bytes_is_checked_by_tokenizers(session):
