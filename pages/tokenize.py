@@ -32,6 +32,7 @@ from lab.token_view import (
     text_changed,
     token_view,
 )
+from viz.display import display_text
 from viz.marks import spans_holding
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.rows import VIEW_TOKEN_LIMIT, box_row, counts, piece_strings, view_row
@@ -195,14 +196,17 @@ def page():
                    status="" if text else "Type or paste some text, or pick a sample."))
     if ids:  # the badges are checks the view need not wait for: drawn into their row after it
         with badges:
-            ok = once("roundtrip", run, lambda: roundtrip(tok, ids, text))
+            text_ids, around = without_post(tok, ids)
+            ok = once("roundtrip", run, lambda: roundtrip(tok, text_ids, text))
             if ok is None or isinstance(ok, str):  # str: why the tokenizer could not decode
                 st.badge("decode(encode(text)) not checked: " + (
                     md(ok[:200]) if ok else "the tokens stand for far more text than was "
                     "typed"), color="orange", icon=":material/help:")
             else:
-                st.badge(f"decode(encode(text)) {'==' if ok else '!='} text", color="green"
-                         if ok else "red", icon=f":material/{'check' if ok else 'close'}:")
+                st.badge(f"decode(encode(text)) {'==' if ok else '!='} text" + (
+                    f" (the post-processor's {md(around)} left out)" if around else ""),
+                    color="green" if ok else "red",
+                    icon=f":material/{'check' if ok else 'close'}:")
             parity.draw_badge(once("parity", run, lambda: parity.check(
                 name, text, None if specials else ids)))
         st.download_button("Download the ids (JSON)", lambda: json.dumps(ids), "ids.json",
@@ -227,6 +231,20 @@ def page():
                 row = view_row(decoded_bytes, decoded_ids)
                 row["hex"] = joined.hex()
                 token_view([row], key="tokenize_decoded")
+
+
+def without_post(tok, ids):
+    """(ids without the ones a post-processor put around them, what those were in words or
+    ""): a tokenizer.json's [CLS] ... [SEP] or a GGUF's BOS stand for no text of the box,
+    so decode(encode(text)) is checked on the text's own ids."""
+    post = getattr(tok, "post", None)
+    before, after = (post.before, post.after) if post is not None else ([], [])
+    if not (before or after) or len(ids) < len(before) + len(after) \
+            or ids[:len(before)] != before or ids[len(ids) - len(after):] != after:
+        return ids, ""
+    around = ", ".join(display_text(tok.decode_single_token_bytes(idx), whitespace="oneline")
+                       for idx in before + after)
+    return ids[len(before):len(ids) - len(after)], around
 
 
 def roundtrip(tok, ids, text):

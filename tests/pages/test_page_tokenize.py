@@ -298,3 +298,23 @@ def test_the_hover_card_gets_a_wordpiece_vocabularys_own_strings(open_page, gpt4
     want = hf.encode("the rat sat")
     assert row["ids"] == want.ids
     assert row["pieces"] == want.tokens and any(p.startswith("##") for p in row["pieces"])
+
+
+def test_the_roundtrip_badge_leaves_a_post_processors_ids_out(open_page):
+    """A Llama 2 style tokenizer.json puts <s> before the text's ids (its post-processor);
+    <s> stands for no text of the box, so decode(encode(text)) is checked without it and
+    the badge says so. It was red on every such file (and every Llama GGUF)."""
+    pytest.importorskip("tokenizers")
+    import bpe
+    from helpers.hf_families import bpe_byte_fallback
+    tok = bpe.load_bytes(bpe_byte_fallback().to_str().encode(), "llama2-like.json")
+    text = "the cat sat on the mat"
+    assert tok.encode(text)[0] == 1 and tok.decode(tok.encode(text)) != text
+    at = open_page(PAGE)
+    at.session_state["lab_tokenizers"] = {"llama2-like": tok}
+    at.run()
+    at.selectbox(key="tokenize_tokenizer").set_value("llama2-like").run()
+    type_text(at, text)
+    roundtrip = [b for b in badges(at) if "decode(encode(text))" in b]
+    assert roundtrip and "decode(encode(text)) == text (the post-processor's <s> left out)" \
+        in shown(roundtrip[0]), roundtrip
