@@ -16,7 +16,8 @@ import os
 from array import array
 
 from . import sentencepiece_unigram
-from .formats.gguf_families import by_score, document
+from .formats.gguf_families import document
+from .formats.gguf_parts import by_score
 from .hf_tokenizer import tokenizer_from_hf
 
 
@@ -51,7 +52,7 @@ def rank_by_score(model, scores):
     piece it makes, equal scores equal, so among them the leftmost merges first (llama.cpp's
     queue orders by score, then position), where a tokenizer.json ranks each pair apart.
     A score's rank is how many distinct scores of the file's tokens are higher, read off
-    the ids in score order (gguf_families.by_score: no set or dict of every score, which
+    the ids in score order (gguf_parts.by_score: no set or dict of every score, which
     were 5 x Llama 2's file)."""
     rank_of, rank, last = array("i", bytes(4 * len(scores))), -1, None
     for idx in by_score(scores):
