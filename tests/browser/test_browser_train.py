@@ -266,9 +266,10 @@ def test_a_counts_file_trains_and_the_merge_table_marks_ties(browser, app_url, t
         # exactly one link once the rerun has settled (a rerun briefly shows the old one too)
         expect(main.get_by_role("link", name="Tie rules: train one corpus")).to_have_count(
             1, timeout=WAIT)
-        grid = main.locator('[data-testid="stDataFrame"]').first
-        grid.scroll_into_view_if_needed()
-        grid.hover()
+        wait_rendered(tab)
+        # hover() re-finds the grid if a late rerun replaces it (scroll_into_view_if_needed
+        # holds the first element it found and failed once in CI when it was detached)
+        main.locator('[data-testid="stDataFrame"]').first.hover()
         tab.mouse.wheel(0, 3000)  # down the table, to rows that won a tie
         for width in (1400, 800):
             tab.set_viewport_size({"width": width, "height": 2600})
