@@ -17,6 +17,8 @@ This module only normalizes; bpe.formats.hf.normalizers holds the other normaliz
 import base64
 import binascii
 import struct
+import sys
+from array import array
 
 import regex
 
@@ -47,7 +49,11 @@ class Precompiled(Normalizer):
         except UnicodeDecodeError:
             raise ValueError(f"{what}: its replacement strings are not UTF-8; "
                              "re-export the tokenizer.json") from None
-        self.units = struct.unpack_from(f"<{size // 4}I", blob, 4)
+        # an array, not a tuple: no int object per unit (issue 32: T5's charsmap is 44k
+        # units above 256, 1.6 MB as ints; 0.2 MB packed)
+        self.units = array("I", bytes(blob[4:4 + size]))
+        if sys.byteorder == "big":
+            self.units.byteswap()
         self._memo = {}
         self._graphemes = Memo(self._grapheme)
 
