@@ -22,8 +22,8 @@ against `sentencepiece` on a ModelProto written from the same GGUF data
 (tests/bpe/test_gguf_t5.py).
 """
 import base64
+import math
 
-from .formats.hf.lookups import lengths_by_first
 from .formats.hf.models import Unigram
 from .formats.hf.parts import Normalizer
 from .formats.hf.piece_ids import PieceIds
@@ -31,6 +31,7 @@ from .formats.hf.precompiled import Precompiled
 
 SPACE = "\u2581"  # llama.cpp's escaped space (escape_whitespaces is always on for t5)
 UNK_PENALTY = 10.0  # llama.cpp's unknown_token_score_penalty
+MATCHED = (1, 4, 5)  # normal, user-defined, unused: the token types llama.cpp's trie holds
 
 
 class LongestMatchNormalizer(Normalizer):
@@ -111,18 +112,42 @@ class LongestMatchNormalizer(Normalizer):
 
 class LlamaCppUnigram(Unigram):
     """tokenizers' Unigram lattice over llama.cpp's pieces and scores (the module says
-    which): tokens, scores and types are the GGUF file's, id by id."""
+    which), made from the Unigram built from the same form: it shares that model's pieces
+    (one str and offsets, a GGUF file's own: issue 32), its table of every piece as `vocab`
+    and its scores, with a second table over the matched pieces only as `token_to_id`."""
 
-    def __init__(self, tokens, scores, types, unk):
-        super().__init__({"vocab": [[t, s] for t, s in zip(tokens, scores)], "unk_id": unk})
-        matched = (1, 4, 5)  # normal, user-defined, unused: what llama.cpp's trie holds
-        kept = [i for i, kind in enumerate(types) if kind in matched]
-        pieces = [tokens[i] for i in kept]
-        self.token_to_id = PieceIds(pieces, kept)  # a later duplicate wins, as a dict's
-        self.scores = [0.0 if kind == 4 else float(s) for s, kind in zip(scores, types)]
-        normal = [s for s, kind in zip(scores, types) if kind == 1]
-        self.unk_score = min(normal, default=0.0) - UNK_PENALTY
-        self.lengths = {ch: lengths[::-1] for ch, lengths in lengths_by_first(pieces).items()}
+    def __init__(self, model, types):
+        """model: the Unigram of the GGUF file's pieces, scores and unk_id, id by id (it is
+        taken over: its user-defined pieces' scores become 0); types: the GGUF token types,
+        an iterable of ints, id by id."""
+        vocab = model.vocab
+        n = vocab.n_slots
+        keep, user, lowest = bytearray(n), [], math.inf
+        scores, count = model.scores, 0
+        for idx, kind in enumerate(types):
+            if idx >= n:
+                break
+            count += 1
+            if kind in MATCHED:
+                keep[idx] = 1
+            if kind == 1 and scores[idx] < lowest:
+                lowest = scores[idx]
+            elif kind == 4:
+                user.append(idx)
+        if count != n:
+            raise ValueError(f"the GGUF file gives {count:,} token types for {n:,} tokens; "
+                             "it is damaged")
+        for idx in user:  # llama.cpp scores a user-defined piece 0
+            scores[idx] = 0.0
+        self.vocab, self.scores, self.unk = vocab, scores, model.unk
+        self.byte_fallback = False
+        self.user_defined = [vocab.text[vocab.offsets[k]:vocab.offsets[k + 1]] for k in user]
+        # the pieces llama.cpp's trie holds; a later duplicate among them wins, as a dict's
+        self.token_to_id = PieceIds.from_packed(vocab.text, vocab.offsets, keep=keep)
+        self.unk_score = (0.0 if lowest == math.inf else lowest) - UNK_PENALTY
+        # subtle: every piece's lengths, matched or not: a length only a left-out piece has
+        # is looked up and missed, so the path is the same (one table of them, not two)
+        self.lengths = model.lengths
 
     def tokens(self, piece):
         # by the path's own node: an unknown run whose text is also a piece stays unknown
@@ -138,16 +163,12 @@ def run_as_llama_cpp(tok, document):
     unk_id and gguf_token_type (the GGUF's types, id by id), the charsmap, WhitespaceSplit
     for remove_extra_whitespaces and Metaspace's prepend_scheme for add_space_prefix.
     Returns tok."""
-    model = document["model"]
-    tokens = [token for token, _ in model["vocab"]]
-    scores = [score for _, score in model["vocab"]]
-    types = model["gguf_token_type"]
-    user_defined = [token for token, kind in zip(tokens, types) if kind == 4]
+    model = LlamaCppUnigram(tok.model, document["model"]["gguf_token_type"])
     steps = [step["type"] for step in document["pre_tokenizer"]["pretokenizers"]]
     prefix = document["decoder"]["prepend_scheme"] == "always"
     charsmap = base64.b64decode(document["normalizer"]["precompiled_charsmap"])
-    tok.pipeline.normalizers = [LongestMatchNormalizer(charsmap, user_defined, prefix,
+    tok.pipeline.normalizers = [LongestMatchNormalizer(charsmap, model.user_defined, prefix,
                                                        "WhitespaceSplit" in steps)]
     tok.pipeline.steps = []
-    tok.model = LlamaCppUnigram(tokens, scores, types, model["unk_id"])
+    tok.model = model
     return tok

@@ -143,6 +143,16 @@ class Rows(VocabText):
     def __len__(self):
         return len(self.columns[0])
 
+    def packed_unigram(self):
+        # subtle: the rows piece_score makes of a Strings and a number array, without a row:
+        # the model shares the file's text and offsets (issue 32: a t5 file's pieces were
+        # packed again, 0.8 x its file, and made into 250k str and float objects)
+        if not (self.row is piece_score and len(self.columns) == 2
+                and isinstance(self.columns[0], Strings) and isinstance(self.columns[1], array)):
+            return None
+        pieces, scores = self.columns  # a copy (a model may change it) as exact: float32
+        return pieces.text, pieces.offsets, array("f" if scores.typecode == "f" else "d", scores)
+
     def slices(self):
         step, row = self.SLICE_ROWS, self.row
         for start in range(0, len(self), step):

@@ -59,6 +59,25 @@ def test_unigram_slots_read_as_the_old_dict(pieces, probes):
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(PIECE, st.booleans()), max_size=40), st.lists(PIECE, max_size=10))
+def test_a_table_of_some_slots_reads_as_the_dict_of_those(flagged, probes):
+    # llama.cpp's Unigram: a table over the kept slots of every piece's text, slot k id k
+    pieces = [piece for piece, _ in flagged]
+    keep = bytes(kept for _, kept in flagged)
+    table = PieceIds.from_packed("".join(pieces), PieceIds(pieces).offsets, keep=keep)
+    old = _old_dict(*zip(*[(p, k) for k, (p, kept) in enumerate(flagged) if kept])) \
+        if any(keep) else {}
+    _check(table, old, probes)
+    every = list(range(len(pieces)))
+    # a left-out slot, or one a later kept duplicate took over, is no id's piece
+    assert table.strings(every) == [p if old.get(p) == k else None
+                                    for k, p in enumerate(pieces)]
+    _check(pickle.loads(pickle.dumps(table)), old, probes)
+    with pytest.raises(ValueError, match="keep flags"):
+        PieceIds.from_packed("".join(pieces), PieceIds(pieces).offsets, keep=keep + b"\1")
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.dictionaries(PIECE, st.integers(0, 200), max_size=40), st.lists(PIECE, max_size=10),
        st.booleans())
 def test_a_dict_vocab_reads_as_itself(vocab, probes, sparse):

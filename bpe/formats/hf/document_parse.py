@@ -105,6 +105,12 @@ class VocabText:
         for entries in self.slices():
             yield from entries
 
+    def packed_unigram(self):
+        """(pieces in one str, their offsets, their scores: an array of floats) when this is a
+        Unigram vocab held packed already (a GGUF file's), so a model can share the text
+        rather than pack it again; None for a file's text (read it a slice at a time)."""
+        return None
+
 
 class MergesText(VocabText):
     """A BPE model's "merges" list as its file's bytes, read a slice at a time: is_list,

@@ -16,7 +16,7 @@ here checks ids or encodes (bpe.formats.hf.models does).
 import operator
 from array import array
 from collections.abc import ItemsView, Mapping
-from itertools import accumulate
+from itertools import accumulate, filterfalse
 
 # ids spread wider than this many slots per piece are looked up through a dict id -> slot
 DENSE_SLOTS_PER_PIECE = 2
@@ -34,7 +34,7 @@ class PieceIds(Mapping):
     table's mask, linear probing; filter[hash & mask] is 1 where some piece's hash falls."""
 
     __slots__ = ("text", "offsets", "ids", "table", "filter", "mask", "size", "order",
-                 "shadowed", "by_id", "table_mask", "slot")
+                 "shadowed", "by_id", "table_mask", "slot", "keep")
 
     def __init__(self, pieces, ids=None):
         """pieces: the strs in slot order (a list; a piece may repeat, the later slot wins);
@@ -49,26 +49,34 @@ class PieceIds(Mapping):
         self._build()
 
     @classmethod
-    def from_packed(cls, text, offsets, ids=None):
+    def from_packed(cls, text, offsets, ids=None, keep=None):
         """PieceIds(pieces, ids) of the pieces text[offsets[k]:offsets[k + 1]] (offsets: an
         array("I") from 0), for a builder that packs pieces as they come (a Unigram file's
-        slices, issue 32) and for pickle."""
+        slices, issue 32) and for pickle. keep: None, or a bytes-like of one flag per slot;
+        a slot flagged 0 is left out, as if absent (no lookup, iteration or piece() gives
+        it), so a table of some of a file's pieces shares the text and offsets of all
+        (llama.cpp's Unigram matches only some kinds of piece: bpe.sentencepiece_unigram)."""
         out = cls.__new__(cls)
         out.text, out.offsets, out.ids = text, offsets, ids
-        out._build()
+        out._build(keep)
         return out
 
-    def _build(self):
+    def _build(self, keep=None):
         """The hash table, the filter and the duplicates, from text, offsets and ids."""
         text, offsets = self.text, self.offsets
         n = len(offsets) - 1
+        if keep is not None and len(keep) != n:
+            raise ValueError(f"{n} pieces but {len(keep)} keep flags")
         size = power_of_two(n + n // 2 + 1)
         table, mask = array("i", [-1]) * size, size - 1
         fsize = power_of_two(FILTER_BYTES_PER_PIECE * n + 1)
         filt, fmask = bytearray(fsize), fsize - 1
         later = []  # slots that repeat an earlier slot's piece (they win; the earlier loses)
         shadowed = []
+        left_out = [] if keep is None else [k for k in range(n) if not keep[k]]
         for k in range(n):
+            if keep is not None and not keep[k]:
+                continue
             a, b = offsets[k], offsets[k + 1]
             piece = text[a:b]
             h = hash(piece)
@@ -86,10 +94,13 @@ class PieceIds(Mapping):
         self.table, self.filter, self.mask = table, filt, fmask
         self.table_mask = mask
         self.slot = _prober(table, text, offsets, mask)
-        self.size = n - len(later)
-        # iteration: first occurrences only (a dict keeps a key's first place)
-        self.order = None if not later else array("i", sorted(set(range(n)) - set(later)))
-        self.shadowed = frozenset(shadowed)
+        self.size = n - len(later) - len(left_out)
+        # iteration: first occurrences only (a dict keeps a key's first place), none left out
+        gone = set(later).union(left_out)
+        # (filtered in order, not a set of every slot: 250k slots' set was 2 x a t5 file)
+        self.order = None if not gone else array("i", filterfalse(gone.__contains__, range(n)))
+        self.shadowed = frozenset(shadowed).union(left_out)
+        self.keep = keep
         self._index_ids()
 
     def _index_ids(self):
@@ -205,7 +216,7 @@ class PieceIds(Mapping):
         return range(len(self.offsets) - 1) if self.ids is None else self.ids
 
     def __reduce__(self):
-        return (_piece_ids, (self.text, self.offsets, self.ids))
+        return (_piece_ids, (self.text, self.offsets, self.ids, self.keep))
 
     def __repr__(self):
         return f"PieceIds({len(self):,} pieces)"
@@ -240,7 +251,7 @@ def _prober(table, text, offsets, mask):
     return slot
 
 
-def _piece_ids(text, offsets, ids):
+def _piece_ids(text, offsets, ids, keep=None):
     """A PieceIds again from its packed parts (for pickle): the table is built anew, as
     this process hashes strs its own way."""
-    return PieceIds.from_packed(text, offsets, ids)
+    return PieceIds.from_packed(text, offsets, ids, keep)

@@ -105,6 +105,12 @@ def read_unigram_vocab(vocab):
     slice at a time, so a VocabText's entries are never all alive; ValueError naming the
     first entry that is not [piece, score]."""
     where = 'the Unigram model\'s "vocab"'
+    packed = vocab.packed_unigram() if isinstance(vocab, VocabText) else None
+    if packed is not None:  # pieces are strs and scores numbers already; the count checked
+        last = len(packed[1]) - 2
+        if last >= 0:
+            budgets.check_id(last, f"Unigram vocab entry {last}")
+        return packed
     slices = vocab.slices() if isinstance(vocab, VocabText) else \
         (budgets.expect(vocab, list, where),)
     texts, lengths, scores, idx = [], array("I"), array("d"), 0
