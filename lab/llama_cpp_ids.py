@@ -48,6 +48,20 @@ def sdist_path():
     return None
 
 
+def member(name):
+    """The bytes of one file of llama.cpp's models folder in the pinned sdist (e.g.
+    "ggml-vocab-llama-spm.gguf"), or None when the sdist is not downloaded or lacks it (for
+    tests and benchmarks: the app reads the sdist through table())."""
+    path = sdist_path()
+    if path is None:
+        return None
+    with tarfile.open(path, "r|gz") as tar:  # one streamed pass
+        for entry in tar:
+            if entry.name == MODELS + name and entry.isfile():
+                return tar.extractfile(entry).read()
+    return None
+
+
 def cases(data_inp, data_out):
     """((text, ids), ...) from a .inp/.out pair, as llama.cpp's test-tokenizer-0 reads it.
 

@@ -33,12 +33,10 @@ import pytest
 
 import bpe
 from helpers.hostile_parts import bpe_merges
-from lab.llama_cpp_ids import sdist_path
+from lab.llama_cpp_ids import member
 
 PEAK_PER_FILE_BYTE = 5.0
-LLAMA3 = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/ggml-vocab-llama-bpe.gguf"
 STRING, ARRAY, UINT32, INT32, FLOAT32 = 8, 9, 4, 5, 6
-MODELS = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/"
 
 
 def _gguf(tokens, merges, token_type, pre="llama-bpe", scores=None):
@@ -88,14 +86,11 @@ def llama2_like(n_pieces):
 def sdist_member(name):
     """A file of llama.cpp's models folder from the llama-cpp-python sdist (skips when it
     is not downloaded)."""
-    path = sdist_path()
-    if path is None:
+    data = member(name)
+    if data is None:
         pytest.skip("the llama-cpp-python sdist (llama.cpp's test vocabularies) is not "
                     "downloaded: run `make test`")
-    import tarfile
-    with tarfile.open(path, "r|gz") as tar:
-        return next(tar.extractfile(member).read() for member in tar
-                    if member.name == MODELS + name)
+    return data
 
 
 def load_per_byte(data, name, family="gpt2"):
@@ -120,7 +115,7 @@ def peak_per_byte(data, name):
 
 
 def test_llama_cpps_llama3_vocabulary_loads_within_a_few_times_its_size():
-    data = sdist_member(LLAMA3.rsplit("/", 1)[1])
+    data = sdist_member("ggml-vocab-llama-bpe.gguf")
     peak, tok = peak_per_byte(data, "ggml-vocab-llama-bpe.gguf")
     assert peak <= PEAK_PER_FILE_BYTE, f"peak {peak:.2f} x the file"
     assert tok.gguf_pre == "llama-bpe"

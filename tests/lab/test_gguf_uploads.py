@@ -6,7 +6,6 @@ tokenizer.json form, else a sentence saying why nothing checks it. The sdist is 
 without it the tests that need its files skip, and the app says it is absent."""
 import hashlib
 import struct
-import tarfile
 
 import pytest
 import streamlit as st
@@ -70,14 +69,11 @@ def small_gguf():
 
 def llama_cpp_file(name):
     """One member of llama.cpp's models/ folder from the sdist, or skip saying why."""
-    path = llama_cpp_ids.sdist_path()
-    if path is None:
+    if llama_cpp_ids.sdist_path() is None:
         pytest.skip(llama_cpp_ids.absent())
-    with tarfile.open(path, "r|gz") as tar:
-        for member in tar:
-            if member.name == llama_cpp_ids.MODELS + name:
-                return tar.extractfile(member).read()
-    raise AssertionError(f"{name} is not in {path}")
+    data = llama_cpp_ids.member(name)
+    assert data is not None, f"{name} is not in {llama_cpp_ids.sdist_path()}"
+    return data
 
 
 # ------------------------------------------------------------------ in a session
