@@ -5,7 +5,9 @@ Serves a checkout's app as its own `make run` serves it (the allocator settings 
 Makefile's run recipe), warms it with a 100-piece file of the kind on Vocabulary, then
 uploads the issue's 3.6 MB tokenizer.json of 100,000 HTML-shaped Unigram pieces (or its
 WordPiece twin, or a BPE file of 100,000 merges, SentencePiece style or byte-level:
-tests/helpers/hostile_parts.bpe_merges) in the same tab and opens Vocabulary. The server
+tests/helpers/hostile_parts.bpe_merges; or llama.cpp's nomic-bert-moe (t5, 6.8 MB) or
+llama-spm (0.7 MB) GGUF vocabulary, after its bert-bge one) in the same tab and opens
+Vocabulary. The server
 process's own RSS (not its workers': the owner-check and training workers have their own
 caps) is read every
 20 ms from before the upload to 3 s after the page settled: the peak and what is left,
@@ -14,6 +16,7 @@ twice, so a drift of the machine shows.
 
     .venv/bin/python bench/server_memory.py --checkout 99cb572 . . 99cb572 [--kind WordPiece]
     .venv/bin/python bench/server_memory.py --checkout 124e902 . . 124e902 --kind ByteLevel
+    .venv/bin/python bench/server_memory.py --checkout c8afa92 . . c8afa92 --kind GGUF-t5
 """
 import argparse
 import json
@@ -59,9 +62,8 @@ def rss_mb(pid):
 def visit(checkout, kind):
     """(file bytes, base MB, peak over base, left over base) for one fresh server."""
     from playwright.sync_api import sync_playwright
-    make = MAKERS[kind]
-    small, big = make(100), make(100_000)
-    pieces = len(json.loads(big)["model"]["vocab"])
+    (small_name, small), (big_name, big) = MAKERS[kind]()
+    pieces = _pieces(big_name, big)
     with streamlit_server(Path(checkout) / "app.py", env=served_env(checkout),
                           cwd=checkout) as (url, proc), \
             sync_playwright() as p:
@@ -69,7 +71,7 @@ def visit(checkout, kind):
         tab = browser.new_page(viewport={"width": 1400, "height": 900})
         tab.goto(url)
         settle(tab, 60_000)
-        upload(tab, "html100.json", small)
+        upload(tab, small_name, small)
         settle(tab, 60_000)
         go(tab, "Vocabulary")
         settle(tab, 60_000)
@@ -83,7 +85,7 @@ def visit(checkout, kind):
                 time.sleep(0.02)
         watcher = threading.Thread(target=watch)
         watcher.start()
-        upload(tab, "html.json", big)
+        upload(tab, big_name, big)
         settle(tab, 120_000)
         go(tab, "Vocabulary")
         settle(tab, 120_000)
@@ -98,8 +100,37 @@ def visit(checkout, kind):
     return len(big), base, peak[0] - base, left
 
 
-MAKERS = {"Unigram": html_vocab, "WordPiece": html_wordpiece,
-          "BPE": bpe_merges, "ByteLevel": lambda n: bpe_merges(n, byte_level=True)}
+def _pieces(name, data):
+    """How many tokens Vocabulary lists for the file: its model's vocab (a tokenizer.json),
+    or every token (a GGUF file, as bpe loads it)."""
+    if name.endswith(".json"):
+        return len(json.loads(data)["model"]["vocab"])
+    import bpe
+    return len(bpe.load_bytes(data, name).vocab)
+
+
+def _json_pair(make):
+    """A 100-piece warm-up file and the 100,000-piece file of one tokenizer.json kind."""
+    return lambda: (("html100.json", make(100)), ("html.json", make(100_000)))
+
+
+def _gguf_pair(member):
+    """llama.cpp's bert-bge vocabulary (0.6 MB) as the warm-up, then one of its others (the
+    llama-cpp-python sdist `make test` downloads: bench/family_memory.py reads it)."""
+    def make():
+        from lab.llama_cpp_ids import member as read
+        warm, big = read("ggml-vocab-bert-bge.gguf"), read(member)
+        if warm is None or big is None:
+            raise SystemExit("the llama-cpp-python sdist is not downloaded: run `make test`")
+        return ("warm.gguf", warm), (member, big)
+    return make
+
+
+MAKERS = {"Unigram": _json_pair(html_vocab), "WordPiece": _json_pair(html_wordpiece),
+          "BPE": _json_pair(bpe_merges),
+          "ByteLevel": _json_pair(lambda n: bpe_merges(n, byte_level=True)),
+          "GGUF-t5": _gguf_pair("ggml-vocab-nomic-bert-moe.gguf"),
+          "GGUF-llama": _gguf_pair("ggml-vocab-llama-spm.gguf")}
 
 
 def main():
