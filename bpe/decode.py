@@ -5,6 +5,7 @@ per token, bytes, text, offsets. It reads only `self.vocab` (int -> bytes) and
 import operator
 
 from .formats.hf.packed_vocab import PackedVocab
+from .ranks_vocab import RanksVocab
 
 MAX_ID = 2 ** 32  # ids are u32 in tiktoken: larger or negative ones are out of range
 
@@ -30,16 +31,19 @@ class DecodeMethods:
         """The bytes of each token, one entry per id (useful for visualising)."""
         ids = list(ids)
         vocab = self.vocab
-        if all(type(idx) is int for idx in ids):  # the common case, at C speed
+        tokens = None
+        if isinstance(vocab, RanksVocab):  # any ids: None when some is not a plain token's
+            tokens = vocab.tokens_bytes(ids)
+        elif all(type(idx) is int for idx in ids):  # the common case, at C speed
             if isinstance(vocab, PackedVocab):  # no Python call per id (None: some id is
                 tokens = vocab.tokens_bytes(ids)  # not a piece's: the careful way below)
-                if tokens is not None:
-                    return tokens
             else:
                 try:
-                    return list(map(vocab.__getitem__, ids))
+                    tokens = list(map(vocab.__getitem__, ids))
                 except KeyError:
                     pass
+        if tokens is not None:
+            return tokens
         return [self.decode_single_token_bytes(idx) for idx in ids]
 
     def decode_bytes(self, ids):
