@@ -17,10 +17,7 @@ class DecodeMethods:
     def decode_single_token_bytes(self, idx):
         """The bytes of one token id. As tiktoken: TypeError for a non-integer, OverflowError
         for an id below 0 or of 2**32 and more, KeyError for an id not in the vocabulary."""
-        idx = operator.index(idx)  # TypeError for 1.0 or "1", which a dict lookup would take
-        if not 0 <= idx < MAX_ID:
-            raise OverflowError(f"token id {idx} is out of range: ids are integers from 0 "
-                                f"to {MAX_ID - 1}")
+        idx = _token_id(idx)
         try:
             return self.vocab[idx]
         except KeyError:
@@ -44,7 +41,9 @@ class DecodeMethods:
                     pass
         if tokens is not None:
             return tokens
-        return [self.decode_single_token_bytes(idx) for idx in ids]
+        # as tiktoken, every id is checked to be a u32 before any is looked up: [7**20, "a"]
+        # is an OverflowError, [100256, -1] too (not a KeyError)
+        return [self.decode_single_token_bytes(idx) for idx in list(map(_token_id, ids))]
 
     def decode_bytes(self, ids):
         """The exact bytes the ids stand for."""
@@ -90,3 +89,13 @@ class DecodeMethods:
             offsets.append(pos)
             pos += len(token)
         return offsets
+
+
+def _token_id(idx):
+    """idx as an int, checked as tiktoken converts an id: TypeError for a non-integer,
+    OverflowError outside 0 to MAX_ID - 1."""
+    idx = operator.index(idx)  # TypeError for 1.0 or "1", which a dict lookup would take
+    if not 0 <= idx < MAX_ID:
+        raise OverflowError(f"token id {idx} is out of range: ids are integers from 0 "
+                            f"to {MAX_ID - 1}")
+    return idx
