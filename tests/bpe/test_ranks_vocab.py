@@ -17,7 +17,7 @@ LIVE_PER_FILE_BYTE = 8.0
 PEAK_PER_FILE_BYTE = 9.0
 
 
-def test_a_visitors_ranks_file_keeps_one_vocab_dict():
+def test_a_visitors_ranks_file_keeps_no_second_dict():
     with open(find_ranks_file(), "rb") as f:
         data = f.read()
     load_bytes(data, "mine.tiktoken")

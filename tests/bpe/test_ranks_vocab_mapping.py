@@ -158,8 +158,8 @@ def test_gpt4_vocab_and_decode_of_real_text(gpt4, cl100k, shakespeare):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.one_of(st.integers(0, 100_300), st.sampled_from([100256, 100257, 100276]),
-                          st.integers(-3, 2 ** 33)), max_size=30))
+@given(st.lists(st.one_of(st.integers(0, 100_300), st.integers(-3, 2 ** 33),
+                          st.sampled_from([100256, 100257, 100276, -1, 2 ** 32])), max_size=30))
 def test_gpt4_decode_of_random_ids_is_tiktokens(gpt4, cl100k, ids):
     try:
         theirs = cl100k.decode_bytes(ids)
