@@ -5,6 +5,7 @@ per token, bytes, text, offsets. It reads only `self.vocab` (int -> bytes) and
 import operator
 
 from .formats.hf.packed_vocab import PackedVocab
+from .ranks_vocab import RanksVocab
 
 MAX_ID = 2 ** 32  # ids are u32 in tiktoken: larger or negative ones are out of range
 
@@ -16,10 +17,7 @@ class DecodeMethods:
     def decode_single_token_bytes(self, idx):
         """The bytes of one token id. As tiktoken: TypeError for a non-integer, OverflowError
         for an id below 0 or of 2**32 and more, KeyError for an id not in the vocabulary."""
-        idx = operator.index(idx)  # TypeError for 1.0 or "1", which a dict lookup would take
-        if not 0 <= idx < MAX_ID:
-            raise OverflowError(f"token id {idx} is out of range: ids are integers from 0 "
-                                f"to {MAX_ID - 1}")
+        idx = _token_id(idx)
         try:
             return self.vocab[idx]
         except KeyError:
@@ -30,17 +28,22 @@ class DecodeMethods:
         """The bytes of each token, one entry per id (useful for visualising)."""
         ids = list(ids)
         vocab = self.vocab
-        if all(type(idx) is int for idx in ids):  # the common case, at C speed
+        tokens = None
+        if isinstance(vocab, RanksVocab):  # any ids: None when some is not a plain token's
+            tokens = vocab.tokens_bytes(ids)
+        elif all(type(idx) is int for idx in ids):  # the common case, at C speed
             if isinstance(vocab, PackedVocab):  # no Python call per id (None: some id is
                 tokens = vocab.tokens_bytes(ids)  # not a piece's: the careful way below)
-                if tokens is not None:
-                    return tokens
             else:
                 try:
-                    return list(map(vocab.__getitem__, ids))
+                    tokens = list(map(vocab.__getitem__, ids))
                 except KeyError:
                     pass
-        return [self.decode_single_token_bytes(idx) for idx in ids]
+        if tokens is not None:
+            return tokens
+        # as tiktoken, every id is checked to be a u32 before any is looked up: [7**20, "a"]
+        # is an OverflowError, [100256, -1] too (not a KeyError)
+        return [self.decode_single_token_bytes(idx) for idx in list(map(_token_id, ids))]
 
     def decode_bytes(self, ids):
         """The exact bytes the ids stand for."""
@@ -86,3 +89,13 @@ class DecodeMethods:
             offsets.append(pos)
             pos += len(token)
         return offsets
+
+
+def _token_id(idx):
+    """idx as an int, checked as tiktoken converts an id: TypeError for a non-integer,
+    OverflowError outside 0 to MAX_ID - 1."""
+    idx = operator.index(idx)  # TypeError for 1.0 or "1", which a dict lookup would take
+    if not 0 <= idx < MAX_ID:
+        raise OverflowError(f"token id {idx} is out of range: ids are integers from 0 "
+                            f"to {MAX_ID - 1}")
+    return idx

@@ -16,6 +16,7 @@ from .formats.ranks import find_data_file
 from .formats.ranks_merges import recover_merges
 from .patterns import GPT4_SPLIT_PATTERN, fast_split
 from .pretrained import Pretrained
+from .ranks_vocab import RanksVocab
 from .regex import RegexTokenizer
 from .text import clean_text
 
@@ -65,7 +66,6 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
         self.name = name
         self._merges = None
         self._joinable = joinable
-        self._vocab_specials = frozenset()  # the special ids in vocab (see _build_vocab)
         self._fast = None  # the pattern's fast split, if it has one (set by _set_pattern)
         Tokenizer.__init__(self)
         self._set_pattern(pattern)
@@ -101,6 +101,9 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
         # word -> ids of " " + word, read by the fast split's encode; the ranks never
         # change, but a copy (with_special_tokens) gets its own, as it gets its own chunk cache
         self._words = {}
+        # encode_single_token's bytes -> id of the ordinary tokens: the ranks themselves, not
+        # a dict inverted from the vocab on first use
+        self._token_ids = self.ranks
 
     def encode_ordinary(self, text):
         """Encode text, treating special-token text as ordinary text. With a known
@@ -112,21 +115,13 @@ class RanksTokenizer(Pretrained, RegexTokenizer):
         return self._fast.encode(clean_text(text), self._cache.bounded(), self._words)
 
     def _build_vocab(self):
-        # subtle: registering special tokens rebuilds the vocab; the ranks are inverted once,
-        # in C, and each later vocab is a copy of the one before (a tenth of the inversion's
-        # cost) without its specials: no second rank -> token dict kept beside it (issue 32:
-        # 5.2 MB for 100,000 ranks, a third of a visitor's ranks file's memory)
-        old = self.__dict__.get("vocab")
-        if old is None:
-            vocab = dict(zip(self.ranks.values(), self.ranks.keys()))
-        else:
-            vocab = dict(old)
-            for idx in self.__dict__.get("_vocab_specials", ()):
-                vocab.pop(idx, None)
-        for special, idx in self.special_tokens.items():
-            vocab[idx] = special.encode("utf-8")
-        self._vocab_specials = frozenset(self.special_tokens.values())
-        return vocab
+        # subtle: a RanksVocab reads the ranks' own bytes through a list by id, so no second
+        # rank -> token dict is kept beside the ranks (issue 32: 3.1 x a visitor's file); each
+        # vocab (a copy's, or one after the special tokens change) has its own list, 8 B an
+        # id, copied from the vocab before it (the ranks are laid out once, in C)
+        return RanksVocab(self.ranks, {idx: special.encode("utf-8")
+                                       for special, idx in self.special_tokens.items()},
+                          like=self.__dict__.get("vocab"))
 
     def _encode_chunk(self, text_bytes):
         ranks = self.ranks
