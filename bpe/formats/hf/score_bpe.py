@@ -42,9 +42,11 @@ class ScorePairs(MergesText):
     def ranks(self):
         """id -> the rank of a merge that makes it: how many distinct scores of the file's
         tokens are higher, read off the ids in score order (by_score: no set or dict of
-        every score, which were 5 x Llama 2's file)."""
+        every score, which were 5 x Llama 2's file); 2 bytes a rank when they fit (a
+        rank is below the number of ids)."""
         scores = self.scores
-        rank_of, rank, last = array("i", bytes(4 * len(scores))), -1, None
+        code = "h" if len(scores) <= 1 << 15 else "i"
+        rank_of, rank, last = array(code, bytes(array(code).itemsize * len(scores))), -1, None
         for idx in by_score(scores):
             score = scores[idx]
             if score != last:
