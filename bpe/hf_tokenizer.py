@@ -47,8 +47,12 @@ class HFTokenizer(Pretrained, Tokenizer):
     made_from = "a tokenizer.json"
 
     def __init__(self, pipeline, model, name="tokenizer.json", document=None, added=None,
-                 decoder=None, post=None, added_ids=(), rebuild=None, document_zlib=None):
-        self.rebuild = rebuild  # (document_json, name, special_tokens) -> this again, for pickle
+                 decoder=None, post=None, added_ids=(), rebuild=None, document_zlib=None,
+                 make_document=None):
+        self.rebuild = rebuild  # (rebuild_from, name, special_tokens) -> this again, for pickle
+        # what rebuild takes (None: the kept text for rebuild_hf, else the document); a
+        # builder that keeps no text sets it (bpe.gguf_tokenizer: a llama file's arrays)
+        self.rebuild_from = None
         self.pipeline = pipeline
         self.model = model
         self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
@@ -57,9 +61,12 @@ class HFTokenizer(Pretrained, Tokenizer):
         # the parsed dict (issue 32: 3.6 MB of file parsed to 18 MB of objects), zlib'd at the
         # fastest level: it is read only to export, pickle or look at the file's parts
         # (document_json); 3.6 MB keep as 0.8 MB for 31 ms of CPU once (document_zlib
-        # given: made already, when document no longer holds all of it)
-        self.document_zlib = document_zlib if document_zlib is not None else \
-            compress_document(document or {})
+        # given: made already, when document no longer holds all of it). make_document
+        # given: () -> the document again, from data the tokenizer keeps anyway (a GGUF
+        # llama file's arrays), so no text is kept and document_zlib is made when read
+        self.make_document = make_document
+        self._document_zlib = document_zlib if document_zlib is not None or make_document \
+            else compress_document(document or {})
         self.spaces = space_chars(document or {})  # read here, once, not from the text
         self.added = added or AddedTokens({}, pipeline.normalize)
         self.decoder = decoder
@@ -77,8 +84,11 @@ class HFTokenizer(Pretrained, Tokenizer):
         # its pipeline holds closures, which pickle cannot carry: rebuild from the file
         # (the reader hands it the function, so this file needs no import of the reader)
         # rebuild_hf takes the compressed text; another rebuild (bpe.gguf_tokenizer's) the dict
-        document = self.document_zlib if self.rebuild is rebuild_hf else self.document
-        return self.rebuild, (document, self.name, dict(self.special_tokens))
+        # or, set as rebuild_from, the data it was made from
+        source = self.rebuild_from
+        if source is None:
+            source = self.document_zlib if self.rebuild is rebuild_hf else self.document
+        return self.rebuild, (source, self.name, dict(self.special_tokens))
 
     def __copy__(self):
         # copy.copy would go through __reduce__, building the whole tokenizer again from
@@ -88,6 +98,14 @@ class HFTokenizer(Pretrained, Tokenizer):
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         return twin
+
+    @property
+    def document_zlib(self):
+        """The tokenizer.json it came from as compress_document's text: kept, or made from
+        make_document on every read (Llama 2's GGUF: 0.4 s of CPU)."""
+        if self.make_document is None:
+            return self._document_zlib
+        return compress_document(self.make_document())
 
     @property
     def document_json(self):
@@ -350,7 +368,7 @@ class HFTokenizer(Pretrained, Tokenizer):
         return self._token_strings
 
 
-def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
+def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False, make_document=None):
     """A tokenizer.json (a dict) -> our tokenizer, ids identical to `tokenizers`' own
     `encode(text).ids` (with allowed_special="all": HF always matches its added tokens; this
     module's docstring says which calls match which). The file is read by
@@ -361,7 +379,9 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
     consume=True says data is the caller's own fresh parse, which this may empty: the
     model's vocab and merges lists are let go once the model is built from them (its JSON
     text is kept first), so the parse's lists and the tokenizer's vocab are never all alive
-    at once (issue 32: a 100,000-piece Unigram file's peak, 53 -> 42 MB of live objects)."""
+    at once (issue 32: a 100,000-piece Unigram file's peak, 53 -> 42 MB of live objects).
+    make_document: () -> data again, from what the caller's tokenizer keeps anyway (a GGUF
+    llama file's arrays: bpe.gguf_tokenizer), so its text is not kept (HFTokenizer)."""
     # consume: the kept text is made (and compressed) before the model, while only the
     # parse is alive
     document_zlib = compress_document(data) if consume and isinstance(data, dict) else None
@@ -373,15 +393,15 @@ def tokenizer_from_hf(data, source="tokenizer.json", *, consume=False):
         else:
             tok = BasicTokenizer.from_merges(merges)
     else:
-        if document_zlib is None:
+        if document_zlib is None and make_document is None:
             document_zlib = compress_document(data)
-        else:
+        elif document_zlib is not None:
             data["model"].pop("vocab", None)
             data["model"].pop("merges", None)
         tok = HFTokenizer(doc.pipeline, doc.model, name=source, document=data,
                           added=doc.added_tokens, rebuild=rebuild_hf, decoder=doc.decoder,
                           post=doc.post, added_ids=set(doc.added.values()),
-                          document_zlib=document_zlib)
+                          document_zlib=document_zlib, make_document=make_document)
     try:
         tok.register_special_tokens(doc.added)
     except ValueError as e:

@@ -22,9 +22,10 @@ from itertools import accumulate
 from .. import budgets
 from . import sentencepiece
 from .gguf import Strings
-from .gguf_parts import MergePairs, Rows, ScoreMerges, piece_score
+from .gguf_parts import MergePairs, Rows, piece_score
 from .hf.document_parse import VocabText
 from .hf.piece_ids import PieceIds
+from .hf.score_bpe import ScorePairs
 from .hf.vocabs import TableText
 
 # llama.cpp's split before a gpt2-family BPE, by the `pre` name the file carries: the
@@ -159,7 +160,7 @@ def _llama_json(info, source):
             "model": {"type": "BPE", "dropout": None, "unk_token": info.tokens[unk],
                       "continuing_subword_prefix": None, "end_of_word_suffix": None,
                       "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
-                      "vocab": vocab, "merges": ScoreMerges(vocab.table, info.scores, source)}}
+                      "vocab": vocab, "merges": ScorePairs(vocab.table, info.scores, source)}}
 
 
 def _gemma4_json(info, source):
