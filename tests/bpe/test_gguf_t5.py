@@ -8,11 +8,12 @@ scores, types, charsmap and space settings are written as a SentencePiece ModelP
 and hypothesis fuzz, with the file's own space settings and with neither.
 
 Where the two paths' scores tie within float rounding either may win (see differences);
-such texts are counted as equal. Texts are compared a line (or a .inp text) at a time: sentencepiece sums a path's scores in
-a float (EncodeOptimized's best_path_score) where llama.cpp and tokenizers use a double, so
-deep in a long text its rounding can pick another of two near-equal paths (the whole of
-taylorswift.txt differs at token 7,767: 'ac'+'ter', -19.36347, against 'a'+'cter',
--19.37011, which sentencepiece takes). Ours follows llama.cpp's double.
+such texts are counted as equal. Texts are compared a line (or a .inp text) at a time:
+sentencepiece sums a path's scores in a float (EncodeOptimized's best_path_score) where
+llama.cpp and tokenizers use a double, so deep in a long text its rounding can pick another
+of two near-equal paths (the whole of taylorswift.txt differs at token 7,767: 'ac'+'ter',
+-19.36347, against 'a'+'cter', -19.37011, which sentencepiece takes). Ours follows llama.cpp's
+double.
 """
 import dataclasses
 
@@ -36,7 +37,8 @@ def info(members):  # noqa: F811
 def pair(info):
     """(ours, sentencepiece's processor) for a t5 GGUFTokenizer."""
     ours = tokenizer_from_gguf(info, NAME)
-    theirs = spm.SentencePieceProcessor(model_proto=gguf_families.t5_sentencepiece_model(info, NAME))
+    theirs = spm.SentencePieceProcessor(
+        model_proto=gguf_families.t5_sentencepiece_model(info, NAME))
     return ours, theirs
 
 
@@ -181,3 +183,19 @@ def test_control_and_unknown_pieces_decode_to_their_text(tokenizers):
     assert specials
     for idx in specials:
         assert ours.decode([idx]) == theirs.id_to_piece(idx)
+
+
+def test_the_document_is_made_from_the_files_arrays_and_pickles(tokenizers, info):
+    """No text of the document kept (bpe.gguf_tokenizer.KEPT_FAMILIES): it is made again from
+    the file's arrays, as tokenizer_json writes it, and a pickle rebuilds from those arrays
+    into llama.cpp's Unigram again, sharing the file's token text."""
+    import json
+    import pickle
+    ours, _ = tokenizers
+    assert ours.make_document is not None and ours._document_zlib is None
+    assert ours.document == json.loads(json.dumps(gguf_families.tokenizer_json(info, NAME)))
+    again = pickle.loads(pickle.dumps(ours))
+    assert type(again.model).__name__ == "LlamaCppUnigram" and again.gguf_family == "t5"
+    assert again.model.vocab.text is again.model.token_to_id.text
+    text = "Hello  world, ÀÉ ﬁ x\u00a0y 12345 \U0001f600"
+    assert again.encode(text) == ours.encode(text)
