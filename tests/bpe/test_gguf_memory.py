@@ -16,9 +16,10 @@ scores) has its own, tighter bounds in tests/bpe/test_gguf_spm_memory.py (4 x li
 peak; this file's 10 x peak bound on the same two files went with them). The t5 family
 (Unigram):
 - ggml-vocab-nomic-bert-moe.gguf (t5, 6.8 MB, 250k pieces), the whole load: live / peak
-  3.9 / 4.4 x after (llama.cpp's Unigram shares the Unigram's pieces, the Unigram the file's
-  text; the charsmap's units an array) and 8.25 / 16.1 x before (c8afa92: the pieces packed
-  twice more, a float object per score, a set of every slot). The bounds, 5 and 6 x,
+  3.55 / 3.86 x after (llama.cpp's Unigram shares the Unigram's pieces, the Unigram the
+  file's text, the document made from the file's arrays when asked; the charsmap's units an
+  array) and 8.25 / 16.1 x before (c8afa92: the pieces packed twice more, a float object
+  per score, a set of every slot, the document kept compressed). The bounds, 5 and 6 x,
   refuse the old code by 1.6 and 2.7 times.
 """
 import json
