@@ -18,8 +18,9 @@ meets a compiled library in the server's process. A GGUF file has no Python owne
 any other is checked with `tokenizers` (in the worker) on its tokenizer.json form
 (bpe.formats.gguf_families.tokenizer_json, the form the loader builds it from), or, for the t5
 family (SentencePiece's Unigram), with `sentencepiece` on a model written from the file
-(bpe.formats.gguf_families.t5_sentencepiece_model), and the badge names which. When a check cannot be made (the library failed on the file, is not installed, or
-the file has no such form) the badge says so instead of staying silent. Pages show
+(bpe.formats.gguf_families.t5_sentencepiece_model), and the badge names which. When a check
+cannot be made (the library failed on the file, is not installed, or the file has no such
+form) the badge says so instead of staying silent. Pages show
 `check(label, text, ids)` (or `reference_check(...)`) as a badge.
 """
 import importlib.util
@@ -35,6 +36,7 @@ from bpe.formats.hf.models import WordPiece
 from lab import derived, llama_cpp_ids, state
 from lab.jobs import owner_check
 from lab.safe import md
+from viz.tokens import without_post
 
 CHECK_LIMIT = 200_000  # characters checked live; a longer text is checked on its start
 # tokenizers' WordPiece shrinks each candidate from the word's end, hashing it again each
@@ -249,8 +251,9 @@ def check_limit(tok):
 def reference_check(name, text, tok, ids=None):
     """Check our tokenizer tok on text against its owner's library. name: a key of
     bpe.reference.REFERENCES, or the label of an uploaded file (lab.state.file_source).
-    ids, if given, are tok.encode_ordinary(text). None if name is neither or there is no
-    owner's library for its kind (a minbpe .model); a Check whose `error` says why when
+    ids, if given, are tok.encode(text) without special tokens (what a page shows: a
+    post-processor's ids around them are left out here). None if name is neither or there
+    is no owner's library for its kind (a minbpe .model); a Check whose `error` says why when
     the library is not installed here or could not check the file. A text longer than
     check_limit(tok) is checked on its first check_limit(tok) characters. A GGUF file that is one of
     llama.cpp's test vocabularies is checked on llama.cpp's texts, not on text."""
@@ -281,6 +284,8 @@ def reference_check(name, text, tok, ids=None):
             ids = tok.encode(part, allowed_special="all", **post)
         elif ids is None or len(part) < len(text):
             ids = tok.encode_ordinary(part)
+        else:  # a page's ids: a post-processor's (a GGUF's <s>, BERT's [CLS]) are no text's
+            ids, _ = without_post(tok, ids)
         theirs = encode(part)
     except (owner_check.OwnerFailed, NoOwner) as e:
         return Check("", False, 0, error=str(e))

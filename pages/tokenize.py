@@ -3,10 +3,11 @@
 The text box lives inside the token view (lab/token_view/__init__.py): it sends the text back,
 this page encodes it and hands the view the tokens (viz/rows.py view_row), so Python
 stays the one source of token data. When the browser encoded and drew the typed text
-itself, the page sends only its ids, which the view checks against its own. Counts cover the whole text; the browser draws only
-the part of a big text that is on screen. The tokenizer, the toggles and the text (up to
-100,000 characters, compressed) live in the URL (lab/share.py), so a copied link
-reproduces the view; what cannot travel, or did not come, is named.
+itself, the page sends only its ids, which the view checks against its own. Counts cover
+the whole text; the browser draws only the part of a big text that is on screen. The
+tokenizer, the toggles and the text (up to 100,000 characters, compressed) live in the URL
+(lab/share.py), so a copied link reproduces the view; what cannot travel, or did not come,
+is named.
 """
 import json
 import re
@@ -32,11 +33,10 @@ from lab.token_view import (
     text_changed,
     token_view,
 )
-from viz.display import display_text
 from viz.marks import spans_holding
 from viz.samples import DEFAULT_SAMPLE, SAMPLES
 from viz.rows import VIEW_TOKEN_LIMIT, box_row, counts, piece_strings, view_row
-from viz.tokens import parse_ids
+from viz.tokens import parse_ids, without_post
 
 TEXT_LIMIT = 5_000_000  # characters; bigger texts belong to the CLI (python -m bpe encode)
 # ids "Decode ids" takes: each becomes a box of the view (300,000 of them cost +989 MB)
@@ -231,20 +231,6 @@ def page():
                 row = view_row(decoded_bytes, decoded_ids)
                 row["hex"] = joined.hex()
                 token_view([row], key="tokenize_decoded")
-
-
-def without_post(tok, ids):
-    """(ids without the ones a post-processor put around them, what those were in words or
-    ""): a tokenizer.json's [CLS] ... [SEP] or a GGUF's BOS stand for no text of the box,
-    so decode(encode(text)) is checked on the text's own ids."""
-    post = getattr(tok, "post", None)
-    before, after = (post.before, post.after) if post is not None else ([], [])
-    if not (before or after) or len(ids) < len(before) + len(after) \
-            or ids[:len(before)] != before or ids[len(ids) - len(after):] != after:
-        return ids, ""
-    around = ", ".join(display_text(tok.decode_single_token_bytes(idx), whitespace="oneline")
-                       for idx in before + after)
-    return ids[len(before):len(ids) - len(after)], around
 
 
 def roundtrip(tok, ids, text):

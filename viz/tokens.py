@@ -5,10 +5,13 @@ The token view's pieces, one module each:
   viz.rows     view_row (a ViewRow), counts: the rows lab/token_view/__init__.py draws
   viz.palette  PALETTE, VIEW_PALETTE, contrast: its colors per theme
   viz.pair     pair_view: two tokenizations aligned (Compare)
-This module keeps `token_spans` (ids grouped into whole characters, with their offsets)
-and `parse_ids` (ids typed by a person); import the others from their own modules.
+This module keeps `token_spans` (ids grouped into whole characters, with their offsets),
+`parse_ids` (ids typed by a person) and `without_post` (a text's own ids, without the ones a
+post-processor put around them); import the others from their own modules.
 """
 from dataclasses import dataclass
+
+from viz.display import display_text
 
 @dataclass(frozen=True)
 class Span:
@@ -67,3 +70,18 @@ def parse_ids(text):
                              "e.g. [15339, 1917] or 15339 1917")
         ids.append(int(item))
     return ids
+
+
+def without_post(tok, ids):
+    """(ids without the ones a post-processor put around them, what those were in words or
+    ""): a tokenizer.json's [CLS] ... [SEP] or a GGUF's BOS stand for no text of the box,
+    so decode(encode(text)) and the owner library's ids (lab.parity) are checked on the
+    text's own ids."""
+    post = getattr(tok, "post", None)
+    before, after = (post.before, post.after) if post is not None else ([], [])
+    if not (before or after) or len(ids) < len(before) + len(after) \
+            or ids[:len(before)] != before or ids[len(ids) - len(after):] != after:
+        return ids, ""
+    around = ", ".join(display_text(tok.decode_single_token_bytes(idx), whitespace="oneline")
+                       for idx in before + after)
+    return ids[len(before):len(ids) - len(after)], around

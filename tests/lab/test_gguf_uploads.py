@@ -271,3 +271,20 @@ def test_llama_cpps_t5_file_is_checked_by_sentencepiece(session):
     assert check.ok and check.badge == "ids == sentencepiece", check
     assert check.checked == len(TEXT) and "written from the same pieces" in check.note
     assert "family ` t5 `, pre-tokenizer ` default `" in caption, caption
+
+
+def test_a_pages_ids_are_checked_without_the_post_processors(session):
+    """Tokenize and Arena hand the check the ids they show: nomic-bert-moe's <s> ... </s>
+    around the text's own (its post-processor's) stand for no text, and sentencepiece's
+    ids have none, so the badge compares the text's ids (it said "ids != sentencepiece,
+    first difference at token 0" on every text before)."""
+    name = "ggml-vocab-nomic-bert-moe.gguf"
+    label, _, _ = upload(name, llama_cpp_file(name))
+    tok = state.get_tokenizer(label)
+    shown = tok.encode(TEXT, allowed_special="none")
+    assert shown[0] == tok.special_tokens["<s>"] and shown[-1] == tok.special_tokens["</s>"]
+    check = parity.check(label, TEXT, shown)
+    assert check.ok and check.badge == "ids == sentencepiece", check
+    # a real difference in the text's own ids is still one
+    check = parity.check(label, TEXT, shown[:1] + shown[2:])
+    assert not check.ok and "first difference at token 0" in check.badge, check
