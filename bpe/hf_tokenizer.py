@@ -28,7 +28,7 @@ from .formats.hf.added_tokens import AddedTokens
 from .formats.hf.bytelevel import ByteLevelBPE
 from .formats.hf.decoders import PostProcessor
 from .formats.hf.document_parse import parse_document
-from .formats.hf.document_text import compress_document, document_from_bytes
+from .formats.hf.document_text import KeptDocument, compress_document
 from .formats.hf.packed_vocab import DENSE_SLOTS_PER_PIECE, PackedPieces, PackedVocab
 from .formats.hf.piece_bytes import piece_bytes, space_chars
 from .formats.hf.piece_ids import PieceIds
@@ -39,7 +39,7 @@ from .specials import NO_SPECIALS, minbpe_policy
 from .text import clean_text
 
 
-class HFTokenizer(Pretrained, Tokenizer):
+class HFTokenizer(Pretrained, Tokenizer, KeptDocument):
     """A tokenizer.json with any model (byte-level BPE in any id layout, BPE, WordPiece,
     Unigram) and its pipeline: ids identical to `tokenizers`' (see the module). It cannot
     be trained or saved as a .model file; export it again with save_hf."""
@@ -57,16 +57,7 @@ class HFTokenizer(Pretrained, Tokenizer):
         self.model = model
         self.layout = model if isinstance(model, ByteLevelBPE) else None  # byte-level only
         self.name = name
-        # the tokenizer.json it came from, for export and pickle, kept as its JSON text, not
-        # the parsed dict (issue 32: 3.6 MB of file parsed to 18 MB of objects), zlib'd at the
-        # fastest level: it is read only to export, pickle or look at the file's parts
-        # (document_json); 3.6 MB keep as 0.8 MB for 31 ms of CPU once (document_zlib
-        # given: made already, when document no longer holds all of it). make_document
-        # given: () -> the document again, from data the tokenizer keeps anyway (a GGUF
-        # llama file's arrays), so no text is kept and document_zlib is made when read
-        self.make_document = make_document
-        self._document_zlib = document_zlib if document_zlib is not None or make_document \
-            else compress_document(document or {})
+        self.keep_document(document, document_zlib, make_document)
         self.spaces = space_chars(document or {})  # read here, once, not from the text
         self.added = added or AddedTokens({}, pipeline.normalize)
         self.decoder = decoder
@@ -98,27 +89,6 @@ class HFTokenizer(Pretrained, Tokenizer):
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         return twin
-
-    @property
-    def document_zlib(self):
-        """The tokenizer.json it came from as compress_document's text: kept, or made from
-        make_document on every read (Llama 2's GGUF: 0.4 s of CPU)."""
-        if self.make_document is None:
-            return self._document_zlib
-        return compress_document(self.make_document())
-
-    @property
-    def document_json(self):
-        """The tokenizer.json it came from as its JSON text (document_bytes' form: what a
-        download writes), made again from the kept compressed text on every read."""
-        return zlib.decompress(self.document_zlib)
-
-    @property
-    def document(self):
-        """The tokenizer.json it came from, as a dict: parsed again on every read (no cache,
-        so nothing stays alive), for the few callers that need the file's parts; a fresh
-        dict each time, so a caller may change it."""
-        return document_from_bytes(self.document_json)
 
     @property
     def merges(self):
