@@ -73,9 +73,10 @@ class PieceIds(Mapping):
         filt, fmask = bytearray(fsize), fsize - 1
         later = []  # slots that repeat an earlier slot's piece (they win; the earlier loses)
         shadowed = []
-        left_out = [] if keep is None else [k for k in range(n) if not keep[k]]
+        left_out = []  # slots keep leaves out
         for k in range(n):
             if keep is not None and not keep[k]:
+                left_out.append(k)
                 continue
             a, b = offsets[k], offsets[k + 1]
             piece = text[a:b]
